@@ -1,0 +1,277 @@
+"""Live-update latency of the web layer, and the weight of the table page.
+
+Prints figures; it asserts nothing. Targets (DESIGN.md): 20 phones on SSE with
+p99 update latency <= 50 ms while plain requests are still answered; the table
+page <= 100 KB in all with 0 external requests.
+
+Latency is from the call that changes the table (a flip on a demo table,
+journaled and published by its runtime thread) to each client's receipt of
+the new state, over a real waitress server on 127.0.0.1 with every client
+reading its stream in a thread of its own. The floor, measured in the same
+run, is a bare Flask app on the same server pushing the same payload from a
+queue.
+
+    python bench/sse.py [--samples 200] [--clients 1 20]
+"""
+
+import argparse
+import http.client
+import json
+import queue
+import re
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from flask import Flask, Response  # noqa: E402
+
+from companion.table import demo_table  # noqa: E402
+from companion.web.server import ServerThread, make_server  # noqa: E402
+
+# Purple runs and is flipped over and over; nothing else runs. Flipped at half sand (40 s) every few
+# wall milliseconds, it swings between 40 s and 40 s on top minus a step: the show never ends by itself.
+BENCH_EVENT = {"id": "bench", "name": "Bench", "countdown": "blue", "running": ["purple"], "lying": ["blue"]}
+SPEED = 100.0  # show seconds per wall second: the glass reaches half sand in 0.4 s
+
+
+class Phone(threading.Thread):
+    """One client reading an event stream, noting when each event id arrives."""
+
+    def __init__(self, port: int, path: str):
+        super().__init__(daemon=True)
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.connection.request("GET", path)
+        self.response = self.connection.getresponse()
+        self.arrived: dict[int, float] = {}
+        self.changed = threading.Condition()
+        self.start()
+
+    def run(self):
+        try:
+            for raw in self.response:
+                if raw.startswith(b"id: "):
+                    now = time.perf_counter()
+                    with self.changed:
+                        self.arrived[int(raw[4:])] = now
+                        self.changed.notify_all()
+        except (OSError, ValueError):
+            pass  # the connection was closed
+
+    def arrival(self, event_id: int, timeout: float = 5.0) -> float | None:
+        with self.changed:
+            self.changed.wait_for(lambda: event_id in self.arrived, timeout)
+            return self.arrived.get(event_id)
+
+    def close(self):
+        self.connection.close()
+
+
+def measure(port: int, path: str, clients: int, samples: int, publish, prepare=lambda: None) -> list[float]:
+    """Milliseconds from each publish() (returning the event id) to its arrival at every client."""
+    phones = [Phone(port, path) for _ in range(clients)]
+    time.sleep(0.3)  # let every stream open and send its first state
+    prepare()
+    latencies = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        event_id = publish()
+        for phone in phones:
+            arrived = phone.arrival(event_id)
+            if arrived is not None:
+                latencies.append((arrived - start) * 1000)
+        time.sleep(0.01)  # one change at a time, as a table makes them
+    for phone in phones:
+        phone.close()
+    return latencies
+
+
+def timed(call, count: int) -> list[float]:
+    """Milliseconds each call takes."""
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000)
+        time.sleep(0.01)
+    return times
+
+
+def plain_requests(port: int, clients: int, count: int = 50) -> list[float]:
+    """Milliseconds for GET /api/show while `clients` streams are open."""
+    phones = [Phone(port, "/api/show/events") for _ in range(clients)]
+    time.sleep(0.3)
+    url = f"http://127.0.0.1:{port}/api/show"
+    times = timed(lambda: urllib.request.urlopen(url, timeout=10).read(), count)
+    for phone in phones:
+        phone.close()
+    return times
+
+
+def floor_app(payload: str):
+    """The least an SSE server can do: a bare Flask app pushing a payload from a queue per client."""
+    app = Flask("floor")
+    queues: list[queue.SimpleQueue] = []
+
+    @app.get("/events")
+    def events():
+        mine: queue.SimpleQueue = queue.SimpleQueue()
+        queues.append(mine)
+
+        def stream():
+            yield "retry: 3000\n\n"
+            while (seq := mine.get()) is not None:
+                yield f"id: {seq}\nevent: state\ndata: {payload}\n\n"
+
+        return Response(stream(), mimetype="text/event-stream")
+
+    def publish(seq: int) -> int:
+        for q in queues:
+            q.put(seq)
+        return seq
+
+    def stop():
+        for q in queues:
+            q.put(None)
+
+    return app, publish, stop
+
+
+def summary(label: str, values: list[float]) -> str:
+    if not values:
+        return f"  {label:<40} no samples arrived"
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (f"  {label:<40} p50 {statistics.median(ordered):6.2f}   p99 {p99:6.2f}   max {ordered[-1]:6.2f}"
+            f"   (n={len(ordered)})")
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else float("nan")
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("src", "href", "data-catalog"):
+            if attrs.get(name) and (tag != "a" or name != "href"):
+                self.urls.append(attrs[name])
+
+
+def page_weight(base: str) -> tuple[int, list[str], list[str]]:
+    """Bytes of the table page and everything it loads (stylesheet, scripts and the modules they import,
+    the message catalog), and the addresses outside this server."""
+    seen, external, total, todo = set(), [], 0, [base]
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        if urlsplit(url).netloc != urlsplit(base).netloc:
+            external.append(url)
+            continue
+        with urllib.request.urlopen(url, timeout=10) as response:
+            body = response.read()
+        total += len(body)
+        if url == base:
+            links = Links()
+            links.feed(body.decode())
+            todo += [urljoin(base, u) for u in links.urls]
+        elif url.endswith(".js"):
+            todo += [urljoin(url, u) for u in re.findall(r'from\s+"([^"]+)"', body.decode())]
+    return total, sorted(seen), external
+
+
+def browser_requests(base: str) -> list[str] | None:
+    """Every address Chromium asks for while showing the table page, or None without a browser."""
+    if not Path("/usr/bin/chromium").exists():
+        return None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    urls: list[str] = []
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path="/usr/bin/chromium", headless=True, viewport={"width": 390, "height": 844},
+            args=["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        context.on("request", lambda request: urls.append(request.url))
+        page = context.new_page()
+        page.goto(base)
+        page.wait_for_selector("#show-status:not(:empty)")
+        page.wait_for_timeout(1000)
+        context.close()
+    return urls
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=200, help="changes published per measurement")
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 20], help="phones reading the stream")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory() as folder:
+        table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()
+        server = ServerThread(make_server(table, "127.0.0.1", 0))
+        port = urlsplit(server.url).port
+        def fresh_show():
+            table.abort()
+            table.start_show(BENCH_EVENT)
+            time.sleep(40 / SPEED)
+
+        fresh_show()
+        payload = json.dumps(table.snapshot(), separators=(",", ":"))
+        floor, publish_floor, stop_floor = floor_app(payload)
+        floor_server = ServerThread(make_server(None, "127.0.0.1", 0, app=floor))
+        floor_port = urlsplit(floor_server.url).port
+        counter = iter(range(1, 10**9))
+
+        print(f"SSE update latency, change -> every client's receipt, ms ({args.samples} changes each)")
+        fresh_show()
+        change_ms = timed(lambda: table.flip("purple"), args.samples)
+        print(summary("the change alone (journal + publish)", change_ms))
+        for clients in args.clients:
+            table_ms = measure(port, "/api/show/events", clients, args.samples,
+                               lambda: table.flip("purple")["seq"], fresh_show)
+            floor_ms = measure(floor_port, "/events", clients, args.samples, lambda: publish_floor(next(counter)))
+            print(summary(f"table, {clients} client(s)", table_ms))
+            print(summary(f"floor (bare Flask SSE), {clients} client(s)", floor_ms))
+            web_share = statistics.median(table_ms) - statistics.median(change_ms)
+            print(f"  {'p99 table / floor':<40} {p99(table_ms) / p99(floor_ms):6.2f}x   web layer's share of p50: "
+                  f"{web_share:.2f} ms (floor {statistics.median(floor_ms):.2f} ms)")
+        most = max(args.clients)
+        print(f"Plain requests while {most} streams are open (GET /api/show), ms")
+        print(summary(f"{most} streams open", plain_requests(port, most)))
+
+        total, assets, external = page_weight(server.url)
+        print(f"Table page: {total} bytes in {len(assets)} files (target <= 100000); "
+              f"external addresses: {len(external)} {external or ''}")
+        seen = browser_requests(server.url)
+        if seen is None:
+            print("Requests seen by Chromium: not measured (no /usr/bin/chromium or playwright)")
+        else:
+            outside = [u for u in seen if urlsplit(u).netloc != urlsplit(server.url).netloc]
+            print(f"Requests seen by Chromium: {len(seen)}, external: {len(outside)} {outside or ''}")
+
+        stop_floor()
+        floor_server.close()
+        server.close()
+        table.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

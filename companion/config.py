@@ -1,0 +1,355 @@
+"""The table's config file (TOML): one section per part of the table, checked key by key.
+
+Every problem is reported as one line naming the file, the key and what is
+wrong, e.g. ``config.toml: timers.red.pins: GPIO 40 does not exist (valid 2-27)``.
+Pins default to the reference pin map in hw/pinout.toml; durations to the
+nominal table, overridden by calibrated seconds (``companion calibrate``).
+"""
+
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from companion.errors import BadInput
+from companion.hardware.pins import GPIO_NUMBERS, load_pinout
+from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_colour, check_seconds
+
+DEFAULT_PATH = Path("/etc/companion/config.toml")
+DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
+SOURCES = ("tilt", "hub", "emulated")
+MIN_GLASS_S = 1.0
+STRIP_DRIVERS = ("spi", "pwm", "pi5", "fake")
+
+
+@dataclass(frozen=True)
+class TimerConfig:
+    source: str = "tilt"
+    pins: tuple[int, ...] = ()
+    duration: float | None = None  # calibrated seconds; None = nominal
+    single_switch: bool = False
+
+
+@dataclass(frozen=True)
+class TiltConfig:
+    settle_ms: float = 80.0
+    both_closed_fault_s: float = 3.0
+    stuck_after_s: float = 15.0  # a glass that ran out must be seen turned by then
+    start_window_s: float = 5.0  # glasses turned this soon after the start are the start itself
+
+
+@dataclass(frozen=True)
+class ButtonConfig:
+    settle_ms: float = 30.0
+    hold_s: float = 0.8
+
+
+@dataclass(frozen=True)
+class StripConfig:
+    enabled: bool = False
+    driver: str = "spi"
+    order: str = "GRB"
+    brightness: float = 0.3
+    segment_leds: int = 16
+    countdown_leds: int = 5
+    token_leds: int = 3
+
+
+@dataclass(frozen=True)
+class BuzzerConfig:
+    enabled: bool = False
+    pin: int = 19
+    muted: bool = False
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    host: str = "0.0.0.0"
+    port: int = 8000
+    pin: str | None = None  # None: a fresh PIN at every start
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None
+    database: Path = DEFAULT_DATABASE
+    warn_lead_s: float = 10.0
+    runout_grace_s: float = 1.0
+    advance_tolerance_s: float = 1.5
+    nominal: dict = field(default_factory=lambda: dict(NOMINAL_S))
+    timers: dict = field(default_factory=dict)  # colour -> TimerConfig
+    tilt: TiltConfig = TiltConfig()
+    buttons: ButtonConfig = ButtonConfig()
+    strip: StripConfig = StripConfig()
+    buzzer: BuzzerConfig = BuzzerConfig()
+    web: WebConfig = WebConfig()
+
+    def durations(self) -> dict[str, float]:
+        """Calibrated durations only (the nominal table fills the rest)."""
+        return {c: t.duration for c, t in self.timers.items() if t.duration is not None}
+
+    def sources(self) -> dict[str, str]:
+        return {c: t.source for c, t in self.timers.items()}
+
+
+def default_timers(source: str = "tilt") -> dict[str, TimerConfig]:
+    pinout = load_pinout()
+    return {c: TimerConfig(source=source, pins=tuple(pinout["timers"][c]["pins"])) for c in COLOURS}
+
+
+def demo_config(database: Path) -> Config:
+    """The embedded default: six emulated timers on mock pins, a fake strip, a buzzer."""
+    return Config(
+        database=Path(database), runout_grace_s=0.0, advance_tolerance_s=0.0,
+        timers=default_timers("emulated"),
+        strip=StripConfig(enabled=True, driver="fake"),
+        buzzer=BuzzerConfig(enabled=True, pin=load_pinout()["buzzer"]["pin"]),
+        web=WebConfig(host="127.0.0.1"),
+    )
+
+
+def load_config(path: Path | str | None = None) -> Config:
+    """Read and check a config file; with no path, the default file if it exists, else defaults."""
+    if path is None:
+        if not DEFAULT_PATH.exists():
+            return parse_config({}, None)
+        path = DEFAULT_PATH
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise BadInput(str(path), f"cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise BadInput(str(path), "not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(str(path), f"not valid TOML ({e})") from None
+    try:
+        return parse_config(data, path)
+    except BadInput as e:
+        raise BadInput(f"{path}: {e.field}", e.problem) from None
+
+
+def parse_config(data: dict, path: Path | None) -> Config:
+    sections = Section(data, "")
+    table = sections.section("table")
+    nominal_section = sections.section("nominal")
+    nominal = dict(NOMINAL_S)
+    for colour in nominal_section.keys():
+        check_colour(colour, f"nominal.{colour}")
+        nominal[colour] = nominal_section.seconds(colour, None, positive=True)
+    timers = _timers(sections.section("timers"))
+    config = Config(
+        path=path,
+        database=Path(table.text("database", str(DEFAULT_DATABASE))),
+        warn_lead_s=table.seconds("warn_lead_s", 10.0, limit=600),
+        runout_grace_s=table.seconds("runout_grace_s", 1.0, limit=60),
+        advance_tolerance_s=table.seconds("advance_tolerance_s", 1.5, limit=60),
+        nominal=nominal,
+        timers=timers,
+        tilt=_tilt(sections.section("tilt")),
+        buttons=_buttons(sections.section("buttons")),
+        strip=_strip(sections.section("strip")),
+        buzzer=_buzzer(sections.section("buzzer")),
+        web=_web(sections.section("web")),
+    )
+    for s in (sections, table, nominal_section):
+        s.done()
+    _check_pins_unique(config)
+    return config
+
+
+def _timers(section: "Section") -> dict[str, TimerConfig]:
+    defaults = default_timers()
+    for colour in section.keys():
+        check_colour(colour, f"timers.{colour}")
+    timers = {}
+    for colour in COLOURS:
+        s = section.section(colour)
+        source = s.choice("source", SOURCES, "tilt")
+        single = s.boolean("single_switch", False)
+        pins = s.pins("pins", defaults[colour].pins)
+        if source == "tilt" and len(pins) < (1 if single else 2):
+            raise BadInput(f"timers.{colour}.pins", "a tilt pair needs two pins (or set single_switch = true)")
+        duration = s.seconds("duration", None, positive=True)
+        s.done()
+        timers[colour] = TimerConfig(source=source, pins=pins, duration=duration, single_switch=single)
+    section.done()
+    return timers
+
+
+def _tilt(s: "Section") -> TiltConfig:
+    d = TiltConfig()
+    tilt = TiltConfig(
+        settle_ms=s.number("settle_ms", d.settle_ms, 1, 2000),
+        both_closed_fault_s=s.seconds("both_closed_fault_s", d.both_closed_fault_s, positive=True),
+        stuck_after_s=s.seconds("stuck_after_s", d.stuck_after_s, positive=True),
+        start_window_s=s.seconds("start_window_s", d.start_window_s, limit=60),
+    )
+    s.done()
+    return tilt
+
+
+def _buttons(s: "Section") -> ButtonConfig:
+    d = ButtonConfig()
+    buttons = ButtonConfig(settle_ms=s.number("settle_ms", d.settle_ms, 1, 500),
+                           hold_s=s.seconds("hold_s", d.hold_s, positive=True, limit=10))
+    s.done()
+    return buttons
+
+
+def _strip(s: "Section") -> StripConfig:
+    d = StripConfig()
+    strip = StripConfig(
+        enabled=s.boolean("enabled", d.enabled),
+        driver=s.choice("driver", STRIP_DRIVERS, d.driver),
+        order=s.choice("order", ("GRB", "RGB", "GRBW", "RGBW"), d.order),
+        brightness=s.number("brightness", d.brightness, 0.01, 1.0),
+        segment_leds=int(s.number("segment_leds", d.segment_leds, 2, 144, whole=True)),
+        countdown_leds=int(s.number("countdown_leds", d.countdown_leds, 0, 20, whole=True)),
+        token_leds=int(s.number("token_leds", d.token_leds, 0, 20, whole=True)),
+    )
+    s.done()
+    return strip
+
+
+def _buzzer(s: "Section") -> BuzzerConfig:
+    d = BuzzerConfig()
+    buzzer = BuzzerConfig(enabled=s.boolean("enabled", d.enabled),
+                          pin=s.pins("pin", (d.pin,), single=True)[0],
+                          muted=s.boolean("muted", d.muted))
+    s.done()
+    return buzzer
+
+
+def _web(s: "Section") -> WebConfig:
+    d = WebConfig()
+    pin = s.text("pin", None)
+    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
+        raise BadInput("web.pin", "expected 4 to 8 digits")
+    web = WebConfig(host=s.text("host", d.host), port=int(s.number("port", d.port, 1, 65535, whole=True)), pin=pin)
+    s.done()
+    return web
+
+
+def _check_pins_unique(config: Config) -> None:
+    used: dict[int, str] = {}
+    claims = [(f"timers.{c}.pins", t.pins[:1] if t.source == "emulated" else t.pins)
+              for c, t in config.timers.items() if t.source != "hub"]
+    if config.buzzer.enabled:
+        claims.append(("buzzer.pin", (config.buzzer.pin,)))
+    if config.strip.enabled and config.strip.driver == "pwm":
+        claims.append(("strip.driver", (18,)))
+    for key, pins in claims:
+        for pin in pins:
+            if pin in used:
+                raise BadInput(key, f"GPIO {pin} is already used by {used[pin]}")
+            used[pin] = key
+
+
+class Section:
+    """One [table] of the file: typed getters that name the key, and a check for unknown keys."""
+
+    def __init__(self, data: object, name: str):
+        if not isinstance(data, dict):
+            raise BadInput(name, f"expected a [{name}] table, got {type(data).__name__}")
+        self.data, self.name, self.used = data, name, set()
+
+    def _key(self, key: str) -> str:
+        return f"{self.name}.{key}" if self.name else key
+
+    def keys(self):
+        return list(self.data)
+
+    def _get(self, key: str, default):
+        self.used.add(key)
+        return self.data.get(key, default)
+
+    def section(self, key: str) -> "Section":
+        return Section(self._get(key, {}), self._key(key))
+
+    def text(self, key: str, default):
+        value = self._get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise BadInput(self._key(key), f"expected text in quotes, got {value!r}")
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self._get(key, default)
+        if not isinstance(value, bool):
+            raise BadInput(self._key(key), f"expected true or false, got {value!r}")
+        return value
+
+    def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
+        value = self._get(key, default)
+        if value not in options:
+            raise BadInput(self._key(key), f"{value!r} is not one of {', '.join(options)}")
+        return value
+
+    def seconds(self, key: str, default, *, positive: bool = False, limit: float = 3600.0):
+        value = self._get(key, default)
+        return None if value is None else check_seconds(value, self._key(key), positive=positive, limit=limit)
+
+    def number(self, key: str, default, low: float, high: float, *, whole: bool = False) -> float:
+        value = self._get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
+            raise BadInput(self._key(key), f"expected a {'whole ' if whole else ''}number, got {value!r}")
+        if not low <= value <= high:
+            raise BadInput(self._key(key), f"{value} is out of range ({low:g}-{high:g})")
+        return value
+
+    def pins(self, key: str, default: tuple[int, ...], *, single: bool = False) -> tuple[int, ...]:
+        value = self._get(key, list(default))
+        values = [value] if single and not isinstance(value, list) else value
+        if not isinstance(values, list) or not 1 <= len(values) <= (1 if single else 2):
+            raise BadInput(self._key(key), f"expected {'a GPIO number' if single else 'a list of one or two GPIO numbers'}")
+        for pin in values:
+            if isinstance(pin, bool) or not isinstance(pin, int):
+                raise BadInput(self._key(key), f"expected a GPIO number, got {pin!r}")
+            if pin not in GPIO_NUMBERS:
+                raise BadInput(self._key(key), f"GPIO {pin} does not exist (valid 2-27)")
+        if len(set(values)) != len(values):
+            raise BadInput(self._key(key), f"GPIO {values[0]} is listed twice")
+        return tuple(values)
+
+    def done(self) -> None:
+        """Refuse keys nobody asked for: a typo must not pass silently."""
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise BadInput(self._key(unknown[0]), "unknown key")
+
+
+def set_duration(config: Config, colour: str, seconds: float) -> Config:
+    """Store a calibrated duration: in the config file when there is one (comments kept), always in memory."""
+    colour = check_colour(colour, "timer")
+    seconds = round(check_seconds(seconds, "seconds", positive=True), 2)
+    if seconds < MIN_GLASS_S:
+        raise BadInput("seconds", f"{seconds:g} s is too short for an hourglass (at least {MIN_GLASS_S:g} s)")
+    if config.path is not None:
+        import tomlkit
+
+        try:
+            text = config.path.read_text(encoding="utf-8") if config.path.exists() else ""
+            document = tomlkit.parse(text)
+            timers = document.setdefault("timers", tomlkit.table(is_super_table=True))
+            timers.setdefault(colour, tomlkit.table())["duration"] = seconds
+            _write_atomically(config.path, tomlkit.dumps(document))
+        except OSError as e:
+            raise BadInput(str(config.path), f"cannot save the calibration ({e.strerror or e})") from None
+    timers = dict(config.timers)
+    timers[colour] = replace(timers[colour], duration=seconds)
+    return replace(config, timers=timers)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write next to the file, then rename over it: a power cut leaves the old or the new file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

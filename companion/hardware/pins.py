@@ -1,0 +1,187 @@
+"""GPIO pins: the pin factory, the reference pin map, and switches that report raw edges.
+
+gpiozero is imported inside the functions that need it, so this module
+imports on any machine.
+"""
+
+import tomllib
+from dataclasses import dataclass
+from importlib.resources import files
+from importlib.util import find_spec
+from pathlib import Path
+
+from companion.errors import BadInput
+from companion.skyrockets.colours import COLOURS, check_colour
+
+GPIO_NUMBERS = range(2, 28)  # BCM GPIOs on the 40-pin header (0 and 1 belong to the HAT EEPROM)
+
+
+class HardwareUnavailable(RuntimeError):
+    """This machine has no usable GPIO; the message says what is missing and what to do."""
+
+
+def has_gpio(dev: Path = Path("/dev")) -> tuple[bool, str]:
+    """Whether real pins can be opened here, and why (not).
+
+    >>> has_gpio(Path("/nonexistent"))[1].startswith("no GPIO")
+    True
+    """
+    chips = sorted(dev.glob("gpiochip*"))
+    missing = []
+    if not chips:
+        missing.append(f"no {dev}/gpiochip* device (not a Raspberry Pi?)")
+    if find_spec("lgpio") is None:
+        missing.append("the lgpio module is not installed (install the 'pi' extra)")
+    if missing:
+        return False, f"no GPIO on this machine: {'; '.join(missing)}; run with --mock to use mock pins"
+    return True, f"lgpio on {', '.join(map(str, chips))}"
+
+
+def open_pin_factory(mock: bool):
+    """gpiozero's MockFactory when `mock`, else its lgpio factory (the one that works on every Pi).
+
+    Raises HardwareUnavailable, with a one-line reason, when there are no pins to open.
+    """
+    if mock:
+        return mock_pin_factory()
+    ok, reason = has_gpio()
+    if not ok:
+        raise HardwareUnavailable(reason)
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+
+        return LGPIOFactory()
+    except Exception as e:  # lgpio.error, a broken lgpio install, or gpiozero not knowing the board
+        raise HardwareUnavailable(f"cannot open the GPIO chip ({e}): is this user in the gpio group? "
+                                  "Run with --mock to use mock pins") from e
+
+
+def mock_pin_factory():
+    """gpiozero's mock pins as a table's switches behave: PWM-capable (for a buzzer), and a switch
+    closed to GND holds its pin low even when the pull-up is switched on (a glass already standing
+    in its cradle when the daemon starts)."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    class SwitchPin(MockPWMPin):
+        switch_closed = False
+
+        def close_switch(self) -> None:
+            self.switch_closed = True
+            self.drive_low()
+
+        def open_switch(self) -> None:
+            self.switch_closed = False
+            self.drive_high()
+
+        def _set_pull(self, value):
+            super()._set_pull(value)
+            if self.switch_closed:
+                self.drive_low()
+
+    return MockFactory(pin_class=SwitchPin)
+
+
+def load_pinout(path: Path | str | None = None) -> dict:
+    """The reference pin map (hw/pinout.toml, shipped as companion/data/pinout.toml), validated.
+
+    Raises BadInput naming the file and key, e.g.
+    "hw/pinout.toml: timers.red.pins: GPIO 40 does not exist (valid 2-27)".
+    """
+    if path is None:
+        label, source = "hw/pinout.toml", files("companion.data").joinpath("pinout.toml")
+    else:
+        label, source = str(path), Path(path)
+    try:
+        pinout = tomllib.loads(source.read_text(encoding="utf-8"))
+        check_pinout(pinout)
+    except OSError as e:
+        raise BadInput(label, f"cannot read it ({e.strerror or e})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(label, f"not valid TOML ({e})") from None
+    except BadInput as e:
+        raise BadInput(f"{label}: {e.field}", e.problem) from None
+    return pinout
+
+
+def check_pinout(pinout: dict) -> None:
+    """Raise BadInput unless every timer colour has one or two pins and no GPIO is wrong or used twice."""
+    timers = pinout.get("timers")
+    if not isinstance(timers, dict):
+        raise BadInput("timers", "missing: expected a [timers.<colour>] table per colour")
+    for colour in timers:
+        check_colour(colour, f"timers.{colour}")
+    for colour in COLOURS:
+        timer = timers.get(colour)
+        pins = timer.get("pins") if isinstance(timer, dict) else None
+        if not isinstance(pins, list) or len(pins) not in (1, 2):
+            raise BadInput(f"timers.{colour}.pins", "expected a list of one or two GPIO numbers")
+    used: dict[int, str] = {}
+    for field, value in _numbers(pinout):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadInput(field, f"expected a GPIO number, got {value!r}")
+        if value not in GPIO_NUMBERS:
+            raise BadInput(field, f"GPIO {value} does not exist (valid 2-27)")
+        if value in used:
+            raise BadInput(field, f"GPIO {value} is already used by {used[value]}")
+        used[value] = field
+
+
+def _numbers(table: dict, prefix: str = ""):
+    """Every (dotted key, value) leaf of the pin map, list items under their list's key."""
+    for key, value in table.items():
+        field = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _numbers(value, f"{field}.")
+        elif isinstance(value, list):
+            yield from ((field, item) for item in value)
+        else:
+            yield field, value
+
+
+@dataclass(frozen=True)
+class RawEdge:
+    """One raw level change of one switch of a named input, as its pin callback saw it.
+
+    >>> RawEdge(device="red", switch=0, closed=True, t=12.5)
+    RawEdge(device='red', switch=0, closed=True, t=12.5)
+    """
+
+    device: str
+    switch: int
+    closed: bool
+    t: float
+
+
+class SwitchInputs:
+    """Switches wired from GPIO pins to GND that hand every raw edge to `sink`, and do nothing else.
+
+    The gpiozero callbacks run on gpiozero's threads, so they only stamp the
+    edge with `clock()` and pass it on (the runtime's sink puts it on a
+    queue); debouncing and meaning belong to the pure logic on the other
+    side. `make_input(pin)` builds the gpiozero device for one pin.
+    """
+
+    def __init__(self, name: str, pins, sink, clock, make_input):
+        self.name = name
+        self._inputs = []
+        try:
+            for switch, pin in enumerate(pins):
+                self._inputs.append(make_input(pin))
+                self._report(switch, sink, clock)
+        except BaseException:
+            self.close()
+            raise
+
+    def _report(self, switch: int, sink, clock) -> None:
+        device = self._inputs[switch]
+        device.when_activated = lambda: sink(RawEdge(self.name, switch, True, clock()))
+        device.when_deactivated = lambda: sink(RawEdge(self.name, switch, False, clock()))
+
+    def levels(self) -> tuple[bool, ...]:
+        """Whether each switch is closed right now (for start-up and recovery)."""
+        return tuple(device.is_active for device in self._inputs)
+
+    def close(self) -> None:
+        """Release the pins."""
+        for device in self._inputs:
+            device.close()

@@ -1,0 +1,56 @@
+"""The six timer colours, shortest first, and their nominal durations.
+
+The nominal table is the default only: a table's config and a show log's
+``durations`` override it with calibrated seconds (real glasses vary, and some
+printings have a 90 s purple).
+"""
+
+from companion.errors import BadInput
+
+COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "purple")
+
+NOMINAL_S: dict[str, float] = {
+    "red": 30.0,
+    "orange": 40.0,
+    "yellow": 50.0,
+    "green": 60.0,
+    "blue": 70.0,
+    "purple": 80.0,
+}
+
+# A glass longer than an hour is a typo, not a timer.
+MAX_DURATION_S = 3600.0
+
+
+def check_colour(value: object, field: str) -> str:
+    """Return `value` if it names a timer colour, else raise BadInput for `field`."""
+    if isinstance(value, str) and value in COLOURS:
+        return value
+    raise BadInput(field, f"{value!r} is not a timer colour (expected one of {', '.join(COLOURS)})")
+
+
+def next_longer(colour: str) -> str | None:
+    """The next longer timer (challenge mode's countdown), or None after purple."""
+    i = COLOURS.index(colour)
+    return COLOURS[i + 1] if i + 1 < len(COLOURS) else None
+
+
+def check_seconds(value: object, field: str, *, positive: bool = False, limit: float = MAX_DURATION_S) -> float:
+    """A finite number of seconds within 0..limit (strictly above 0 when `positive`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadInput(field, f"expected a number of seconds, got {value!r}")
+    seconds = float(value)
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise BadInput(field, f"expected a finite number of seconds, got {value!r}")
+    if seconds < 0 or (positive and seconds == 0):
+        raise BadInput(field, f"must be {'above' if positive else 'at least'} 0 s, got {value!r}")
+    if seconds > limit:
+        raise BadInput(field, f"{value!r} s is more than the {limit:g} s allowed")
+    return seconds
+
+
+def check_durations(value: object, field: str = "durations") -> dict[str, float]:
+    """A {colour: seconds} mapping of calibrated durations (any subset of the colours)."""
+    if not isinstance(value, dict):
+        raise BadInput(field, f"expected an object of colour: seconds, got {type(value).__name__}")
+    return {check_colour(c, f"{field}.{c}"): check_seconds(s, f"{field}.{c}", positive=True) for c, s in value.items()}

@@ -1,0 +1,93 @@
+"""One sand hourglass: two bulbs, a duration, and a pose.
+
+An `Hourglass` is a value. It is anchored at an instant (`since`) with `a`
+seconds of sand in bulb A; its state at any later instant follows from the
+pose alone, so asking about time never changes it and how a quiet stretch is
+sliced into questions cannot matter.
+
+>>> g = Hourglass.standing(30.0, t=0.0)          # all sand in A, A up
+>>> g.top(12.0), g.flipped(12.0).top(12.0)
+(18.0, 12.0)
+"""
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+
+class Pose(StrEnum):
+    A_UP = "a_up"
+    B_UP = "b_up"
+    SIDE = "side"
+
+    @property
+    def upright(self) -> bool:
+        return self is not Pose.SIDE
+
+    @property
+    def turned(self) -> "Pose":
+        """The other upright pose (a lying glass stays lying)."""
+        return {Pose.A_UP: Pose.B_UP, Pose.B_UP: Pose.A_UP}.get(self, self)
+
+
+@dataclass(frozen=True)
+class Hourglass:
+    """A glass of `duration` seconds with `a` seconds of sand in bulb A at time `since`."""
+
+    duration: float
+    a: float
+    pose: Pose
+    since: float = 0.0
+
+    @classmethod
+    def standing(cls, duration: float, t: float = 0.0) -> "Hourglass":
+        """Upright with all the sand on top (bulb A up): running from `t`."""
+        return cls(duration, duration, Pose.A_UP, t)
+
+    @classmethod
+    def lying(cls, duration: float, t: float = 0.0) -> "Hourglass":
+        """On its side with all the sand in bulb A: not running."""
+        return cls(duration, duration, Pose.SIDE, t)
+
+    def sand_in_a(self, t: float) -> float:
+        """Seconds of sand in bulb A at time t (>= since): it flows 1 s per second."""
+        elapsed = t - self.since
+        if self.pose is Pose.A_UP:
+            return max(0.0, self.a - elapsed)
+        if self.pose is Pose.B_UP:
+            return min(self.duration, self.a + elapsed)
+        return self.a
+
+    def top(self, t: float) -> float:
+        """Sand on top at t; for a lying glass, the sand in its fuller bulb."""
+        a = self.sand_in_a(t)
+        if self.pose is Pose.A_UP:
+            return a
+        if self.pose is Pose.B_UP:
+            return self.duration - a
+        return max(a, self.duration - a)
+
+    def sand_under(self, upper: Pose, t: float) -> float:
+        """Sand at t in the bulb that is on top in pose `upper` (an upright pose)."""
+        a = self.sand_in_a(t)
+        return a if upper is Pose.A_UP else self.duration - a
+
+    def empties_at(self) -> float | None:
+        """When the top bulb is (or was) empty while upright; None when lying."""
+        if not self.pose.upright:
+            return None
+        return self.since + self.top(self.since)
+
+    def at(self, t: float) -> "Hourglass":
+        """The same glass re-anchored at t."""
+        return replace(self, a=self.sand_in_a(t), since=t)
+
+    def posed(self, pose: Pose, t: float) -> "Hourglass":
+        """The glass put into `pose` at t (sand stays where it is)."""
+        return replace(self.at(t), pose=Pose(pose))
+
+    def flipped(self, t: float) -> "Hourglass":
+        """Turned over at t; a lying glass is stood up with the fuller bulb on top."""
+        if self.pose.upright:
+            return self.posed(self.pose.turned, t)
+        a = self.sand_in_a(t)
+        return self.posed(Pose.A_UP if a >= self.duration - a else Pose.B_UP, t)

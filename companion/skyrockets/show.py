@@ -1,0 +1,260 @@
+"""A Skyrockets show: hourglasses, the countdown track and the crowd tokens, over time.
+
+The show is fed inputs (a glass seen in a new pose, a glass flipped) at show
+times that never go backwards, and is asked for its state at a time. Between
+inputs things happen on their own at computed instants (a glass running low,
+running empty, running out); `next_due()` says when the next one is, so a
+runtime can sleep until then instead of polling.
+
+>>> show = Show(Setup(TRAINING))
+>>> show.next_due()                       # red's low-sand warning (30 s glass, 10 s lead)
+20.0
+>>> show.advance(30.0); show.crowd_tokens_turned
+1
+
+Instants: an input at time t is applied before anything due at exactly t, so
+turning a glass at the very instant it would run out saves it.
+"""
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_seconds
+from companion.skyrockets.events import TRAINING, Event
+from companion.skyrockets.hourglass import Hourglass, Pose
+
+CROWD_TOKENS = 3
+
+# Order of things due at the same instant: a warning before the glass empties
+# before it runs out; colours in table order after that.
+_LOW, _EMPTY, _RUNOUT = 0, 1, 2
+_KIND_NAMES = {_LOW: "low_sand", _EMPTY: "empty", _RUNOUT: "runout"}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a show starts from: the event and the table's measured data."""
+
+    event: Event = TRAINING
+    challenge: bool = False
+    durations: Mapping[str, float] = field(default_factory=dict)  # calibrated; nominal fills the rest
+    runout_grace_s: float = 0.0
+    advance_tolerance_s: float = 0.0
+    warn_lead_s: float = 10.0
+    nominal: Mapping[str, float] = field(default_factory=lambda: dict(NOMINAL_S))
+
+    def __post_init__(self):
+        check_seconds(self.runout_grace_s, "runout_grace_s", limit=60)
+        check_seconds(self.advance_tolerance_s, "advance_tolerance_s", limit=60)
+        check_seconds(self.warn_lead_s, "warn_lead_s", limit=600)
+
+    def duration(self, colour: str) -> float:
+        return float(self.durations.get(colour, self.nominal[colour]))
+
+    @property
+    def played_event(self) -> Event:
+        """The event as played: challenge mode swaps the countdown timer."""
+        return self.event.challenged() if self.challenge else self.event
+
+
+class Timer:
+    """One colour's glass in the show, with what the rules need to remember about it."""
+
+    __slots__ = ("colour", "role", "glass", "last_upright", "noted")
+
+    def __init__(self, colour: str, role: str | None, glass: Hourglass | None):
+        self.colour = colour
+        self.role = role  # "countdown", "timer", or None when out of play
+        self.glass = glass
+        self.last_upright = glass.pose if glass and glass.pose.upright else None
+        self.noted: set[int] = set()  # things already due since the glass was last moved
+
+    @property
+    def in_play(self) -> bool:
+        return self.glass is not None
+
+    def move(self, glass: Hourglass) -> None:
+        self.glass = glass
+        if glass.pose.upright:
+            self.last_upright = glass.pose
+        self.noted.clear()
+
+    def state(self, t: float) -> str:
+        if self.glass is None:
+            return "out_of_play"
+        if not self.glass.pose.upright:
+            return "lying"
+        return "running" if self.glass.top(t) > 0 else "empty"
+
+    def due(self, grace: float, lead: float) -> list[tuple[float, int]]:
+        """What this glass will do on its own, as (instant, kind)."""
+        empties = self.glass.empties_at() if self.glass else None
+        if empties is None:
+            return []
+        due = [(empties, _EMPTY)]
+        if self.role == "timer":
+            due.append((empties + grace, _RUNOUT))
+            if lead > 0 and empties > self.glass.since:
+                due.append((max(self.glass.since, empties - lead), _LOW))
+        return [(t, kind) for t, kind in due if kind not in self.noted]
+
+
+class Show:
+    """The live rules of one show. Time is always passed in, in show seconds."""
+
+    def __init__(self, setup: Setup):
+        self.setup = setup
+        self.event = setup.played_event
+        self.now = 0.0
+        self.position = self.event.countdown_start
+        self.crowd_tokens_turned = 0
+        self.outcome = "running"
+        self.ended_at: float | None = None
+        self.runouts: list[dict] = []
+        self.advances: list[dict] = []
+        self.warnings: list[dict] = []
+        self._notices: list[dict] = []
+        self.timers: dict[str, Timer] = {}
+        for colour in COLOURS:
+            duration = setup.duration(colour)
+            if colour in self.event.running:
+                glass = Hourglass.standing(duration)
+            elif colour in self.event.lying:
+                glass = Hourglass.lying(duration)
+            else:
+                glass = None
+            role = None if glass is None else "countdown" if colour == self.event.countdown else "timer"
+            self.timers[colour] = Timer(colour, role, glass)
+
+    # ---- inputs ---------------------------------------------------------
+
+    def pose(self, t: float, colour: str, pose: Pose | str) -> None:
+        """A sensor saw `colour` in `pose` from t on."""
+        self._input(t, colour, lambda glass: Pose(pose))
+
+    def flip(self, t: float, colour: str) -> None:
+        """`colour` was turned over at t (a lying glass: stood up with the fuller bulb on top)."""
+        self._input(t, colour, lambda glass: glass.flipped(t).pose)
+
+    def _input(self, t: float, colour: str, new_pose) -> None:
+        self._settle(t, inclusive=False)
+        if self.ended_at is not None:
+            return
+        timer = self.timers[colour]
+        if not timer.in_play:
+            self._warn(t, colour, "not_in_play")
+            return
+        pose = new_pose(timer.glass)
+        if pose is timer.glass.pose:
+            return
+        turned = pose.upright and timer.last_upright is not None and pose is not timer.last_upright
+        if turned and timer.role == "countdown":
+            if timer.glass.sand_under(timer.last_upright, t) <= self.setup.advance_tolerance_s:
+                timer.move(timer.glass.posed(pose, t))
+                self._advance(t)
+                return
+            self._warn(t, colour, "countdown_turned_while_running")
+        timer.move(timer.glass.posed(pose, t))
+
+    # ---- time -------------------------------------------------------------
+
+    def advance(self, t: float) -> None:
+        """Let time run to t, settling everything due up to and including t."""
+        self._settle(t, inclusive=True)
+
+    def next_due(self) -> float | None:
+        """The next instant at which the show changes on its own, or None."""
+        upcoming = self._upcoming()
+        return upcoming[0][0] if upcoming else None
+
+    def _upcoming(self) -> list[tuple[float, int, int]]:
+        if self.ended_at is not None:
+            return []
+        grace, lead = self.setup.runout_grace_s, self.setup.warn_lead_s
+        return sorted(
+            (when, kind, i)
+            for i, timer in enumerate(self.timers.values())
+            for when, kind in timer.due(grace, lead)
+        )
+
+    def _settle(self, t: float, inclusive: bool) -> None:
+        if t < self.now:
+            raise ValueError(f"show time went backwards: {t} < {self.now}")
+        while self.ended_at is None:
+            upcoming = self._upcoming()
+            if not upcoming:
+                break
+            when, kind, i = upcoming[0]
+            if when > t or (when == t and not inclusive):
+                break
+            self._happen(when, kind, self.timers[COLOURS[i]])
+        self.now = t
+
+    def _happen(self, when: float, kind: int, timer: Timer) -> None:
+        timer.noted.add(kind)
+        self._notices.append({"kind": _KIND_NAMES[kind], "timer": timer.colour, "t": when})
+        if kind != _RUNOUT:
+            return
+        self.crowd_tokens_turned += 1
+        self.runouts.append({"timer": timer.colour, "t": when})
+        if self.crowd_tokens_turned >= CROWD_TOKENS:
+            self._end(when, "loss")
+        else:
+            # The crowd token pays for it; the empty glass is flipped at once (not a turn).
+            timer.move(timer.glass.flipped(when))
+
+    def _advance(self, t: float) -> None:
+        self.position -= 1
+        self.advances.append({"t": t, "position": self.position})
+        self._notices.append({"kind": "advance", "timer": self.event.countdown, "t": t, "position": self.position})
+        if self.position <= 0:
+            self._end(t, "win")
+
+    def _end(self, t: float, outcome: str) -> None:
+        self.outcome = outcome
+        self.ended_at = t
+        self._notices.append({"kind": outcome, "timer": None, "t": t})
+
+    def _warn(self, t: float, colour: str, kind: str) -> None:
+        warning = {"t": t, "timer": colour, "kind": kind}
+        self.warnings.append(warning)
+        self._notices.append({"kind": "warning", "timer": colour, "t": t, "warning": kind})
+
+    # ---- questions --------------------------------------------------------
+
+    @property
+    def stars(self) -> int:
+        return CROWD_TOKENS - self.crowd_tokens_turned if self.outcome == "win" else 0
+
+    def drain_notices(self) -> list[dict]:
+        """What happened since the last call (for lights, buzzer and pages)."""
+        notices, self._notices = self._notices, []
+        return notices
+
+    def result(self) -> dict:
+        """The replay result object of CONTRACTS.md §1 at the current time (or the end instant)."""
+        t = self.now if self.ended_at is None else self.ended_at
+        return {
+            "outcome": self.outcome,
+            "t": _seconds(t),
+            "stars": self.stars,
+            "countdown": {"timer": self.event.countdown, "position": self.position},
+            "crowd_tokens_turned": self.crowd_tokens_turned,
+            "runouts": [dict(r, t=_seconds(r["t"])) for r in self.runouts],
+            "advances": [dict(a, t=_seconds(a["t"])) for a in self.advances],
+            "warnings": [dict(w, t=_seconds(w["t"])) for w in self.warnings],
+            "timers": {colour: self._timer_result(timer, t) for colour, timer in self.timers.items()},
+        }
+
+    def _timer_result(self, timer: Timer, t: float) -> dict:
+        glass = timer.glass
+        return {
+            "pose": glass.pose.value if glass else None,
+            "top_s": _seconds(glass.top(t)) if glass else None,
+            "state": timer.state(t),
+        }
+
+
+def _seconds(value: float) -> float:
+    """Seconds as reported: to the millisecond, so float noise never shows."""
+    return round(value, 3) + 0.0

@@ -1,0 +1,61 @@
+"""The table's web face: the phone pages and the JSON API, built around a running table.
+
+`create_app(table)` builds a Flask app for one table; nothing happens at import
+time, so tests build as many apps as they like, each on its own table.
+
+>>> app = create_app(demo_table("demo.sqlite3"))        # doctest: +SKIP
+>>> app.test_client().get("/api/show").json["outcome"]  # doctest: +SKIP
+'idle'
+
+Areas, one blueprint each: `table` (the live show page), `scorepad`, `shows`
+(past shows) and `api` (JSON); `auth` takes the PIN on a page and `lang`
+switches the language. The board-game helpers join as blueprints of their own.
+"""
+
+import secrets
+from collections.abc import Mapping
+
+from flask import Flask, current_app
+
+# Settings a caller may override through `config` (tests shorten the keep-alive).
+DEFAULTS = {
+    "SSE_KEEPALIVE_S": 15.0,  # a comment line on a quiet stream, well inside every timeout on the way
+    "SSE_RETRY_MS": 3000,  # how soon a dropped browser reconnects
+    "SSE_MAX_STREAMS": 40,  # open streams at once; the server keeps threads beyond this for plain requests
+    "STRIP_MAX_FPS": 15.0,  # the on-screen strip needs no more
+    "MAX_CONTENT_LENGTH": 32 * 1024,  # the largest body: a custom event with its rules text fits many times
+}
+
+
+def create_app(table, *, secret_key: str | None = None, testing: bool = False,
+               config: Mapping | None = None) -> Flask:
+    """A Flask app serving `table` (a companion.table.Table or anything with its interface)."""
+    app = Flask(__name__)
+    app.config.update(
+        DEFAULTS,
+        SECRET_KEY=secret_key or secrets.token_hex(32),  # random per start: sessions end with the daemon
+        TESTING=testing,
+        SESSION_COOKIE_NAME="companion_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+    )
+    app.config.update(config or {})
+    app.json.sort_keys = False  # keep the contract's field order
+    app.json.ensure_ascii = False
+    app.extensions["table"] = table
+
+    from companion.web import api, auth, errors, i18n, live, scorepad, security, shows
+    from companion.web import table as table_page
+
+    live.init_app(app)
+    security.init_app(app)
+    i18n.init_app(app)
+    errors.init_app(app)
+    for blueprint in (table_page.bp, scorepad.bp, shows.bp, api.bp, auth.bp, i18n.bp):
+        app.register_blueprint(blueprint)
+    return app
+
+
+def get_table():
+    """The table the current app serves."""
+    return current_app.extensions["table"]

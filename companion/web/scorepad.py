@@ -1,0 +1,17 @@
+"""The score pad: every event's best stars and attempts, and whose turn it is to start."""
+
+from flask import Blueprint, render_template
+
+from companion.store import MAX_PLAYERS
+from companion.web import get_table
+from companion.web.security import unlocked
+
+bp = Blueprint("scorepad", __name__)
+
+MAX_NAME = 40  # what the table accepts for a player's name
+
+
+@bp.get("/scorepad")
+def index():
+    return render_template("scorepad/index.html", area="scorepad", pad=get_table().store.scorepad(),
+                           unlocked=unlocked(), max_players=MAX_PLAYERS, max_name=MAX_NAME)

@@ -1,0 +1,47 @@
+// The LED strip drawn on screen, a row of dots per segment, from the table's strip stream.
+
+import { t, timerName } from "./i18n.js";
+
+const NS = "http://www.w3.org/2000/svg";
+
+function row(container, label, count) {
+  const line = document.createElement("div");
+  line.className = "strip-row";
+  const name = document.createElement("span");
+  name.className = "strip-label";
+  name.textContent = label;
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${count * 10} 10`);
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("preserveAspectRatio", "xMinYMid meet");
+  const dots = [];
+  for (let i = 0; i < count; i++) {
+    const dot = document.createElementNS(NS, "circle");
+    for (const [key, value] of Object.entries({ cx: i * 10 + 5, cy: 5, r: 4, fill: "#000" })) dot.setAttribute(key, value);
+    svg.appendChild(dot);
+    dots.push(dot);
+  }
+  line.append(name, svg);
+  container.appendChild(line);
+  return dots;
+}
+
+export function showStrip(container, looks) {
+  let dots = [];
+  const stream = new EventSource("/api/strip/events");
+  stream.addEventListener("error", () => {
+    if (stream.readyState === EventSource.CLOSED) setTimeout(() => showStrip(container, looks), 5000);
+  });
+  stream.addEventListener("layout", (event) => {
+    const layout = JSON.parse(event.data);
+    container.replaceChildren();
+    dots = layout.colours.flatMap((colour) =>
+      row(container, `${looks[colour].symbol} ${timerName(colour)}`, layout.segment_len));
+    if (layout.countdown_leds) dots.push(...row(container, t("strip.countdown"), layout.countdown_leds));
+    if (layout.token_leds) dots.push(...row(container, t("strip.tokens"), layout.token_leds));
+  });
+  stream.addEventListener("frame", (event) => {
+    const { pixels } = JSON.parse(event.data);
+    dots.forEach((dot, i) => dot.setAttribute("fill", `#${pixels.slice(i * 6, i * 6 + 6) || "000000"}`));
+  });
+}

@@ -1,0 +1,297 @@
+// The live show page: draws every state the table sends, and lets the sand run between them.
+// A running glass's sand is computed from the state's top_s, the show speed and the moment the
+// state arrived, once per animation frame: no polling, and smooth whatever the update rate.
+
+import { getJSON, postJSON } from "./api.js";
+import { enhance } from "./forms.js";
+import { eventName, loadMessages, t, timerName } from "./i18n.js";
+import { Glass } from "./glass.js";
+import { showStrip } from "./strip.js";
+
+const $ = (id) => document.getElementById(id);
+const page = $("table-page");
+const looks = JSON.parse(page.dataset.looks);
+const colours = Object.keys(looks);
+const unlocked = page.dataset.unlocked === "1";
+
+await loadMessages();
+
+let show = null; // the latest state from the table
+let receivedAt = 0; // when it arrived (performance.now())
+let dismissed = null; // the show whose result screen was closed
+let animating = false;
+
+const tiles = Object.fromEntries(colours.map((colour) => {
+  const tile = $(`timer-${colour}`);
+  tile.querySelector(".symbol").style.color = looks[colour].fill;
+  return [colour, {
+    tile,
+    glass: new Glass(tile.querySelector(".glass"), colour, looks[colour].fill),
+    seconds: tile.querySelector(".seconds"),
+    state: tile.querySelector(".state"),
+    notes: tile.querySelector(".notes"),
+    flip: tile.querySelector(".flip"),
+  }];
+}));
+
+const label = (colour) => `${looks[colour].symbol} ${timerName(colour)}`;
+const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
+const stars = (n) => "★".repeat(n) + "☆".repeat(3 - n);
+const running = () => show?.outcome === "running";
+
+function item(text, className = "") {
+  const li = document.createElement("li");
+  li.textContent = text;
+  if (className) li.className = className;
+  return li;
+}
+
+function say(text) {
+  const box = $("message");
+  box.textContent = text;
+  box.hidden = !text;
+  clearTimeout(say.timer);
+  if (text) say.timer = setTimeout(() => { box.hidden = true; }, 8000);
+}
+
+// ---- the state ---------------------------------------------------------------
+
+// The stream's states come in order (after a restart on a fresh database their seq starts lower);
+// an answer to this page's own change is taken unless the stream has already brought as new a state.
+function accept(state, { answer = false } = {}) {
+  if (answer && show && (state.seq < show.seq || (state.seq === show.seq && (state.t ?? 0) <= (show.t ?? 0)))) return;
+  show = state;
+  receivedAt = performance.now();
+  render();
+}
+
+function sandNow(timer, now) {
+  if (!running() || timer.state !== "running") return timer.top_s;
+  return Math.max(0, timer.top_s - ((now - receivedAt) / 1000) * show.speed);
+}
+
+function render() {
+  const idle = show.outcome === "idle";
+  $("show-title").textContent = idle ? t("show.title")
+    : eventName(show.event) + (show.challenge ? ` · ${t("start.challenge")}` : "");
+  $("show-status").textContent = idle ? t("show.idle") : t(`outcome.${show.outcome}`);
+  $("board").hidden = idle;
+  if (!idle) renderBoard();
+  for (const colour of colours) renderTimer(colour);
+  renderEvent();
+  renderHappenings();
+  renderResult();
+  if (unlocked) renderControls();
+  if (!animating) {
+    animating = true;
+    requestAnimationFrame(frame);
+  }
+}
+
+function renderBoard() {
+  const { timer, position } = show.countdown;
+  const track = $("countdown");
+  track.replaceChildren();
+  for (let space = show.event.countdown_start; space >= 0; space--) {
+    const name = space === 0 ? t("countdown.button") : String(space);
+    const li = item(space === position ? `${name} ${looks[timer].symbol}` : name, space === 0 ? "button" : "");
+    if (space === position) {
+      li.classList.add("here");
+      li.setAttribute("aria-current", "step");
+      li.setAttribute("aria-label", t("countdown.here", { space: name, timer: timerName(timer) }));
+    }
+    track.appendChild(li);
+  }
+  const tokens = $("tokens");
+  tokens.replaceChildren();
+  for (let i = 0; i < 3; i++) {
+    const turned = i >= 3 - show.crowd_tokens_turned;
+    const li = item(turned ? "✕" : "★", turned ? "token turned" : "token");
+    li.setAttribute("aria-label", t(turned ? "tokens.turned" : "tokens.star"));
+    tokens.appendChild(li);
+  }
+}
+
+function renderTimer(colour) {
+  const { tile, state, notes, flip } = tiles[colour];
+  const timer = show.timers?.[colour];
+  const inPlay = timer && timer.state !== "out_of_play";
+  tile.dataset.state = timer ? timer.state : "idle";
+  tile.classList.toggle("countdown", timer?.role === "countdown");
+  tile.classList.toggle("fault", Boolean(timer?.fault));
+  state.textContent = timer ? t(`state.${timer.state}`) : "";
+  notes.replaceChildren();
+  if (timer?.role === "countdown") notes.appendChild(item(t("role.countdown")));
+  if (timer?.fault) notes.appendChild(item(t("note.fault", { reason: timer.fault }), "fault"));
+  if (timer?.awaiting_turn) notes.appendChild(item(t("note.awaiting_turn"), "alert"));
+  if (timer?.changed_while_down) notes.appendChild(item(t("note.changed_while_down"), "alert"));
+  if (running() && timer?.role === "countdown" && timer.state === "empty") notes.appendChild(item(t("note.turn_countdown"), "go"));
+  flip.hidden = !(unlocked && running() && inPlay && (timer.source === "emulated" || timer.fault));
+  drawTimer(colour, performance.now());
+}
+
+// One glass at animation time `now`; true while its sand is still running.
+function drawTimer(colour, now) {
+  const { tile, glass, seconds } = tiles[colour];
+  const timer = show.timers?.[colour];
+  if (!timer || timer.top_s === null) {
+    glass.draw(timer ? 0 : 1);
+    seconds.textContent = "";
+    return false;
+  }
+  const sand = sandNow(timer, now);
+  const flowing = running() && timer.state === "running" && sand > 0;
+  glass.draw(sand / timer.duration, { lying: timer.state === "lying", flowing });
+  seconds.textContent = t("seconds", { n: Math.ceil(sand) });
+  tile.classList.toggle("low", flowing && timer.role === "timer" && sand <= show.warn_lead_s);
+  return flowing;
+}
+
+function frame(now) {
+  const moving = colours.map((colour) => drawTimer(colour, now)).some(Boolean);
+  if (moving) requestAnimationFrame(frame);
+  else animating = false;
+}
+
+function renderEvent() {
+  const box = $("event");
+  box.hidden = show.outcome === "idle";
+  if (box.hidden) return;
+  const event = show.event;
+  const list = (cs) => cs.map(label).join("  ") || "–";
+  $("event-hand").textContent = event.hand_size;
+  $("event-countdown").textContent = `${label(show.countdown.timer)} · ${t("event.start_space", { n: event.countdown_start })}`;
+  $("event-running").textContent = list(event.running);
+  $("event-lying").textContent = list(event.lying);
+  $("event-rules").textContent = event.rules;
+  $("event-rules").hidden = !event.rules;
+}
+
+function renderHappenings() {
+  const happened = show.outcome === "idle" ? [] : [
+    ...show.runouts.map((r) => [r.t, t("happening.runout", { timer: label(r.timer) }), "alert"]),
+    ...show.advances.map((a) => [a.t, a.position > 0 ? t("happening.advance", { n: a.position }) : t("happening.button"), "go"]),
+    ...show.warnings.map((w) => [w.t, t(`warning.${w.kind}`, { timer: label(w.timer) }), "warn"]),
+  ].sort((a, b) => b[0] - a[0]);
+  $("happenings").hidden = happened.length === 0;
+  $("happenings-list").replaceChildren(...happened.map(([when, text, kind]) => item(`${clock(when)}  ${text}`, kind)));
+}
+
+function renderResult() {
+  const box = $("result");
+  const over = show.outcome === "win" || show.outcome === "loss";
+  box.hidden = !over || dismissed === show.id;
+  if (box.hidden) return;
+  box.dataset.outcome = show.outcome;
+  $("result-title").textContent = t(`result.${show.outcome}`);
+  $("result-stars").textContent = stars(show.stars);
+  $("result-stars").setAttribute("aria-label", t("stars.of", { n: show.stars }));
+  $("result-detail").textContent = t("result.detail", { time: clock(show.t), tokens: show.crowd_tokens_turned });
+}
+
+$("result-close").addEventListener("click", () => {
+  dismissed = show.id;
+  $("result").hidden = true;
+});
+
+// ---- the controls (with the PIN) -------------------------------------------------
+
+const abortButton = $("abort");
+const muteButton = $("mute");
+
+function renderControls() {
+  $("start-form").hidden = running();
+  abortButton.hidden = show.outcome === "idle";
+  if (!abortButton.dataset.armed) abortButton.textContent = t(running() ? "abort.button" : "abort.clear");
+  muteButton.setAttribute("aria-pressed", String(Boolean(show.muted)));
+}
+
+async function send(url, body) {
+  const answer = await postJSON(url, body);
+  if (answer.ok) {
+    say("");
+    accept(answer.data, { answer: true });
+  } else {
+    say(answer.data.error);
+  }
+}
+
+// The same rules as companion.skyrockets.parse_event: the countdown glass must be in play.
+const eventShape = {
+  body({ event, setup, challenge }) {
+    const chosen = (state) => Object.keys(setup).filter((colour) => setup[colour] === state);
+    const body = { ...event, running: chosen("running"), lying: chosen("lying") };
+    if (!body.name.trim()) delete body.name;
+    return { event: body, challenge };
+  },
+  check({ event }) {
+    const inPlay = event.running.includes(event.countdown) || event.lying.includes(event.countdown);
+    return inPlay ? [] : [["event.countdown", t("custom.countdown_in_play", { timer: timerName(event.countdown) })]];
+  },
+};
+
+async function loadEvents() {
+  const select = $("start-event");
+  const chosen = select.value;
+  const groups = [["builtin", true], ["saved", false]].map(([key, builtin]) => {
+    const group = document.createElement("optgroup");
+    group.label = t(`start.${key}`);
+    return [group, builtin];
+  });
+  for (const event of await getJSON("/api/events")) {
+    const [group] = groups.find(([, builtin]) => builtin === event.builtin);
+    group.appendChild(new Option(eventName(event), event.id));
+  }
+  select.replaceChildren(...groups.map(([group]) => group).filter((group) => group.children.length));
+  if (chosen) select.value = chosen;
+}
+
+if (unlocked) {
+  loadEvents();
+  enhance($("start-form"), { done: (state) => accept(state, { answer: true }) });
+  enhance($("event-form"), {
+    shape: eventShape,
+    done(state, form) {
+      accept(state, { answer: true });
+      form.closest("details").open = false;
+      loadEvents();
+    },
+  });
+  enhance($("calibration-form"), {
+    done(answer, form) {
+      form.querySelector(".done").textContent = t("calibration.done", { timer: timerName(answer.timer), seconds: answer.duration });
+    },
+  });
+  for (const colour of colours) {
+    tiles[colour].flip.addEventListener("click", () => send("/api/show/flip", { timer: colour }));
+  }
+  muteButton.addEventListener("click", () => send("/api/mute", { muted: !show?.muted }));
+  // Aborting takes two taps, so a stray touch cannot end a show.
+  abortButton.addEventListener("click", () => {
+    if (!abortButton.dataset.armed) {
+      abortButton.dataset.armed = "1";
+      abortButton.textContent = t("abort.confirm");
+      setTimeout(() => { delete abortButton.dataset.armed; if (show) renderControls(); }, 4000);
+      return;
+    }
+    delete abortButton.dataset.armed;
+    send("/api/show/abort", {});
+  });
+}
+
+// ---- live ----------------------------------------------------------------------
+
+// EventSource reconnects by itself (sending Last-Event-ID); a refused stream (503) is retried here.
+function follow() {
+  const stream = new EventSource("/api/show/events");
+  stream.addEventListener("state", (event) => accept(JSON.parse(event.data)));
+  stream.addEventListener("open", () => { $("connection").hidden = true; });
+  stream.addEventListener("error", () => {
+    $("connection").hidden = false;
+    if (stream.readyState === EventSource.CLOSED) setTimeout(follow, 5000);
+  });
+}
+
+follow();
+
+if ($("strip")) showStrip($("strip-rows"), looks);

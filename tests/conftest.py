@@ -1,0 +1,38 @@
+"""Shared fixtures: every test builds its own world (app, database, pins)."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "tests" / "scenarios"
+
+
+def run_cli(*args: str, stdin: str | None = None):
+    """Run `python -m companion ARGS` in a real subprocess; returns the CompletedProcess."""
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        input=stdin, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture
+def mock_pins():
+    """gpiozero's MockFactory as the default pin factory for one test, reset afterwards."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    previous, Device.pin_factory = Device.pin_factory, MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = previous

@@ -1,0 +1,119 @@
+"""The config file: defaults from the pin map, and one clear line for every mistake."""
+
+import pytest
+
+from companion.config import demo_config, load_config, parse_config, set_duration
+
+
+def test_defaults_come_from_the_reference_pin_map():
+    config = parse_config({}, None)
+    assert config.timers["red"].pins == (4, 5) and config.timers["purple"].pins == (23, 24)
+    assert all(t.source == "tilt" for t in config.timers.values())
+    assert config.warn_lead_s == 10 and config.web.port == 8000
+
+
+def test_a_full_config(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("""
+[table]
+database = "/tmp/x.sqlite3"
+warn_lead_s = 8
+runout_grace_s = 0.5
+[nominal]
+purple = 90
+[timers.red]
+source = "emulated"
+duration = 31.2
+[timers.blue]
+single_switch = true
+pins = [21]
+[strip]
+enabled = true
+driver = "fake"
+order = "RGB"
+[buzzer]
+enabled = true
+[web]
+port = 8080
+pin = "2468"
+""")
+    config = load_config(path)
+    assert config.nominal["purple"] == 90 and config.durations() == {"red": 31.2}
+    assert config.timers["blue"].pins == (21,) and config.timers["blue"].single_switch
+    assert config.strip.order == "RGB" and config.web.pin == "2468" and config.warn_lead_s == 8
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[timers.red]\npins = [40, 5]\n", "timers.red.pins: GPIO 40 does not exist (valid 2-27)"),
+    ("[timers.orange]\npins = [4, 7]\n", "timers.orange.pins: GPIO 4 is already used by timers.red.pins"),
+    ("[timers.red]\npins = [4, 4]\n", "timers.red.pins: GPIO 4 is listed twice"),
+    ("[timers.red]\npins = [4]\n", "timers.red.pins: a tilt pair needs two pins (or set single_switch = true)"),
+    ("[timers.red]\nsource = \"laser\"\n", "timers.red.source: 'laser' is not one of tilt, hub, emulated"),
+    ("[timers.pink]\n", "timers.pink: 'pink' is not a timer colour"),
+    ("[timers.red]\nduration = -3\n", "timers.red.duration: must be above 0 s"),
+    ("[timers.red]\ncolour = 1\n", "timers.red.colour: unknown key"),
+    ("[table]\nwarn_lead_s = \"ten\"\n", "table.warn_lead_s: expected a number of seconds"),
+    ("[tabel]\n", "tabel: unknown key"),
+    ("[strip]\ndriver = \"usb\"\n", "strip.driver: 'usb' is not one of spi, pwm, pi5, fake"),
+    ("[strip]\nbrightness = 2\n", "strip.brightness: 2 is out of range (0.01-1)"),
+    ("[buzzer]\nenabled = true\npin = 4\n", "buzzer.pin: GPIO 4 is already used by timers.red.pins"),
+    ("[web]\nport = 99999\n", "web.port: 99999 is out of range (1-65535)"),
+    ("[web]\npin = \"12\"\n", "web.pin: expected 4 to 8 digits"),
+    ("[nominal]\npurple = 0\n", "nominal.purple: must be above 0 s"),
+    ("[timers.red\n", "not valid TOML"),
+])
+def test_bad_config_names_file_key_and_problem(tmp_path, text, message):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(Exception) as e:
+        load_config(path)
+    assert str(e.value).startswith(f"{path}: ") and message in str(e.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[timers.red]\npins = [40, 5]\n", "config.toml: timers.red.pins: GPIO 40 does not exist (valid 2-27)"),
+    ("[timers.orange]\npins = [4, 7]\n", "timers.orange.pins: GPIO 4 is already used by timers.red.pins"),
+    ("\xff", "not UTF-8"),
+])
+def test_run_with_a_bad_config_exits_2_with_one_line(cli, tmp_path, text, message):
+    path = tmp_path / "config.toml"
+    path.write_bytes(text.encode("latin-1"))
+    done = cli("run", "--config", str(path), "--mock")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_run_without_gpio_and_without_mock_refuses(cli, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n')
+    done = cli("run", "--config", str(path))
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "no GPIO on this machine" in done.stderr and "--mock" in done.stderr
+
+
+def test_missing_config_file(cli, tmp_path):
+    done = cli("run", "--config", str(tmp_path / "nope.toml"), "--mock")
+    assert done.returncode == 2 and "cannot read it" in done.stderr
+
+
+def test_calibration_is_stored_in_the_config_keeping_comments(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("# our table\n[timers.red]\nsource = \"tilt\"  # the cradle by the window\n")
+    config = set_duration(load_config(path), "red", 31.234)
+    assert config.timers["red"].duration == 31.23
+    text = path.read_text()
+    assert "# our table" in text and "# the cradle by the window" in text
+    assert load_config(path).timers["red"].duration == 31.23
+
+
+def test_demo_config_is_all_emulated_with_a_fake_strip(tmp_path):
+    config = demo_config(tmp_path / "d.sqlite3")
+    assert {t.source for t in config.timers.values()} == {"emulated"}
+    assert config.strip.driver == "fake" and config.runout_grace_s == 0
+
+
+def test_the_example_config_in_the_docs_loads():
+    from conftest import ROOT
+
+    config = load_config(ROOT / "docs" / "config.example.toml")
+    assert config.timers["purple"].source == "emulated" and config.timers["red"].pins == (4, 5)

@@ -1,0 +1,214 @@
+"""The table runtime on mock pins: physical glasses on tilt cradles, and LED-emulated ones on buttons."""
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.table import Conflict, demo_table
+from tabletop import Hands, journal, lines_of, live, near, replayed, tilt_table
+
+
+@pytest.fixture
+def table(tmp_path):
+    table = tilt_table(tmp_path)
+    yield table
+    table.stop()
+
+
+@pytest.fixture
+def hands(table):
+    return Hands(table)
+
+
+def start_training(table, hands):
+    """Start, then stand the four running glasses up (one the other way round) inside the start window."""
+    table.start_show("training")
+    for colour in ("red", "orange", "yellow"):
+        hands.set(colour, "a_up")
+    hands.set("purple", "b_up")
+    hands.wait(5.0)
+
+
+def test_start_window_absorbs_the_turns_that_start_the_show(table, hands):
+    start_training(table, hands)
+    assert lines_of(table, "pose") == []
+    assert table.cradles["purple"].swapped is True
+    snap = table.snapshot()
+    assert {c: t["state"] for c, t in snap["timers"].items()} == {
+        "red": "running", "orange": "running", "yellow": "running", "green": "lying", "blue": "lying", "purple": "running"}
+
+
+def test_a_tilt_show_to_a_win_replays_to_the_same_result(table, hands):
+    start_training(table, hands)
+    plan = {25: ["red"], 40: ["orange"], 45: ["red", "yellow"], 65: ["red"], 70: ["purple"], 80: ["orange"],
+            85: ["red", "yellow"], 105: ["red"], 120: ["orange"], 125: ["red", "yellow"], 135: ["purple"],
+            145: ["red"], 160: ["orange"]}
+    for at, colours in plan.items():
+        hands.wait(at + 0.5 - table.show_time())
+        for colour in colours:
+            hands.turn(colour)
+    snap = table.snapshot()
+    assert snap["outcome"] == "win" and snap["stars"] == 3
+    assert live(table) == replayed(table)
+    assert journal(table)[-1] == '{"t": %r, "type": "end"}' % snap["t"]
+    assert table.store.show(table.show_id)["outcome"] == "win"
+
+
+def test_a_tilt_show_to_a_loss_replays_to_the_same_result(table, hands):
+    start_training(table, hands)
+    hands.wait(40)
+    hands.turn("red")  # the table flipped red's model at its run-out; the players now turn the glass
+    assert table.snapshot()["timers"]["red"]["awaiting_turn"] is False
+    hands.wait(40)
+    snap = table.snapshot()
+    assert snap["outcome"] == "loss" and [r["timer"] for r in snap["runouts"]] == ["red", "yellow", "red"]
+    assert live(table) == replayed(table)
+    pad = table.store.scorepad()["events"][0]
+    assert pad["attempts"] == 1 and pad["best_stars"] is None
+
+
+def test_chatter_settles_to_one_pose_change(table, hands):
+    start_training(table, hands)
+    hands.chatter("red", "b_up", [0.005, 0.012, 0.02, 0.007, 0.015, 0.009, 0.018])
+    assert [(p["timer"], p["pose"]) for p in lines_of(table, "pose")] == [("red", "b_up")]
+
+
+def test_a_glass_laid_down_and_stood_up_with_its_other_end_up(table, hands):
+    start_training(table, hands)
+    hands.set("red", "side")
+    hands.wait(2)
+    hands.set("red", "b_up")
+    assert [p["pose"] for p in lines_of(table, "pose")] == ["side", "b_up"]
+    assert table.snapshot()["timers"]["red"]["top_s"] == pytest.approx(5.2, abs=0.3)
+
+
+def test_a_lying_glass_stood_up_puts_its_sand_on_top_whichever_end(table, hands):
+    start_training(table, hands)
+    hands.set("green", "b_up")
+    snap = table.snapshot()["timers"]["green"]
+    assert snap["state"] == "running" and snap["top_s"] == pytest.approx(60, abs=0.2)
+    assert table.cradles["green"].swapped is True
+
+
+def test_stuck_sensor_after_a_run_out_is_flagged_and_cleared(table, hands):
+    start_training(table, hands)
+    hands.wait(26.5)  # red ran out at 31 (30 s + 1 s grace)
+    red = table.snapshot()["timers"]["red"]
+    assert red["awaiting_turn"] is True and red["fault"] is None
+    with pytest.raises(Conflict):
+        table.flip("red")
+    hands.wait(15)
+    red = table.snapshot()["timers"]["red"]
+    assert "never saw it turned" in red["fault"]
+    table.flip("red")  # the manual fallback while the sensor is faulty
+    assert lines_of(table, "flip")[-1]["timer"] == "red"
+    hands.turn("red")
+    assert table.snapshot()["timers"]["red"]["fault"] is None
+
+
+def test_both_switches_closed_too_long_is_a_fault_and_the_show_goes_on(table, hands):
+    start_training(table, hands)
+    hands.set("yellow", "both")
+    hands.wait(3.5)
+    yellow = table.snapshot()["timers"]["yellow"]
+    assert yellow["fault"] and "both tilt switches closed" in yellow["fault"]
+    assert table.snapshot()["outcome"] == "running"
+    before = len(journal(table))
+    table.flip("yellow")
+    assert len(journal(table)) == before + 1
+    hands.set("yellow", "a_up")  # a clean reading clears it; the model follows the sensors again
+    assert table.snapshot()["timers"]["yellow"]["fault"] is None
+    assert lines_of(table, "pose")[-1]["timer"] == "yellow"
+    assert live(table) == near(replayed(table, at=table.snapshot()["t"]))
+
+
+def test_flip_refused_for_healthy_sensor_and_out_of_play(table, hands):
+    with pytest.raises(Conflict, match="no show is running"):
+        table.flip("red")
+    table.start_show({"id": "duo", "countdown": "red", "running": ["red", "blue"]})
+    with pytest.raises(Conflict, match="read by its tilt sensors"):
+        table.flip("red")
+    with pytest.raises(Conflict, match="not in play"):
+        table.flip("green")
+    with pytest.raises(Conflict, match="already running"):
+        table.start_show("training")
+    assert "duo" in [e["id"] for e in table.events()]
+
+
+def test_abort_records_the_show_and_replays_to_its_last_state(table, hands):
+    start_training(table, hands)
+    hands.wait(12)
+    show_id = table.show_id
+    assert table.abort()["outcome"] == "idle"
+    assert table.store.show(show_id)["outcome"] == "aborted"
+    result = replayed(table, show_id)
+    assert result["outcome"] == "running" and result["t"] == pytest.approx(17.2, abs=0.5)
+
+
+def test_wait_for_change_and_seq(table, hands):
+    first = table.snapshot()["seq"]
+    assert table.wait_for_change(first, timeout=0.01)["seq"] == first
+    table.start_show("training")
+    assert table.wait_for_change(first, timeout=0.01)["seq"] > first
+
+
+# ---- LED-emulated timers on buttons -----------------------------------------
+
+@pytest.fixture
+def demo(tmp_path):
+    table = demo_table(tmp_path / "demo.sqlite3", clock=FakeClock())
+    yield table
+    table.stop()
+
+
+def test_buttons_play_an_emulated_show_to_a_win(demo):
+    hands = Hands(demo)
+    demo.start_show("training")
+    # A press counts on release (~0.13 s later), so the countdown is pressed a second after it empties.
+    plan = {25: ["red"], 41: ["orange"], 45: ["red", "yellow"], 65: ["red"], 70: ["purple"], 82: ["orange"],
+            85: ["red", "yellow"], 105: ["red"], 123: ["orange"], 125: ["red", "yellow"], 135: ["purple"],
+            145: ["red"], 164: ["orange"]}
+    for at, colours in plan.items():
+        hands.wait(at - demo.show_time())
+        for colour in colours:
+            hands.press(colour)
+    snap = demo.snapshot()
+    assert snap["outcome"] == "win" and snap["stars"] == 3
+    assert live(demo) == replayed(demo)
+    assert replayed(demo)["t"] == snap["t"]
+
+
+def test_buttons_lay_down_and_stand_up_and_a_loss(demo):
+    hands = Hands(demo)
+    demo.start_show("training")
+    hands.press("red", hold=1.0)  # a long press lays the glass down
+    assert demo.snapshot()["timers"]["red"]["state"] == "lying"
+    hands.press("red", hold=1.0)  # and stands it up again, sand on top
+    assert demo.snapshot()["timers"]["red"]["state"] == "running"
+    hands.wait(200)
+    assert demo.snapshot()["outcome"] == "loss"
+    assert live(demo) == replayed(demo)
+
+
+def test_emulated_flip_from_the_page_and_grace_is_zero(demo):
+    demo.start_show("training")
+    Hands(demo).wait(10)
+    snap = demo.flip("red")
+    assert snap["timers"]["red"]["top_s"] == pytest.approx(10, abs=0.01)
+    assert snap["runout_grace_s"] == 0 and snap["advance_tolerance_s"] == 0
+    assert [line["type"] for line in lines_of(demo, "flip")] == ["flip"]
+
+
+def test_runtime_thread_with_fake_clock(tmp_path):
+    clock = FakeClock()
+    table = demo_table(tmp_path / "t.sqlite3", clock=clock).start()
+    try:
+        seq = table.start_show("training")["seq"]
+        clock.advance(30.0)
+        snap = table.wait_for_change(seq, timeout=5)
+        while snap["crowd_tokens_turned"] == 0:
+            snap = table.wait_for_change(snap["seq"], timeout=5)
+        assert snap["runouts"] == [{"timer": "red", "t": 30.0}]
+        assert table.alive()
+    finally:
+        table.stop()
+    assert not table.alive()

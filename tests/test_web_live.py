@@ -1,0 +1,258 @@
+"""Live streams over a real waitress server on 127.0.0.1, read by several raw HTTP clients at once.
+
+The table runs its runtime thread on a fake clock: show time moves only when a
+test says so; the streams' keep-alive interval is shortened to 0.2 s.
+"""
+
+import http.client
+import json
+import time
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.table import demo_table
+from companion.web import create_app
+from companion.table import carried as at
+from companion.web.live import strip_stream
+from companion.web.server import ServerThread, make_server
+
+KEEPALIVE_S = 0.2
+PIN = {"X-Table-Pin": "1234", "Content-Type": "application/json"}
+
+
+class EventStream:
+    """One client of an event stream: reads blocks (events or comments) as they arrive."""
+
+    def __init__(self, port: int, path: str, headers: dict | None = None):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        self.connection.request("GET", path, headers=headers or {})
+        self.response = self.connection.getresponse()
+
+    def next(self) -> dict:
+        """The next block: {"comment": ...} or {"id", "event", "data", "retry"}; raises on a 5 s silence."""
+        block: dict = {}
+        while True:
+            line = self.response.readline().decode()
+            if line in ("\n", ""):
+                if block or not line:
+                    return block
+                continue
+            key, _, value = line.rstrip("\n").partition(":")
+            block["comment" if key == "" else key] = value.strip()
+
+    def next_state(self) -> dict:
+        """The next `state` event (skipping keep-alives), its data parsed."""
+        while True:
+            block = self.next()
+            if block.get("event") == "state":
+                return {"event_id": int(block["id"]), **json.loads(block["data"])}
+
+    def close(self):
+        self.connection.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    clock = FakeClock()
+    table = demo_table(tmp_path / "table.sqlite3", clock=clock).start()
+    app = create_app(table, config={"SSE_KEEPALIVE_S": KEEPALIVE_S})
+    server = ServerThread(make_server(table, "127.0.0.1", 0, threads=24, app=app))
+    port = urlsplit(server.url).port
+    yield SimpleNamespace(table=table, clock=clock, port=port, server=server)
+    server.close()
+    table.stop()
+
+
+def post(port: int, path: str, body: dict) -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection.request("POST", path, body=json.dumps(body), headers=PIN)
+    response = connection.getresponse()
+    answer = response.status, json.loads(response.read())
+    connection.close()
+    return answer
+
+
+def get(port: int, path: str) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    answer = response.status, response.read()
+    connection.close()
+    return answer
+
+
+def test_every_client_gets_every_change_with_increasing_ids(served):
+    clients = [EventStream(served.port, "/api/show/events") for _ in range(4)]
+    try:
+        for client in clients:
+            assert client.response.getheader("Content-Type").startswith("text/event-stream")
+            assert client.response.getheader("Cache-Control") == "no-cache"
+            assert client.next() == {"retry": "3000"}
+        first = [client.next_state() for client in clients]
+        assert {state["outcome"] for state in first} == {"idle"}
+        assert post(served.port, "/api/show/start", {"event": "training"})[0] == 201
+        second = [client.next_state() for client in clients]
+        assert post(served.port, "/api/show/flip", {"timer": "green"})[0] == 200
+        third = [client.next_state() for client in clients]
+        for a, b, c in zip(first, second, third):
+            assert a["event_id"] < b["event_id"] < c["event_id"]
+            assert b["outcome"] == "running" and c["timers"]["green"]["state"] == "running"
+            assert c["event_id"] == c["seq"]
+    finally:
+        for client in clients:
+            client.close()
+
+
+def test_a_client_that_has_the_current_state_waits_for_the_next(served):
+    current = served.table.snapshot()["seq"]
+    client = EventStream(served.port, "/api/show/events", {"Last-Event-ID": str(current)})
+    try:
+        assert client.next() == {"retry": "3000"}
+        assert client.next() == {"comment": "keep-alive"}  # nothing new: no state resent
+        assert post(served.port, "/api/show/start", {"event": "training"})[0] == 201
+        state = client.next_state()
+        assert state["event_id"] > current and state["outcome"] == "running"
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("last_id", ["1", "not-a-number", "-5", str(10**15)])
+def test_a_client_missing_changes_gets_the_current_state_at_once(served, last_id):
+    post(served.port, "/api/show/start", {"event": "training"})
+    client = EventStream(served.port, "/api/show/events", {"Last-Event-ID": last_id})
+    try:
+        client.next()
+        state = client.next_state()
+        assert state["event_id"] == served.table.snapshot()["seq"] and state["outcome"] == "running"
+    finally:
+        client.close()
+
+
+def test_a_quiet_stream_sends_keep_alive_comments(served):
+    client = EventStream(served.port, "/api/show/events")
+    try:
+        client.next_state()
+        started = time.monotonic()
+        comments = [client.next() for _ in range(3)]
+        assert comments == [{"comment": "keep-alive"}] * 3
+        assert time.monotonic() - started < 3 * KEEPALIVE_S + 2.0  # never long silent
+    finally:
+        client.close()
+
+
+def test_states_on_the_stream_are_carried_to_the_moment_they_are_sent(served):
+    post(served.port, "/api/show/start", {"event": "training"})
+    served.clock.advance(4.0)  # nothing happens at 4 s: no new snapshot is published
+    client = EventStream(served.port, "/api/show/events")
+    try:
+        state = client.next_state()
+        assert state["t"] == pytest.approx(4.0, abs=0.01)
+        assert state["timers"]["red"]["top_s"] == pytest.approx(26.0, abs=0.01)
+    finally:
+        client.close()
+
+
+def test_the_strip_stream_sends_its_layout_then_frames(served):
+    post(served.port, "/api/show/start", {"event": "training"})  # a running show keeps the LEDs drawing
+    client = EventStream(served.port, "/api/strip/events")
+    try:
+        assert client.next() == {"retry": "3000"}
+        blocks = [client.next() for _ in range(6)]
+        layout = next(b for b in blocks if b.get("event") == "layout")
+        assert json.loads(layout["data"])["colours"][0] == "red"
+        frames = [b for b in blocks if b.get("event") == "frame"]
+        assert frames, blocks
+        ids = [int(f["id"]) for f in frames]
+        assert ids == sorted(set(ids))
+        pixels = json.loads(frames[-1]["data"])["pixels"]
+        assert len(pixels) == 104 * 6 and int(pixels, 16) >= 0
+    finally:
+        client.close()
+
+
+def test_plain_requests_are_answered_while_many_streams_are_open(served):
+    clients = [EventStream(served.port, "/api/show/events") for _ in range(12)]
+    try:
+        for client in clients:
+            client.next_state()
+        started = time.monotonic()
+        status, body = get(served.port, "/api/show")
+        assert status == 200 and json.loads(body)["outcome"] == "idle"
+        assert get(served.port, "/")[0] == 200
+        assert time.monotonic() - started < 2.0
+    finally:
+        for client in clients:
+            client.close()
+
+
+def test_the_server_stops_with_streams_still_open(tmp_path):
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock()).start()
+    app = create_app(table, config={"SSE_KEEPALIVE_S": KEEPALIVE_S})
+    server = ServerThread(make_server(table, "127.0.0.1", 0, threads=8, app=app))
+    clients = [EventStream(urlsplit(server.url).port, "/api/show/events") for _ in range(3)]
+    for client in clients:
+        client.next_state()
+    started = time.monotonic()
+    server.close()
+    table.stop()
+    assert time.monotonic() - started < 5.0
+    assert not server._thread.is_alive()
+
+
+# ---- the pure parts of the streams ----------------------------------------------
+
+class Pacer:
+    """Stands in for the closing event: records how long the stream waits, and moves a fake clock."""
+
+    def __init__(self):
+        self.now, self.waits = 0.0, []
+
+    def is_set(self) -> bool:
+        return False
+
+    def wait(self, seconds: float) -> bool:
+        self.waits.append(seconds)
+        self.now += seconds
+        return False
+
+
+class BusyStrip:
+    """A strip that always has a newer frame (drawn at a far higher rate than the page needs)."""
+
+    def __init__(self, pacer: Pacer):
+        self.n, self.pacer = 0, pacer
+
+    def strip_frame(self, after: int, timeout: float) -> dict:
+        self.n += 1
+        self.pacer.now += 0.01  # drawing takes time too
+        return {"n": self.n, "pixels": ["#ff0000", "#000000"], "layout": {"segment_len": 2}}
+
+
+def test_the_strip_stream_sends_at_most_15_frames_a_second():
+    pacer = Pacer()
+    table = BusyStrip(pacer)
+    stream = strip_stream(table, table.strip_frame(0, 0), keepalive_s=15.0, retry_ms=3000, max_fps=15.0,
+                          closing=pacer, clock=lambda: pacer.now)
+    blocks = [next(stream) for _ in range(32)]
+    frames = [b for b in blocks if b.startswith("id: ")]
+    assert blocks[1] == 'event: layout\ndata: {"segment_len":2}\n\n'
+    assert len(frames) == 30 and frames[0] == 'id: 1\nevent: frame\ndata: {"n":1,"pixels":"ff0000000000"}\n\n'
+    # after each frame the stream waits out the rest of its 1/15 s before asking for the next
+    assert pacer.waits == [pytest.approx(1 / 15)] * 29  # (the 30th frame is out; its wait comes next)
+
+
+def test_a_snapshot_is_carried_forward_only_while_its_glasses_run():
+    snapshot = {"outcome": "running", "t": 10.0, "timers": {
+        "red": {"state": "running", "top_s": 5.0}, "green": {"state": "lying", "top_s": 60.0},
+        "blue": {"state": "out_of_play", "top_s": None}}}
+    later = at(snapshot, 12.5)
+    assert later["t"] == 12.5 and later["timers"]["red"]["top_s"] == 2.5
+    assert later["timers"]["green"]["top_s"] == 60.0 and later["timers"]["blue"]["top_s"] is None
+    assert at(snapshot, 30.0)["timers"]["red"]["top_s"] == 0.0
+    assert snapshot["timers"]["red"]["top_s"] == 5.0  # the published snapshot is never changed
+    won = dict(snapshot, outcome="win")
+    assert at(won, 30.0) is won
+    assert at({"outcome": "idle", "seq": 3}, 9.0) == {"outcome": "idle", "seq": 3}

@@ -1,0 +1,100 @@
+"""The past-show timeline: a pure function from log lines to SVG, drawn from a replay by the rules core."""
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.errors import BadInput
+from companion.skyrockets import COLOURS, replay
+from companion.web.looks import LOOKS
+from companion.web.timeline import timeline_svg, trace
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def lines_of(name: str) -> list[str]:
+    return (SCENARIOS / f"{name}.jsonl").read_text().splitlines()
+
+
+def parse(svg: str) -> ET.Element:
+    return ET.fromstring(svg)
+
+
+def texts(root: ET.Element) -> list[str]:
+    return [t.text or "" for t in root.iter(f"{SVG}text")]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SCENARIOS.glob("*.jsonl")))
+def test_every_scenario_draws_a_well_formed_timeline_agreeing_with_replay(name):
+    lines = lines_of(name)
+    root = parse(timeline_svg(lines))
+    result = replay(lines).result()
+    in_play = [c for c in COLOURS if result["timers"][c]["state"] != "out_of_play"]
+    strokes = {line.get("stroke") for line in root.iter(f"{SVG}polyline")}
+    assert strokes == {LOOKS[c]["fill"] for c in in_play}
+    assert texts(root).count("✕") == len(result["runouts"]) + 1  # and the legend's
+    assert root.get("role") == "img" and root.find(f"{SVG}title").text
+    if result["outcome"] == "loss":
+        assert "lost ✕" in texts(root)
+
+
+def test_the_three_star_win_is_marked_with_its_stars_and_advances():
+    root = parse(timeline_svg(lines_of("three_star_win")))
+    words = texts(root)
+    assert "won ★★★" in words
+    assert {"3", "2", "1"} <= set(words)  # the countdown's spaces at its advances
+    assert "show time (s)" in words and "sand on top (s)" in words
+    assert "red" in words and "purple" in words  # the legend names every glass in play
+
+
+def test_the_trace_follows_the_sand_through_a_flip():
+    tr = trace(lines_of("three_star_win"))
+    red = tr.points["red"]
+    at_flip = [top for t, top, _ in red if t == 25.0]
+    assert at_flip[0] == pytest.approx(5.0) and at_flip[-1] == pytest.approx(25.0)  # before and after the turn
+    assert (25.0, "red", pytest.approx(25.0)) in [(t, c, top) for t, c, top in tr.turns]
+    assert all(0.0 <= top <= tr.show.timers[c].glass.duration for c, pts in tr.points.items() for _, top, _ in pts)
+    assert [t for t, _, _ in red] == sorted(t for t, _, _ in red)
+
+
+def test_a_lying_glass_is_drawn_dashed():
+    root = parse(timeline_svg(lines_of("three_star_win")))
+    green = [line for line in root.iter(f"{SVG}polyline") if line.get("stroke") == LOOKS["green"]["fill"]]
+    assert green and all(line.get("stroke-dasharray") for line in green)
+
+
+def test_labels_come_in_the_callers_words():
+    svg = timeline_svg(lines_of("three_star_win"), {"time_axis": "ショーの経過時間（秒）", "red": "赤"})
+    assert "ショーの経過時間（秒）" in svg and ">赤<" in svg
+
+
+def test_text_in_labels_is_escaped():
+    svg = timeline_svg(lines_of("three_star_win"), {"title": "<script>x</script>"})
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+
+
+@pytest.mark.parametrize("lines", [[], ["{nope"], ['{"t": 0, "type": "flip", "timer": "red"}']])
+def test_a_bad_log_is_bad_input(lines):
+    with pytest.raises(BadInput):
+        timeline_svg(lines)
+
+
+flips = st.lists(st.tuples(st.floats(0, 200, allow_nan=False), st.sampled_from(COLOURS)), max_size=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(flips=flips, end=st.floats(0, 300, allow_nan=False))
+def test_any_show_traces_to_the_replayed_result(flips, end):
+    events = sorted(flips)
+    lines = [json.dumps({"t": 0, "type": "setup", "event": "training"})]
+    lines += [json.dumps({"t": t, "type": "flip", "timer": c}) for t, c in events]
+    lines.append(json.dumps({"t": max([end] + [t for t, _ in events]), "type": "end"}))
+    tr = trace(lines)
+    expected = replay(lines)
+    assert tr.show.result() == expected.result()
+    parse(timeline_svg(lines))
