@@ -1,7 +1,9 @@
-"""The table runtime: sensor edge -> published state, idle CPU during a show, resident memory.
+"""The table runtime: sensor edge -> published state -> phone, idle CPU during a show, memory.
 
-Prints figures; asserts nothing. Targets (DESIGN.md): idle CPU <= 0.5 % of one core
-during a 6-timer show, resident memory <= 60 MB.
+Prints figures; asserts nothing. Targets (DESIGN.md): edge -> phone (mock pin -> core -> SSE
+client over HTTP, debounce excluded) p99 <= 20 ms and <= 2x the floor (a bare gpiozero callback
+pushing to a bare Flask SSE app) measured in the same run; idle CPU <= 0.5 % of one core during
+a 6-timer show; resident memory <= 60 MB.
 
     python bench/runtime.py [--edges 1000] [--idle-seconds 60]
 """
@@ -26,39 +28,86 @@ from companion.config import Config, TiltConfig, default_timers  # noqa: E402
 from companion.hardware.pins import mock_pin_factory  # noqa: E402
 from companion.store import Store  # noqa: E402
 from companion.table import Table  # noqa: E402
+from companion.web.server import ServerThread, make_server  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from sse import Phone, floor_app, p99  # noqa: E402
 
 SIX = {"id": "all-six", "name": "All six", "hand_size": 4, "countdown": "purple", "countdown_start": 4,
        "running": ["red", "orange", "yellow", "green", "blue", "purple"], "lying": [], "rules": ""}
 SETTLE_S = 0.01
 
 
-def edge_to_publish(edges: int) -> list[float]:
-    """Turn a glass over through its mock pins `edges` times; time from the pin edge to the subscriber
-    seeing the new pose, minus the debounce window."""
+def tilt_table(tmp: str, pins) -> Table:
+    config = Config(database=Path(tmp) / "b.sqlite3", timers=default_timers("tilt"),
+                    tilt=TiltConfig(settle_ms=SETTLE_S * 1000, start_window_s=0.0, stuck_after_s=3600))
+    return Table(config, Store(config.database), pins, pin="1234").start()
+
+
+def edges_to_table(edges: int, phone_port: int | None = None) -> tuple[list[float], list[float]]:
+    """Turn a glass over through its mock pins `edges` times. Milliseconds from the pin edge to the
+    table publishing the new pose, and to a phone's SSE stream delivering it, debounce excluded."""
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(database=Path(tmp) / "b.sqlite3", timers=default_timers("tilt"),
-                        tilt=TiltConfig(settle_ms=SETTLE_S * 1000, start_window_s=0.0, stuck_after_s=3600))
         pins = mock_pin_factory()
-        table = Table(config, Store(config.database), pins, pin="1234").start()
+        table = tilt_table(tmp, pins)
+        server = ServerThread(make_server(table))
+        phone = Phone(server.server.effective_port, "/api/show/events")
         try:
-            switch_a, switch_b = (pins.pin(p) for p in config.timers["red"].pins)
+            switch_a, switch_b = (pins.pin(p) for p in table.config.timers["red"].pins)
             switch_a.drive_low()  # red stands end A up in its cradle
             time.sleep(0.1)
             snap = table.start_show(SIX)
-            latencies = []
+            published, delivered = [], []
             for i in range(edges):
                 before = snap["timers"]["red"]["pose"]
-                start = time.monotonic()
+                start = time.perf_counter()
                 if i % 2 == 0:  # turn it over: B up, then A up again
                     switch_a.drive_high(), switch_b.drive_low()
                 else:
                     switch_b.drive_high(), switch_a.drive_low()
                 while snap["timers"]["red"]["pose"] == before:
                     snap = table.wait_for_change(snap["seq"], 5)
-                latencies.append((time.monotonic() - start - SETTLE_S) * 1000)
+                published.append((time.perf_counter() - start - SETTLE_S) * 1000)
+                arrived = phone.arrival(snap["seq"])
+                delivered.append((arrived - start - SETTLE_S) * 1000)
+                time.sleep(0.005)
+            return published, delivered
         finally:
+            phone.close()
+            server.close()
             table.stop()
-    return latencies
+
+
+def edges_to_floor(edges: int) -> list[float]:
+    """The floor: a bare gpiozero callback pushing straight into a bare Flask SSE stream."""
+    from gpiozero import DigitalInputDevice
+
+    app, publish, stop = floor_app(json.dumps({"pose": "a_up"}))
+    server = ServerThread(make_server(None, app=app))
+    phone = Phone(server.server.effective_port, "/events")
+    pins = mock_pin_factory()
+    switch = DigitalInputDevice(4, pull_up=True, pin_factory=pins)
+    seq = [0]
+
+    def edge():
+        seq[0] += 1
+        publish(seq[0])
+
+    switch.when_activated = switch.when_deactivated = edge
+    time.sleep(0.3)
+    latencies = []
+    try:
+        for i in range(edges):
+            start = time.perf_counter()
+            pins.pin(4).drive_low() if i % 2 == 0 else pins.pin(4).drive_high()
+            latencies.append((phone.arrival(seq[0]) - start) * 1000)
+            time.sleep(0.005)
+        return latencies
+    finally:
+        stop()
+        phone.close()
+        server.close()
+        switch.close()
 
 
 def free_port() -> int:
@@ -103,10 +152,13 @@ def main() -> None:
     parser.add_argument("--idle-seconds", type=float, default=60)
     args = parser.parse_args()
 
-    latencies = sorted(edge_to_publish(args.edges))
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    print(f"edge -> published state ({len(latencies)} edges, debounce window excluded): "
-          f"p50 {statistics.median(latencies):.2f} ms, p99 {p99:.2f} ms")
+    published, delivered = edges_to_table(args.edges)
+    floor = edges_to_floor(args.edges)
+    print(f"sensor edge -> phone over {args.edges} edges, debounce window excluded (ms):")
+    for label, values in (("edge -> state published", published), ("edge -> phone's SSE stream", delivered),
+                          ("floor: bare gpiozero -> bare Flask SSE", floor)):
+        print(f"  {label:<40} p50 {statistics.median(values):6.2f}   p99 {p99(values):6.2f}")
+    print(f"  p99 phone / floor: {p99(delivered) / p99(floor):.2f}x (target: p99 <= 20 ms and <= 2x the floor)")
     cpu, rss = daemon_idle(args.idle_seconds)
     print(f"daemon during a 6-timer show over {args.idle_seconds:g} s: {cpu:.2f} % of one core "
           f"(target <= 0.5 %), resident memory {rss:.1f} MB (target <= 60 MB)")

@@ -9,6 +9,7 @@ reads open their own connection, so any thread may call them.
 
 import json
 import sqlite3
+import threading
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -58,12 +59,14 @@ class Store:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
+        self._writer: sqlite3.Connection | None = None
+        self._write_lock = threading.Lock()
+        with closing(self._connect()) as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA foreign_keys=ON")
@@ -71,8 +74,11 @@ class Store:
 
     @contextmanager
     def _transaction(self):
-        """One atomic write: all of it lands, or none of it."""
-        with closing(self._connect()) as db:
+        """One atomic write: all of it lands, or none of it. Writes share one connection, kept open."""
+        with self._write_lock:
+            if self._writer is None:
+                self._writer = self._connect()
+            db = self._writer
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
@@ -80,6 +86,12 @@ class Store:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._write_lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
 
     def _read(self, sql: str, params=()) -> list[sqlite3.Row]:
         with closing(self._connect()) as db:
@@ -124,17 +136,21 @@ class Store:
             db.execute("INSERT INTO journal (show_id, n, line) VALUES (?, 1, ?)", (show_id, json.dumps(setup_line)))
         return show_id
 
-    def append(self, show_id: int, line: dict) -> None:
-        """Add one line to a show's journal, durably."""
+    def append(self, show_id: int, lines: list[dict]) -> None:
+        """Add lines to a show's journal, durably and all together."""
         with self._transaction() as db:
-            db.execute("INSERT INTO journal (show_id, n, line) SELECT ?, COALESCE(MAX(n), 0) + 1, ? FROM journal"
-                       " WHERE show_id = ?", (show_id, json.dumps(line), show_id))
+            for line in lines:
+                self._append(db, show_id, line)
+
+    @staticmethod
+    def _append(db, show_id: int, line: dict) -> None:
+        db.execute("INSERT INTO journal (show_id, n, line) SELECT ?, COALESCE(MAX(n), 0) + 1, ? FROM journal"
+                   " WHERE show_id = ?", (show_id, json.dumps(line), show_id))
 
     def finish_show(self, show_id: int, end_line: dict, outcome: str, stars: int, wall: float) -> None:
         """The end line, the outcome, and the start player passing on, all in one transaction."""
         with self._transaction() as db:
-            db.execute("INSERT INTO journal (show_id, n, line) SELECT ?, COALESCE(MAX(n), 0) + 1, ? FROM journal"
-                       " WHERE show_id = ?", (show_id, json.dumps(end_line), show_id))
+            self._append(db, show_id, end_line)
             db.execute("UPDATE shows SET outcome = ?, stars = ?, ended = ? WHERE id = ?",
                        (outcome, stars, iso(wall), show_id))
             if outcome in ("win", "loss"):  # the start player token passes after every game, won or lost

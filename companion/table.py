@@ -8,8 +8,10 @@ become poses, poses and flips become journal lines and show inputs, and every
 change is published as a snapshot to the web, the LEDs and the buzzer.
 
 Show time is the monotonic clock since the start, times `speed` (the demo
-runs faster). Every input is journaled before it is applied, so a replay of
-the journal is the live show, and a restart after a crash resumes it.
+runs faster). Every input is journaled exactly as it was applied, so a replay
+of the journal is the live show, and a restart after a crash resumes it. The
+lines of one step are written just after its snapshot is published: phones
+do not wait for the disk, and a crash loses at most the lines in flight.
 """
 
 import logging
@@ -99,6 +101,7 @@ class Table:
         self._published = 0
         self._snapshot: dict = {}
         self._dirty = False
+        self._unsaved: list[dict] = []
         self._finished = False
         self._t_base, self._mono_base = 0.0, self.clock.monotonic()
         self._settled = self._fired = -math.inf
@@ -115,6 +118,7 @@ class Table:
         with self._lock:
             self._recover()
             self._publish()
+            self._save_journal()
 
     # ---- the runtime thread -------------------------------------------
 
@@ -133,6 +137,7 @@ class Table:
             self._thread.join(timeout=5)
             self._thread = None
         self.rig.close()
+        self.store.close()
 
     def poke(self) -> None:
         """Make the runtime look at the clock again (a fake clock calls this when moved)."""
@@ -174,6 +179,7 @@ class Table:
             self._settle(self.clock.monotonic())
             if self._dirty:
                 self._publish()
+            self._save_journal()
 
     def _take(self, item) -> None:
         if isinstance(item, RawEdge):
@@ -230,15 +236,15 @@ class Table:
     # ---- inputs into the show -----------------------------------------
 
     def _input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> None:
-        """Journal one line, then apply it: a replay of the journal is the live show."""
+        """Apply one line and keep it for the journal: a replay of the journal is the live show."""
         t = max(self.show.now, self.show_time() if mono is None else self._to_show(mono))
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
         line = {"t": t, "type": kind, "timer": colour}
         if pose is not None:
             line["pose"] = pose.value
-        self.store.append(self.show_id, line)
         apply_line(self.show, line)
+        self._unsaved.append(line)
         self._dirty = True
         self._after_change()
 
@@ -254,7 +260,13 @@ class Table:
         if self.show.outcome != "running" and not self._finished:
             self._finish(self.show.outcome, self.show.ended_at)
 
+    def _save_journal(self) -> None:
+        if self._unsaved:
+            lines, self._unsaved = self._unsaved, []
+            self.store.append(self.show_id, lines)
+
     def _finish(self, outcome: str, t: float) -> None:
+        self._save_journal()
         self._finished = True
         self._window_until = None
         for cradle in self.cradles.values():
