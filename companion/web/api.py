@@ -13,14 +13,13 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
-from companion.skyrockets.colours import MAX_DURATION_S, check_colour, check_seconds
+from companion.skyrockets.colours import check_colour
 from companion.web import get_table
 from companion.web.live import last_event_id, show_stream, strip_stream
 from companion.web.security import needs_pin
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-MIN_CALIBRATION_S = 1.0  # durations are kept to 0.01 s: anything shorter is a slip of the finger
 SQLITE_MAX_ID = 2**63 - 1  # larger ids cannot be looked up (and cannot exist)
 
 
@@ -111,11 +110,7 @@ def mute():
 @needs_pin
 def calibrate():
     data = json_body("timer", "seconds")
-    colour = check_colour(need(data, "timer"), "timer")
-    seconds = check_seconds(need(data, "seconds"), "seconds", positive=True, limit=MAX_DURATION_S)
-    if seconds < MIN_CALIBRATION_S:
-        raise BadInput("seconds", f"{seconds:g} s is too short for an hourglass (at least {MIN_CALIBRATION_S:g} s)")
-    return jsonify(get_table().calibrate(colour, seconds))
+    return jsonify(get_table().calibrate(need(data, "timer"), need(data, "seconds")))
 
 
 @bp.get("/strip/events")
