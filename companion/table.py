@@ -1,11 +1,10 @@
 """The running table: sensors in, the rules core in the middle, a durable record out.
 
-One runtime thread owns the show. Pin callbacks, buttons and web requests
-never touch it: they put raw edges and commands on a queue. The thread sleeps
-until the next queued item or the next deadline (a debounce settling, a glass
-running low or out, the start window closing) and then catches up: edges
-become poses, poses and flips become journal lines and show inputs, and every
-change is published as a snapshot to the web, the LEDs and the buzzer.
+One runtime thread owns the show (companion.runtime). It wakes for each raw
+edge and command, and at the next deadline (a debounce settling, a glass
+running low or out, the start window closing), and catches up: edges become
+poses, poses and flips become journal lines and show inputs, and every change
+is published as a snapshot to the web, the LEDs and the buzzer.
 
 Show time is the monotonic clock since the start, times `speed` (the demo
 runs faster). Every input is journaled exactly as it was applied, so a replay
@@ -16,10 +15,8 @@ do not wait for the disk, and a crash loses at most the lines in flight.
 
 import logging
 import math
-import queue
 import secrets
 import threading
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 from companion.clock import SystemClock
@@ -29,6 +26,7 @@ from companion.hardware.buttons import ButtonAction
 from companion.hardware.pins import RawEdge, mock_pin_factory
 from companion.hardware.tilt import FaultChange, PoseChange
 from companion.rig import Rig
+from companion.runtime import Runtime
 from companion.skyrockets import COLOURS, Pose, Setup, Show, parse_event, replay, setup_line
 from companion.skyrockets.colours import check_colour
 from companion.skyrockets.log import LogError, apply_line
@@ -66,17 +64,6 @@ class Cradle:
         return pose.turned if self.swapped else pose
 
 
-@dataclass(frozen=True)
-class _Command:
-    fn: object
-    args: tuple
-    future: Future
-
-
-class _Tick:
-    """Wakes the runtime thread to look at the clock again."""
-
-
 class Table:
     """A game table: its config, its hardware, its records, and the show in progress."""
 
@@ -92,11 +79,7 @@ class Table:
         self.speed = speed
         self.show: Show | None = None
         self.show_id: int | None = None
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._lock = threading.RLock()
         self._changed = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._stopping = False
         self._boot = store.next_boot()
         self._published = 0
         self._snapshot: dict = {}
@@ -107,18 +90,17 @@ class Table:
         self._settled = self._fired = -math.inf
         self._window_until: float | None = None
         self._started_wall = 0.0
-        self.rig = Rig(config, pin_factory, self._queue.put, self.clock.monotonic)
+        self.runtime = Runtime(self.clock, self._take, self._settle_and_publish, self._next_due)
+        self.rig = Rig(config, pin_factory, self.runtime.put, self.clock.monotonic)
         self.cradles = {colour: Cradle(physical=pair.pose) for colour, pair in self.rig.tilts.items()}
         self._frames = _FrameTap(self.rig.strip)
         if self.rig.strip is not None:
             from companion.hardware.ledshow import LedShow
 
             self.rig.leds = LedShow(self.rig.strip, self.rig.layout, self.show_time)
-        self.clock.on_change(self.poke)
-        with self._lock:
-            self._recover()
-            self._publish()
-            self._save_journal()
+        self._recover()
+        self._publish()
+        self._save_journal()
 
     # ---- the runtime thread -------------------------------------------
 
@@ -126,39 +108,23 @@ class Table:
         """Run the runtime thread (and the LED thread) until stop()."""
         if self.rig.leds is not None:
             self.rig.leds.start()
-        self._thread = threading.Thread(target=self._run, name="table", daemon=True)
-        self._thread.start()
+        self.runtime.start()
         return self
 
     def stop(self) -> None:
-        self._stopping = True
-        self.poke()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        self.runtime.stop()
         self.rig.close()
         self.store.close()
 
-    def poke(self) -> None:
-        """Make the runtime look at the clock again (a fake clock calls this when moved)."""
-        self._queue.put(_Tick())
+    def pump(self) -> None:
+        """Take everything queued and settle everything due by now (tests call this; the thread does)."""
+        self.runtime.pump()
 
-    def _run(self) -> None:
-        while not self._stopping:
-            try:
-                item = self._queue.get(timeout=self._wait_s())
-            except queue.Empty:
-                item = None
-            with self._lock:
-                try:
-                    if item is not None:
-                        self._take(item)
-                    self.pump()
-                except Exception:  # a bug must not stop the table: log it and go on
-                    log.exception("runtime step failed")
+    def alive(self, timeout: float = 5.0) -> bool:
+        return self.runtime.alive(timeout)
 
-    def _wait_s(self) -> float | None:
-        """Seconds until the next thing due, or None to wait for the next queued item."""
+    def _next_due(self) -> float | None:
+        """The next monotonic instant at which something is due, if any."""
         due = [pair.next_due() for pair in self.rig.tilts.values()]
         due += [button.next_due() for button in self.rig.buttons.values()]
         if self._running:
@@ -166,33 +132,20 @@ class Table:
             due += [None if show_due is None else self._to_mono(show_due), self._window_until]
             due += [c.turn_due for c in self.cradles.values()]
         due = [d for d in due if d is not None]
-        return max(0.0, min(due) - self.clock.monotonic()) if due else None
+        return min(due) if due else None
 
-    def pump(self) -> None:
-        """Take everything queued, settle everything due by now, publish if anything changed."""
-        with self._lock:
-            while True:
-                try:
-                    self._take(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            self._settle(self.clock.monotonic())
-            if self._dirty:
-                self._publish()
-            self._save_journal()
+    def _settle_and_publish(self, now: float) -> None:
+        self._settle(now)
+        if self._dirty:
+            self._publish()
+        self._save_journal()
 
-    def _take(self, item) -> None:
-        if isinstance(item, RawEdge):
-            logic = self.rig.input_logic(item.device)
-            if item.device in self.rig.tilts:
-                logic.edge(item.switch, item.closed, item.t)
-            else:
-                logic.edge(item.closed, item.t)
-        elif isinstance(item, _Command):
-            try:
-                item.future.set_result(item.fn(*item.args))
-            except BaseException as e:
-                item.future.set_exception(e)
+    def _take(self, edge: RawEdge) -> None:
+        logic = self.rig.input_logic(edge.device)
+        if edge.device in self.rig.tilts:
+            logic.edge(edge.switch, edge.closed, edge.t)
+        else:
+            logic.edge(edge.closed, edge.t)
 
     def _settle(self, now: float) -> None:
         changes = [c for logic in (*self.rig.tilts.values(), *self.rig.buttons.values()) for c in logic.update(now)]
@@ -338,48 +291,26 @@ class Table:
 
     # ---- commands (thread-safe; run on the runtime thread) -------------
 
-    def _submit(self, fn, *args):
-        if self._thread is None or threading.current_thread() is self._thread:
-            with self._lock:
-                self._settle(self.clock.monotonic())
-                result = fn(*args)
-                self.pump()
-                return result
-        future = Future()
-        self._queue.put(_Command(fn, args, future))
-        return future.result(timeout=10)
-
-    def alive(self, timeout: float = 5.0) -> bool:
-        """Whether the runtime thread still answers (the systemd watchdog asks)."""
-        if self._thread is None or not self._thread.is_alive():
-            return False
-        future = Future()
-        self._queue.put(_Command(lambda: True, (), future))
-        try:
-            return future.result(timeout=timeout)
-        except Exception:
-            return False
-
     def start_show(self, event, challenge: bool = False) -> dict:
         """Start a show of `event` (an id, or an inline event object, which is saved for next time)."""
-        return self._submit(self._start_show, event, challenge)
+        return self.runtime.submit(self._start_show, event, challenge)
 
     def flip(self, colour: str) -> dict:
         """Flip a timer from the page: an emulated one, or a physical one whose sensors are faulty."""
-        return self._submit(self._flip, colour)
+        return self.runtime.submit(self._flip, colour)
 
     def abort(self) -> dict:
         """Stop the running show (recorded as aborted), or dismiss a finished one."""
-        return self._submit(self._abort)
+        return self.runtime.submit(self._abort)
 
     def set_muted(self, muted: bool) -> dict:
         if not isinstance(muted, bool):
             raise BadInput("muted", f"expected true or false, got {muted!r}")
-        return self._submit(self._set_muted, muted)
+        return self.runtime.submit(self._set_muted, muted)
 
     def calibrate(self, colour: str, seconds: float) -> dict:
         """Store a glass's measured duration (used from the next show on)."""
-        return self._submit(self._calibrate, colour, seconds)
+        return self.runtime.submit(self._calibrate, colour, seconds)
 
     def set_players(self, names: list) -> dict:
         """The players in clockwise order from the next start player."""

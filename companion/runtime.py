@@ -1,0 +1,121 @@
+"""The one thread that owns the show: it sleeps until the next queued item or the next deadline.
+
+Pin callbacks, buttons and web requests never touch the show. They `put`
+items on a queue (raw edges) or `submit` commands, which the runtime thread
+runs in order with everything else. The thread wakes for the next item or at
+the instant its owner says something is due, catches up, and sleeps again:
+no polling. Without the thread (tests), `pump()` and `submit()` do the same
+work in the caller's thread.
+"""
+
+import logging
+import queue
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Command:
+    fn: Callable
+    args: tuple
+    future: Future
+
+
+class _Tick:
+    """Wakes the thread to look at the clock again."""
+
+
+class Runtime:
+    """Runs `take(item)` for each queued item, then `settle(now)`, whenever an item arrives or
+    `next_due()` (a monotonic instant, or None) comes round."""
+
+    def __init__(self, clock, take: Callable[[object], None], settle: Callable[[float], None],
+                 next_due: Callable[[], float | None]):
+        self.clock = clock
+        self._take, self._settle, self._next_due = take, settle, next_due
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.RLock()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        clock.on_change(self.poke)
+
+    def put(self, item) -> None:
+        """Hand an item to the runtime (safe from any thread, never blocks)."""
+        self._queue.put(item)
+
+    def poke(self) -> None:
+        """Make the runtime look at the clock again (a fake clock calls this when moved)."""
+        self._queue.put(_Tick())
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="table", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self.poke()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def submit(self, fn: Callable, *args):
+        """Run fn(*args) on the runtime thread and return its result (or raise its exception)."""
+        if self._thread is None or threading.current_thread() is self._thread:
+            with self._lock:
+                self._settle(self.clock.monotonic())
+                result = fn(*args)
+                self.pump()
+                return result
+        future = Future()
+        self._queue.put(_Command(fn, args, future))
+        return future.result(timeout=10)
+
+    def alive(self, timeout: float = 5.0) -> bool:
+        """Whether the runtime thread still answers (the systemd watchdog asks)."""
+        if self._thread is None or not self._thread.is_alive():
+            return False
+        future = Future()
+        self._queue.put(_Command(lambda: True, (), future))
+        try:
+            return future.result(timeout=timeout)
+        except Exception:
+            return False
+
+    def pump(self) -> None:
+        """Take everything queued, then settle everything due by now."""
+        with self._lock:
+            while True:
+                try:
+                    self._handle(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            self._settle(self.clock.monotonic())
+
+    def _handle(self, item) -> None:
+        if isinstance(item, _Command):
+            try:
+                item.future.set_result(item.fn(*item.args))
+            except BaseException as e:
+                item.future.set_exception(e)
+        elif not isinstance(item, _Tick):
+            self._take(item)
+
+    def _run(self) -> None:
+        while not self._stopping:
+            due = self._next_due()
+            timeout = None if due is None else max(0.0, due - self.clock.monotonic())
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                item = None
+            with self._lock:
+                try:
+                    if item is not None:
+                        self._handle(item)
+                    self.pump()
+                except Exception:  # a bug must not stop the table: log it and go on
+                    log.exception("runtime step failed")
