@@ -10,6 +10,7 @@ import json
 import logging
 import queue
 import signal
+import sqlite3
 import sys
 import tempfile
 import threading
@@ -61,7 +62,7 @@ def cmd_demo(args) -> int:
     from companion.table import demo_table
 
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="companion-demo-")) / "companion.sqlite3"
-    table = demo_table(db, speed=args.speed, pin=args.pin)
+    table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
     return _serve(table, args.host, args.port)
 
@@ -77,10 +78,22 @@ def cmd_run(args) -> int:
         pin_factory = open_pin_factory(args.mock)
     except HardwareUnavailable as e:
         raise Refusal(str(e), code=1) from None
-    table = Table(config, Store(config.database), pin_factory)
+    table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory))
     host = args.host or config.web.host
     port = args.port or config.web.port
     return _serve(table, host, port)
+
+
+def _open_table(database: Path, make):
+    """The table, or one line on why it cannot be opened (exit 1)."""
+    from companion.hardware.strip import StripUnavailable
+
+    try:
+        return make()
+    except StripUnavailable as e:
+        raise Refusal(str(e), code=1) from None
+    except (sqlite3.Error, OSError) as e:
+        raise Refusal(f"cannot use the database {database} ({getattr(e, 'strerror', None) or e})", code=1) from None
 
 
 def _serve(table, host: str, port: int) -> int:

@@ -6,6 +6,8 @@ it keeps beside them (`TiltPair`, `FlipButton`). With gpiozero's mock pin
 factory the same rig runs on a laptop, in the demo and in the tests.
 """
 
+from contextlib import contextmanager
+
 from companion.config import Config
 from companion.errors import BadInput
 from companion.hardware.buttons import FlipButton, GpioFlipButton
@@ -41,19 +43,22 @@ class Rig:
                                "'hub' needs the serial sensor hub, which this version cannot read yet: use tilt or emulated")
             if timer.source == "tilt":
                 pins = timer.pins[:1] if timer.single_switch else timer.pins
-                device = self._track(GpioTiltPair(colour, pins, sink, clock, self.pin_factory))
+                with self._opening(f"timers.{colour}.pins"):
+                    device = self._track(GpioTiltPair(colour, pins, sink, clock, self.pin_factory))
                 self.tilts[colour] = TiltPair(colour, settle_s=tilt.settle_ms / 1000,
                                               both_closed_fault_s=tilt.both_closed_fault_s,
                                               single=timer.single_switch, initial=device.levels(), t0=now)
             else:
-                self._track(GpioFlipButton(colour, timer.pins[0], sink, clock, self.pin_factory))
+                with self._opening(f"timers.{colour}.pins"):
+                    self._track(GpioFlipButton(colour, timer.pins[0], sink, clock, self.pin_factory))
                 self.buttons[colour] = FlipButton(colour, settle_s=buttons.settle_ms / 1000, hold_s=buttons.hold_s)
 
     def _open_buzzer(self) -> None:
         if self.config.buzzer.enabled:
             from gpiozero import TonalBuzzer
 
-            device = self._track(TonalBuzzer(self.config.buzzer.pin, pin_factory=self.pin_factory))
+            with self._opening("buzzer.pin"):
+                device = self._track(TonalBuzzer(self.config.buzzer.pin, pin_factory=self.pin_factory))
             self.buzzer = Buzzer(device, muted=self.config.buzzer.muted)
 
     def _open_strip(self) -> None:
@@ -70,6 +75,16 @@ class Rig:
     def _track(self, device):
         self._devices.append(device)
         return device
+
+    @contextmanager
+    def _opening(self, key: str):
+        """A device that will not open is a config problem: name the key (e.g. a pin already in use)."""
+        from gpiozero.exc import GPIOZeroError
+
+        try:
+            yield
+        except GPIOZeroError as e:
+            raise BadInput(key, f"cannot open the pin ({e})") from None
 
     def input_logic(self, name: str):
         """The debouncing logic fed by the device called `name`."""

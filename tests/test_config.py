@@ -117,3 +117,14 @@ def test_the_example_config_in_the_docs_loads():
 
     config = load_config(ROOT / "docs" / "config.example.toml")
     assert config.timers["purple"].source == "emulated" and config.timers["red"].pins == (4, 5)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[strip]\nenabled = true\n", "LED strip 'spi' unavailable"),
+    ("[table]\ndatabase = \"/proc/none/t.sqlite3\"\n", "cannot use the database /proc/none/t.sqlite3"),
+])
+def test_run_with_hardware_or_storage_it_cannot_open_exits_1_with_one_line(cli, tmp_path, text, message):
+    path = tmp_path / "config.toml"
+    path.write_text(text if "database" in text else text + f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n')
+    done = cli("run", "--config", str(path), "--mock")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
