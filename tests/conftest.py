@@ -36,3 +36,21 @@ def mock_pins():
     yield Device.pin_factory
     Device.pin_factory.reset()
     Device.pin_factory = previous
+
+
+@pytest.fixture
+def clock():
+    """A clock that moves only when a test moves it."""
+    from companion.clock import FakeClock
+
+    return FakeClock()
+
+
+@pytest.fixture
+def table(tmp_path, clock):
+    """The demo table (mock pins, six emulated timers, a fake strip) on a fresh database."""
+    from companion.table import demo_table
+
+    table = demo_table(tmp_path / "table.sqlite3", clock=clock)
+    yield table
+    table.stop()

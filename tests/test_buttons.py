@@ -1,6 +1,5 @@
 """Flip buttons: flips and lays from explicit edge times, and the gpiozero shell on mock pins."""
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pytest import approx

@@ -5,8 +5,7 @@ import json
 from hypothesis import given, settings, strategies as st
 
 from companion.skyrockets import COLOURS, replay
-from companion.skyrockets.events import Event
-from companion.skyrockets.show import Setup, Show
+from companion.skyrockets.show import Show
 
 
 @st.composite

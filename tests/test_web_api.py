@@ -14,29 +14,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.clock import FakeClock
 from companion.config import StripConfig, demo_config
 from companion.skyrockets import replay
 from companion.store import Store
-from companion.table import Table, demo_table, mock_pin_factory
+from companion.hardware.pins import mock_pin_factory
+from companion.table import Table
 from companion.web import create_app
 from companion.web.security import PinGuard
 
 PIN = {"X-Table-Pin": "1234"}
 SOLO = {"id": "solo", "name": "Solo", "hand_size": 3, "countdown": "red", "running": ["red"], "lying": ["blue"],
         "countdown_start": 1, "rules": "Only red runs."}
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def table(tmp_path, clock):
-    table = demo_table(tmp_path / "table.sqlite3", clock=clock)
-    yield table
-    table.stop()
 
 
 @pytest.fixture

@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.clock import FakeClock
 from companion.config import WebConfig
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS, parse_event
-from companion.table import demo_table
 from companion.web import create_app, table as table_page
 from companion.web.i18n import CATALOG_DIR, catalog
 from companion.web.looks import LOOKS
@@ -22,18 +20,6 @@ WEB = Path(__file__).resolve().parent.parent / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
 SOLO = {"id": "solo", "name": "Solo", "countdown": "red", "running": ["red"], "countdown_start": 1}
 LAN_PHONE = {"REMOTE_ADDR": "192.168.1.20"}
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def table(tmp_path, clock):
-    table = demo_table(tmp_path / "table.sqlite3", clock=clock)
-    yield table
-    table.stop()
 
 
 @pytest.fixture
