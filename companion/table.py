@@ -424,15 +424,14 @@ class Table:
             self.rig.leds.update(snapshot)
 
     def _describe(self) -> dict:
-        extras = {"speed": self.speed, "muted": self.rig.buzzer.muted, "warn_lead_s": self.config.warn_lead_s}
+        extras = {"speed": self.speed, "muted": self.rig.buzzer.muted}
         if self.show is None:
-            return {"outcome": "idle", **extras}
+            return {"outcome": "idle", "warn_lead_s": self.config.warn_lead_s, **extras}
         show, setup = self.show, self.show.setup
         state = show.result()
         state.update(id=self.show_id, event=setup.event.to_json(), challenge=setup.challenge,
-                     started=iso(self._started_wall), runout_grace_s=setup.runout_grace_s,
-                     advance_tolerance_s=setup.advance_tolerance_s, **extras)
-        state["warn_lead_s"] = setup.warn_lead_s
+                     started=iso(self._started_wall), warn_lead_s=setup.warn_lead_s,
+                     runout_grace_s=setup.runout_grace_s, advance_tolerance_s=setup.advance_tolerance_s, **extras)
         for colour, timer in state["timers"].items():
             cradle = self.cradles.get(colour, Cradle())
             timer.update(duration=setup.duration(colour), role=show.timers[colour].role,
