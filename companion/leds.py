@@ -22,16 +22,16 @@ Countdown track: the current space in the countdown timer's colour; a moving
 rainbow on a win. Crowd tokens: gold while star side up; all red on a loss.
 
 Low-sand rhythms, so that colour is never the only cue (a beat is 8 ticks,
-X = the top bulb lit in full):
+# = the top bulb lit in full):
 
 | timer  | rhythm     | reads as           |
 |--------|------------|--------------------|
-| red    | `X.......` | one short          |
-| orange | `X.X.....` | two short          |
-| yellow | `X.X.X...` | three short        |
-| green  | `XXXX....` | one long           |
-| blue   | `XXX.X...` | long, short        |
-| purple | `X.XXX...` | short, long        |
+| red    | `#.......` | one short          |
+| orange | `#.#.....` | two short          |
+| yellow | `#.#.#...` | three short        |
+| green  | `####....` | one long           |
+| blue   | `###.#...` | long, short        |
+| purple | `#.###...` | short, long        |
 
 The beat quickens from 1.6 s at `warn_lead_s` to 0.8 s at empty. Blinks are
 timed in wall seconds (show seconds / `speed`) so a sped-up demo stays legible.
@@ -64,12 +64,12 @@ TIMER_COLOURS: dict[str, Colour] = {
 }
 
 WARNING_RHYTHMS: dict[str, str] = {
-    "red": "X.......",
-    "orange": "X.X.....",
-    "yellow": "X.X.X...",
-    "green": "XXXX....",
-    "blue": "XXX.X...",
-    "purple": "X.XXX...",
+    "red": "#.......",
+    "orange": "#.#.....",
+    "yellow": "#.#.#...",
+    "green": "####....",
+    "blue": "###.#...",
+    "purple": "#.###...",
 }
 SLOW_BEATS_PER_S = 1 / 1.6
 FAST_BEATS_PER_S = 1 / 0.8
@@ -223,7 +223,7 @@ def _warning_beats(remaining: float, moment: _Moment) -> float:
 
 
 def _rhythm_on(rhythm: str, beats: float) -> bool:
-    return rhythm[int((beats % 1.0) * len(rhythm))] == "X"
+    return rhythm[int((beats % 1.0) * len(rhythm))] == "#"
 
 
 def _blink_on(cycles: float) -> bool:
