@@ -254,7 +254,7 @@ def test_an_unknown_show_is_a_404_page(client, path):
 
 def test_the_browser_language_chooses_japanese(client):
     page = client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
-    assert '<html lang="ja" data-catalog="/static/i18n/ja.json">' in page
+    assert '<html lang="ja" data-catalog="/i18n/ja.json">' in page
     assert "観衆トークン" in page and "カウントダウン" in page and "赤" in page
     english = client.get("/", headers={"Accept-Language": "de,en;q=0.5"}).get_data(as_text=True)
     assert '<html lang="en"' in english and "Crowd tokens" in english
@@ -305,7 +305,7 @@ def test_the_table_page_and_its_assets_stay_under_100_kb(client):
     total = len(page.data)
     links = Page(page.get_data(as_text=True)).links
     assets = [link for link in links if link.startswith("/static/")]
-    assets += ["/static/i18n/en.json"]  # fetched by the script
+    assets += ["/i18n/en.json"]  # fetched by the script
     imports = set()
     for script in WEB.glob("static/js/*.js"):
         imports.add(f"/static/js/{script.name}")  # modules the entry script imports

@@ -47,11 +47,17 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     from companion.web import api, auth, errors, i18n, live, scorepad, security, shows
     from companion.web import table as table_page
 
+    from companion.web.areas import Area, discover
+
+    core = [Area("table", table_page.bp, "table.index", 10), Area("scorepad", scorepad.bp, "scorepad.index", 20),
+            Area("shows", shows.bp, "shows.index", 30)]
+    areas = sorted(core + discover(), key=lambda a: (a.order, a.name))
+    app.extensions["areas"] = areas
     live.init_app(app)
     security.init_app(app)
-    i18n.init_app(app)
+    i18n.init_app(app, areas)
     errors.init_app(app)
-    for blueprint in (table_page.bp, scorepad.bp, shows.bp, api.bp, auth.bp, i18n.bp):
+    for blueprint in (*(a.blueprint for a in areas), api.bp, auth.bp, i18n.bp):
         app.register_blueprint(blueprint)
     return app
 

@@ -1,7 +1,8 @@
 """One message catalog per language, for the server's templates and the pages' scripts alike.
 
-The catalogs are JSON files in static/i18n/ ({"key": "text with {name} slots"}),
-served as they are to the scripts, so a message is written once. The language
+The catalogs are JSON files ({"key": "text with {name} slots"}): the site's own
+in static/i18n/, and each area's in its package (companion.web.areas), merged
+and served as one to the scripts (/i18n/<lang>.json), so a message is written once. The language
 comes from the `lang` cookie (set by the switch on every page), else from the
 browser's Accept-Language, else English.
 
@@ -14,7 +15,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from flask import Blueprint, g, redirect, request
+from flask import Blueprint, g, jsonify, redirect, request
 
 CATALOG_DIR = Path(__file__).parent / "static" / "i18n"
 LANGUAGES = ("en", "ja")
@@ -25,10 +26,20 @@ _SLOT = re.compile(r"\{(\w+)\}")
 bp = Blueprint("lang", __name__)
 
 
+_AREA_DIRS: list[Path] = []  # each area's catalog folder, registered by init_app
+
+
+def _read(folder: Path, lang: str) -> dict[str, str]:
+    path = folder / f"{lang}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
 @cache
 def catalog(lang: str) -> dict[str, str]:
-    """Every message of `lang`, English filling any gap."""
-    messages = json.loads((CATALOG_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+    """Every message of `lang` (the site's and every area's), English filling any gap."""
+    messages = _read(CATALOG_DIR, lang)
+    for folder in _AREA_DIRS:
+        messages.update(_read(folder, lang))
     return messages if lang == DEFAULT else {**catalog(DEFAULT), **messages}
 
 
@@ -71,9 +82,24 @@ def safe_next(target: str | None, default: str = "/") -> str:
     return default
 
 
-def init_app(app) -> None:
+def init_app(app, areas=()) -> None:
+    folders = [a.catalogs for a in areas if a.catalogs is not None]
+    if any(f not in _AREA_DIRS for f in folders):
+        _AREA_DIRS.extend(f for f in folders if f not in _AREA_DIRS)
+        catalog.cache_clear()
+    nav = [(a.name, a.index) for a in areas if a.index is not None]
     app.jinja_env.globals.update(_=translate, language=language, other_language=other_language,
-                                 event_name=event_name, when=when)
+                                 event_name=event_name, when=when, nav_areas=nav)
+
+
+@bp.get("/i18n/<code>.json")
+def catalog_json(code: str):
+    """The merged catalog of one language, for the pages' scripts."""
+    if code not in LANGUAGES:
+        return jsonify({"error": f"no catalog for {code[:10]!r}", "field": "lang"}), 404
+    response = jsonify(catalog(code))
+    response.cache_control.max_age = 3600
+    return response
 
 
 @bp.get("/lang/<code>")

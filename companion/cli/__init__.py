@@ -1,0 +1,49 @@
+"""The `companion` command.
+
+Each module of this package with a `register(subparsers)` function adds its
+own commands (as Klipper's extras add their config sections), so a new part
+of the house brings its commands with it. Every command exits 0 on success
+and 2 on bad input, with one line on stderr that names the file, line or
+field — never a traceback. A table that cannot start (no GPIO, a port in
+use) exits 1, also with one line.
+"""
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+
+from companion.cli.common import Refusal
+from companion.cli.wiring import readout  # noqa: F401  (the check-hw readout, used by tests and docs)
+from companion.errors import BadInput
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description="The hourglass table companion.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "register"):
+            module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except Refusal as e:
+        print(f"companion {args.command}: {e}", file=sys.stderr)
+        return e.code
+    except BadInput as e:
+        print(f"companion {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

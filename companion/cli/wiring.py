@@ -1,0 +1,128 @@
+"""`companion check-hw` and `companion calibrate`: wiring a table and timing its glasses."""
+
+import queue
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from companion.cli.common import Refusal
+
+
+def _open_rig(args, q):
+    from companion.config import load_config, parse_config
+    from companion.hardware.pins import HardwareUnavailable, open_pin_factory
+    from companion.rig import Rig
+
+    config = load_config(args.config) if args.config is None or Path(args.config).exists() \
+        else replace(parse_config({}, None), path=Path(args.config))
+    quiet = replace(config, strip=replace(config.strip, enabled=False), buzzer=replace(config.buzzer, enabled=False))
+    try:
+        factory = open_pin_factory(args.mock)
+    except HardwareUnavailable as e:
+        raise Refusal(str(e), code=1) from None
+    return config, Rig(quiet, factory, q.put, time.monotonic)
+
+
+def _feed(rig, q: queue.SimpleQueue, timeout: float | None):
+    """Hand queued raw edges to the rig's logic; return what settled."""
+    try:
+        edge = q.get(timeout=timeout)
+        rig.input_logic(edge.device).edge(*((edge.switch,) if edge.device in rig.tilts else ()), edge.closed, edge.t)
+    except queue.Empty:
+        pass
+    now = time.monotonic()
+    return [c for logic in (*rig.tilts.values(), *rig.buttons.values()) for c in logic.update(now)]
+
+
+def readout(rig) -> list[str]:
+    """One line per timer: its source, every switch's raw level, the debounced pose, any fault."""
+    lines = []
+    raw = rig.readings()
+    for colour, timer in rig.config.timers.items():
+        if colour in rig.tilts:
+            pair = rig.tilts[colour]
+            switches = "  ".join(f"GPIO{p:<2} {'closed' if c else 'open  '}" for p, c in zip(timer.pins, raw[colour]))
+            state = f"pose {pair.pose.value:<5}" + (f"  FAULT: {pair.fault}" if pair.fault else "")
+        elif colour in rig.buttons:
+            switches = f"GPIO{timer.pins[0]:<2} button"
+            state = "pressed" if rig.buttons[colour].pressed else "released"
+        else:
+            switches, state = "(serial hub)", "-"
+        lines.append(f"{colour:<7} {timer.source:<9} {switches:<32} {state}")
+    return lines
+
+
+def cmd_check_hw(args) -> int:
+    q = queue.SimpleQueue()
+    _, rig = _open_rig(args, q)
+    try:
+        print("\n".join(readout(rig)), flush=True)
+        if args.once:
+            return 0
+        live = sys.stdout.isatty()
+        print("Tilt each glass and press each button; Ctrl-C stops.", flush=True)
+        while True:
+            if _feed(rig, q, 0.1):
+                if live:
+                    print(f"\x1b[{len(rig.config.timers) + 1}F\x1b[J", end="")
+                print("\n".join(readout(rig)), flush=True)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        rig.close()
+
+
+def cmd_calibrate(args) -> int:
+    from companion.calibration import Calibration
+    from companion.config import set_duration
+    from companion.hardware.buttons import ButtonAction
+    from companion.hardware.tilt import PoseChange
+    from companion.skyrockets.colours import check_colour
+
+    colour = check_colour(args.colour, "COLOUR")
+    calibration = Calibration(args.runs)
+    q = queue.SimpleQueue()
+    config, rig = _open_rig(args, q)
+    if config.path is None:
+        rig.close()
+        raise Refusal("no config file to store the result in: pass --config FILE")
+    how = "turn the glass" if colour in rig.tilts else "press its flip button"
+    print(f"Calibrating {colour}: {how} to start, then again the moment its top runs dry "
+          f"({args.runs} runs; Ctrl-C stops).", flush=True)
+    last_upright = rig.tilts[colour].pose if colour in rig.tilts else None
+    try:
+        while not calibration.done:
+            for change in _feed(rig, q, 0.1):
+                turn = False
+                if isinstance(change, PoseChange) and change.name == colour and change.pose.upright:
+                    turn, last_upright = change.pose != last_upright, change.pose
+                elif isinstance(change, ButtonAction) and change.name == colour:
+                    turn = True
+                if turn:
+                    run = calibration.turned(change.t)
+                    print(f"run {len(calibration.durations)}: {run:.2f} s" if run else "started", flush=True)
+    except KeyboardInterrupt:
+        if not calibration.durations:
+            return 0
+    finally:
+        rig.close()
+    seconds = calibration.median()
+    set_duration(config, colour, seconds)
+    print(f"{colour}: {seconds:.2f} s (median of {len(calibration.durations)} runs) saved in {config.path}")
+    return 0
+
+
+def register(sub) -> None:
+    check = sub.add_parser("check-hw", help="live readout of every switch, pose and fault, for wiring a table")
+    check.add_argument("--config")
+    check.add_argument("--mock", action="store_true")
+    check.add_argument("--once", action="store_true", help="print one readout and stop")
+    check.set_defaults(func=cmd_check_hw)
+
+    calibrate = sub.add_parser("calibrate", help="time a real glass and store its duration in the config")
+    calibrate.add_argument("colour", metavar="COLOUR")
+    calibrate.add_argument("--config")
+    calibrate.add_argument("--mock", action="store_true")
+    calibrate.add_argument("--runs", type=int, default=3)
+    calibrate.set_defaults(func=cmd_calibrate)
