@@ -455,6 +455,24 @@ class Table:
             self._changed.wait_for(lambda: self._snapshot["seq"] > after_seq, timeout)
             return self._snapshot
 
+    # ---- records (what the web and the bridges read; they never reach into the store) ----
+
+    def scorepad(self) -> dict:
+        """Per event: best stars, attempts, last played; and the start-player rotation."""
+        return self.store.scorepad()
+
+    def shows(self) -> list[dict]:
+        """Past shows, newest first: id, event, outcome, stars, started."""
+        return self.store.shows()
+
+    def show_record(self, show_id: int) -> dict | None:
+        """One past show's row, or None."""
+        return self.store.show(show_id)
+
+    def show_log(self, show_id: int) -> list[dict] | None:
+        """One show's journal as a show log, or None."""
+        return self.store.show_log(show_id)
+
     def events(self) -> list[dict]:
         return [dict(e.to_json(), builtin=e.builtin) for e in self.store.events().values()]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = ROOT / "tests" / "scenarios"
+SCENARIOS = ROOT / "tests" / "rules" / "scenarios"
 
 
 def run_cli(*args: str, stdin: str | None = None):

@@ -1,18 +1,8 @@
 """Flip buttons: one push button per LED-emulated hourglass."""
 
-from dataclasses import dataclass
-
 from companion.hardware.debounce import StableLevel
 from companion.hardware.pins import SwitchInputs
-
-
-@dataclass(frozen=True)
-class ButtonAction:
-    """The button of glass `name` asked at time `t` to "flip" it or to "lay" it down (or stand it up)."""
-
-    name: str
-    action: str
-    t: float
+from companion.hardware.source import ButtonAction  # noqa: F401  (re-exported)
 
 
 class FlipButton:

@@ -1,31 +1,9 @@
 """Tilt pairs: two ball switches in an hourglass's cradle that tell which end is up."""
 
-from dataclasses import dataclass
-
 from companion.hardware.debounce import StableLevel
 from companion.hardware.pins import SwitchInputs
+from companion.hardware.source import Change, FaultChange, PoseChange  # noqa: F401  (re-exported)
 from companion.skyrockets.hourglass import Pose
-
-
-@dataclass(frozen=True)
-class PoseChange:
-    """The glass `name` settled into `pose` ("a_up", "b_up" or "side") at time `t`."""
-
-    name: str
-    pose: Pose
-    t: float
-
-
-@dataclass(frozen=True)
-class FaultChange:
-    """The sensors of glass `name` became faulty at `t` (`fault` says why), or well again (None)."""
-
-    name: str
-    fault: str | None
-    t: float
-
-
-Change = PoseChange | FaultChange
 
 
 class TiltPair:

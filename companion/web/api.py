@@ -127,12 +127,12 @@ def strip_events():
 
 @bp.get("/scorepad")
 def scorepad():
-    return jsonify(get_table().store.scorepad())
+    return jsonify(get_table().scorepad())
 
 
 @bp.get("/scorepad.csv")
 def scorepad_csv():
-    pad = get_table().store.scorepad()
+    pad = get_table().scorepad()
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["event", "name", "best_stars", "attempts", "wins", "last_played"])
@@ -158,12 +158,12 @@ def players():
 
 @bp.get("/shows")
 def shows():
-    return jsonify(get_table().store.shows())
+    return jsonify(get_table().shows())
 
 
 @bp.get("/shows/<int:show_id>/log")
 def show_log(show_id: int):
-    lines = get_table().store.show_log(show_id) if show_id <= SQLITE_MAX_ID else None
+    lines = get_table().show_log(show_id) if show_id <= SQLITE_MAX_ID else None
     if lines is None:
         raise NotFound(f"there is no show {show_id}")
     headers = {"Content-Disposition": f'inline; filename="show-{show_id}.jsonl"'}

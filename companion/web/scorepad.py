@@ -13,5 +13,5 @@ MAX_NAME = 40  # what the table accepts for a player's name
 
 @bp.get("/scorepad")
 def index():
-    return render_template("scorepad/index.html", area="scorepad", pad=get_table().store.scorepad(),
+    return render_template("scorepad/index.html", area="scorepad", pad=get_table().scorepad(),
                            unlocked=unlocked(), max_players=MAX_PLAYERS, max_name=MAX_NAME)

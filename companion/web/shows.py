@@ -14,18 +14,18 @@ bp = Blueprint("shows", __name__)
 
 @bp.get("/shows")
 def index():
-    return render_template("shows/index.html", area="shows", shows=get_table().store.shows())
+    return render_template("shows/index.html", area="shows", shows=get_table().shows())
 
 
 @bp.get("/shows/<int:show_id>")
 def show(show_id: int):
-    store = get_table().store
-    record = store.show(show_id) if show_id <= SQLITE_MAX_ID else None
+    table = get_table()
+    record = table.show_record(show_id) if show_id <= SQLITE_MAX_ID else None
     if record is None:
         abort(404, translate("shows.unknown", id=show_id))
     labels = {key: translate(f"timer.{key}" if key in COLOURS else f"timeline.{key}") for key in LABELS}
     try:
-        svg, problem = timeline_svg(store.show_log(show_id), labels), None
+        svg, problem = timeline_svg(table.show_log(show_id), labels), None
     except BadInput as e:  # a damaged journal still gets its page, with the reason
         svg, problem = None, str(e)
     return render_template("shows/show.html", area="shows", show=record, timeline=svg, problem=problem)

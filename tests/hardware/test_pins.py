@@ -3,7 +3,6 @@
 import re
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
@@ -11,7 +10,7 @@ from companion.errors import BadInput
 from companion.hardware import pins
 from companion.hardware.pins import HardwareUnavailable, has_gpio, load_pinout, open_pin_factory
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 
 # BCM GPIO -> physical pin on the 40-pin header, to check the README against.
 HEADER = {2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33,

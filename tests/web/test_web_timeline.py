@@ -2,7 +2,6 @@
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +12,7 @@ from companion.skyrockets import COLOURS, replay
 from companion.web.looks import LOOKS
 from companion.web.timeline import timeline_svg, trace
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+from conftest import SCENARIOS
 SVG = "{http://www.w3.org/2000/svg}"
 
 

@@ -16,7 +16,7 @@ from companion.web import create_app, table as table_page
 from companion.web.i18n import CATALOG_DIR, catalog
 from companion.web.looks import LOOKS
 
-WEB = Path(__file__).resolve().parent.parent / "companion" / "web"
+WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
 SOLO = {"id": "solo", "name": "Solo", "countdown": "red", "running": ["red"], "countdown_start": 1}
 LAN_PHONE = {"REMOTE_ADDR": "192.168.1.20"}

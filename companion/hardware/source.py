@@ -1,0 +1,89 @@
+"""The one interface every sensor source plugs into the rig through, and what sources report.
+
+A source is whatever tells the table how its glasses stand: a tilt pair in
+a cradle, a flip button under an LED hourglass, the serial hub. Each one
+works the same way, so the rig dispatches them all alike and a new source is
+one new module:
+
+- its devices (gpiozero callbacks, a serial reader thread) hand *raw items*
+  to the rig's sink; every raw item carries `device`, the name of the source
+  that must take it;
+- the runtime thread gives each raw item back to its source with `take(item)`
+  (the only place a source's state changes), asks `update(t)` for the
+  changes that became true up to instant `t`, each stamped with its own
+  instant, and sleeps until the earliest `next_due()`;
+- `close()` releases the devices.
+
+>>> class Quiet:
+...     device = "quiet"
+...     def take(self, item): pass
+...     def update(self, t): return []
+...     def next_due(self): return None
+...     def close(self): pass
+>>> isinstance(Quiet(), Source)
+True
+"""
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from companion.skyrockets.hourglass import Pose
+
+
+@dataclass(frozen=True)
+class PoseChange:
+    """The glass `name` settled into `pose` at time `t`.
+
+    `resync` marks a pose learnt from a fresh reading after the source lost
+    sight of the glass (a hub replugged): it may have moved unseen meanwhile.
+    """
+
+    name: str
+    pose: Pose
+    t: float
+    resync: bool = False
+
+
+@dataclass(frozen=True)
+class FaultChange:
+    """The sensors of glass `name` became faulty at `t` (`fault` says why), or well again (None)."""
+
+    name: str
+    fault: str | None
+    t: float
+
+
+@dataclass(frozen=True)
+class ButtonAction:
+    """The button of glass `name` asked at time `t` to "flip" it or to "lay" it down (or stand it up)."""
+
+    name: str
+    action: str
+    t: float
+
+
+@dataclass(frozen=True)
+class BeamChange:
+    """The light beam at the neck of glass `name` saw sand start (`flowing`) or stop at time `t`."""
+
+    name: str
+    flowing: bool
+    t: float
+
+
+Change = PoseChange | FaultChange | ButtonAction | BeamChange
+
+
+@runtime_checkable
+class Source(Protocol):
+    """A sensor source as the rig sees it (see the module docstring)."""
+
+    device: str
+
+    def take(self, item) -> None: ...
+
+    def update(self, t: float) -> list[Change]: ...
+
+    def next_due(self) -> float | None: ...
+
+    def close(self) -> None: ...
