@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from companion.clock import SystemClock
 from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput
+from companion.games import GameShelf
 from companion.hardware.buttons import ButtonAction
 from companion.hardware.pins import RawEdge, mock_pin_factory
 from companion.hardware.tilt import FaultChange, PoseChange
@@ -73,6 +74,7 @@ class Table:
             raise BadInput("speed", f"{speed:g} is out of range (0.1-100)")
         self.config = config
         self.store = store
+        self.games = GameShelf(store.path)  # the board games' records, beside the shows
         self.clock = clock or SystemClock()
         self.pin = pin or config.web.pin or f"{secrets.randbelow(10**4):04d}"
         self.table_speed = speed
@@ -115,6 +117,7 @@ class Table:
         self.runtime.stop()
         self.rig.close()
         self.store.close()
+        self.games.close()
 
     def pump(self) -> None:
         """Take everything queued and settle everything due by now (tests call this; the thread does)."""
