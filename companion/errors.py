@@ -17,3 +17,7 @@ class BadInput(ValueError):
         """The same problem, its field placed under `prefix` (e.g. a line number or file)."""
         field = f"{prefix}.{self.field}" if self.field else prefix
         return BadInput(field, self.problem)
+
+
+class Conflict(BadInput):
+    """The request is well formed but the table cannot do it now (HTTP 409)."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from companion.clock import SystemClock
 from companion.config import Config, demo_config, set_duration
-from companion.errors import BadInput
+from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.buttons import ButtonAction
 from companion.hardware.pins import RawEdge, mock_pin_factory
@@ -30,16 +30,13 @@ from companion.rig import Rig
 from companion.runtime import Runtime
 from companion.skyrockets import COLOURS, Pose, Setup, Show, parse_event, replay, setup_line
 from companion.skyrockets.colours import check_colour
+from companion.skyrockets.snapshot import carried
 from companion.skyrockets.log import LogError, apply_line
 from companion.store import MAX_PLAYERS, Store, iso
 
 log = logging.getLogger(__name__)
 
 SEQ_PER_BOOT = 10**9
-
-
-class Conflict(BadInput):
-    """The request is well formed but the table cannot do it now (HTTP 409)."""
 
 
 @dataclass
@@ -482,21 +479,6 @@ class Table:
     def strip_frame(self, after: int, timeout: float) -> dict | None:
         """The LED strip as last drawn, as soon as a frame newer than `after` exists (None: no strip)."""
         return self._frames.wait(after, timeout, self.rig)
-
-
-def carried(snapshot: dict, now: float) -> dict:
-    """A snapshot carried forward to show time `now`.
-
-    Between two snapshots only running glasses change (the table publishes at
-    every instant where anything else happens: a glass running low, empty or
-    out), so this is exact.
-    """
-    if snapshot.get("outcome") != "running" or now <= snapshot["t"]:
-        return snapshot
-    gone = now - snapshot["t"]
-    timers = {colour: dict(timer, top_s=round(max(0.0, timer["top_s"] - gone), 3)) if timer["state"] == "running"
-              else timer for colour, timer in snapshot["timers"].items()}
-    return {**snapshot, "t": round(now, 3), "timers": timers}
 
 
 class _FrameTap:

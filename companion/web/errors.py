@@ -9,7 +9,7 @@ import logging
 from flask import jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from companion.errors import BadInput
+from companion.errors import BadInput, Conflict
 from companion.web.i18n import translate
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,6 @@ def init_app(app) -> None:
 
 
 def bad_input(e: BadInput):
-    from companion.table import Conflict  # here, not above: the pages import without the table's hardware shell
 
     status = 409 if isinstance(e, Conflict) else 400
     if wants_json():

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from flask import Response
 
-from companion.table import carried
+from companion.skyrockets.snapshot import carried
 from werkzeug.exceptions import ServiceUnavailable
 
 KEEP_ALIVE = ": keep-alive\n\n"

@@ -3,7 +3,8 @@
 import pytest
 
 from companion.clock import FakeClock
-from companion.table import Conflict, demo_table
+from companion.errors import Conflict
+from companion.table import demo_table
 from tabletop import Hands, journal, lines_of, live, near, replayed, tilt_table
 
 

@@ -15,7 +15,7 @@ import pytest
 from companion.clock import FakeClock
 from companion.table import demo_table
 from companion.web import create_app
-from companion.table import carried as at
+from companion.skyrockets.snapshot import carried as at
 from companion.web.live import strip_stream
 from companion.web.server import ServerThread, make_server
 
