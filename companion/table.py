@@ -50,13 +50,11 @@ class Cradle:
     physical: Pose | None = None
     swapped: bool | None = None
     sensor_fault: str | None = None
-    stuck: str | None = None
-    turn_due: float | None = None  # monotonic instant by which a run-out glass must be seen turned
     changed_while_down: bool = False
 
     @property
     def fault(self) -> str | None:
-        return self.sensor_fault or self.stuck
+        return self.sensor_fault
 
     def to_model(self, pose: Pose) -> Pose:
         return pose.turned if self.swapped else pose
@@ -130,7 +128,6 @@ class Table:
         if self._running:
             show_due = self.show.next_due()
             due += [None if show_due is None else self._to_mono(show_due), self._window_until]
-            due += [c.turn_due for c in self.cradles.values()]
         due = [d for d in due if d is not None]
         return min(due) if due else None
 
@@ -158,17 +155,20 @@ class Table:
                 self._on_button(change)
         if self._window_until is not None and now >= self._window_until:
             self._close_start_window()
-        for colour, cradle in self.cradles.items():
-            if cradle.turn_due is not None and now >= cradle.turn_due and self._running:
-                cradle.turn_due = None
-                cradle.stuck = "ran out, but its sensors never saw it turned: stuck or unplugged?"
-                self._dirty = True
         if self._running:
             t = self._to_show(now)
             if t > self._settled:
-                self.show.advance(t)
+                self._run_show_to(t)
                 self._settled = t
-                self._after_change()
+
+    def _run_show_to(self, t: float) -> None:
+        """Let the show run to t one deadline at a time, so a glass the table turns is turned at its instant."""
+        while self._running and (due := self.show.next_due()) is not None and due <= t:
+            self.show.advance(due)
+            self._after_change()
+        if self._running:
+            self.show.advance(max(t, self.show.now))  # a turn the table made may lie just after t
+            self._after_change()
 
     # ---- time -------------------------------------------------------------
 
@@ -190,7 +190,10 @@ class Table:
 
     def _input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> None:
         """Apply one line and keep it for the journal: a replay of the journal is the live show."""
-        t = max(self.show.now, self.show_time() if mono is None else self._to_show(mono))
+        self._input_at(self.show_time() if mono is None else self._to_show(mono), kind, colour, pose)
+
+    def _input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None) -> None:
+        t = max(self.show.now, t)
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
         line = {"t": t, "type": kind, "timer": colour}
@@ -202,16 +205,20 @@ class Table:
         self._after_change()
 
     def _after_change(self) -> None:
+        emulated_out = []
         for notice in self.show.drain_notices():
             self._dirty = True
             if notice["kind"] in ("low_sand", "empty", "runout"):
                 self._fired = max(self._fired, notice["t"])
-            cradle = self.cradles.get(notice["timer"])
-            if notice["kind"] == "runout" and cradle is not None and self.show.outcome == "running":
-                cradle.turn_due = self.clock.monotonic() + self.config.tilt.stuck_after_s
+            if notice["kind"] == "runout" and self.config.timers[notice["timer"]].source == "emulated":
+                emulated_out.append(notice["timer"])
             self.rig.buzzer.notice(notice)
         if self.show.outcome != "running" and not self._finished:
             self._finish(self.show.outcome, self.show.ended_at)
+        for colour in emulated_out:
+            # An LED glass has no hands: the table turns it, journaled just after the run-out instant.
+            if self._running and self.show.timers[colour].spent:
+                self._input_at(self.show.now, "flip", colour)
 
     def _save_journal(self) -> None:
         if self._unsaved:
@@ -222,8 +229,6 @@ class Table:
         self._save_journal()
         self._finished = True
         self._window_until = None
-        for cradle in self.cradles.values():
-            cradle.turn_due = None
         self.store.finish_show(self.show_id, {"t": t, "type": "end"}, outcome, self.show.stars, self.clock.wall())
         self._dirty = True
 
@@ -232,9 +237,6 @@ class Table:
         cradle.physical = change.pose
         if not self._running or self.show.timers[change.name].glass is None:
             return
-        if cradle.turn_due is not None or cradle.stuck:
-            cradle.turn_due, cradle.stuck = None, None
-            self._dirty = True
         if cradle.sensor_fault:
             return  # a faulty pair is not believed; the page's manual flips stand in for it
         if self._window_until is not None:
@@ -339,7 +341,7 @@ class Table:
         self._started_wall = wall
         self.show_id = self.store.begin_show(chosen, challenge, setup_line(setup), wall, self.speed)
         for colour, cradle in self.cradles.items():
-            cradle.swapped = cradle.stuck = cradle.turn_due = None
+            cradle.swapped = None
             cradle.changed_while_down = False
             if colour in self.show.event.running and cradle.physical is not None and cradle.physical.upright:
                 cradle.swapped = cradle.physical is Pose.B_UP  # already turned: the end up holds the sand
@@ -396,9 +398,9 @@ class Table:
         # real-time clock) must not rewind the show, so never resume before the last line.
         resume = max(show.now, (self.clock.wall() - row["started_wall"]) * self.speed)
         self._t_base, self._mono_base = resume, self.clock.monotonic()
-        show.advance(resume)
+        self._settled = self._fired = -math.inf
+        self._run_show_to(resume)
         self._settled = resume
-        self._after_change()
         for colour, cradle in self.cradles.items():
             cradle.swapped = row["orientation"].get(colour)
             if self._running and show.timers[colour].glass is not None:
@@ -436,7 +438,7 @@ class Table:
             cradle = self.cradles.get(colour, Cradle())
             timer.update(duration=setup.duration(colour), role=show.timers[colour].role,
                          source=self.config.timers[colour].source, fault=cradle.fault,
-                         awaiting_turn=cradle.turn_due is not None or cradle.stuck is not None,
+                         awaiting_turn=show.outcome == "running" and show.timers[colour].spent,
                          changed_while_down=cradle.changed_while_down)
         return state
 

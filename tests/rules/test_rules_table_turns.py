@@ -1,0 +1,83 @@
+"""The demo table turns its own LED glasses after a run-out, and its journal replays to the live show."""
+
+import json
+import math
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.skyrockets import replay
+from companion.table import demo_table
+
+CONTRACT_KEYS = ("outcome", "t", "stars", "countdown", "crowd_tokens_turned", "runouts", "advances", "warnings")
+
+
+@pytest.fixture
+def demo(tmp_path):
+    table = demo_table(tmp_path / "demo.sqlite3", clock=FakeClock())
+    yield table
+    table.stop()
+
+
+def let_time_pass(table, seconds: float, step: float = 0.5) -> None:
+    while seconds > 1e-9:
+        table.clock.advance(min(step, seconds))
+        table.pump()
+        seconds -= step
+
+
+def journal(table) -> list[dict]:
+    return [json.loads(line) for line in table.show_log(table.show_id)]
+
+
+def contract_part(snapshot: dict) -> dict:
+    result = {k: snapshot[k] for k in CONTRACT_KEYS}
+    result["timers"] = {c: {k: v[k] for k in ("pose", "top_s", "state")} for c, v in snapshot["timers"].items()}
+    return result
+
+
+def test_an_untouched_emulated_glass_runs_out_and_the_table_turns_it(demo):
+    demo.start_show("training")
+    let_time_pass(demo, 35.0)
+    flips = [line for line in journal(demo) if line["type"] == "flip"]
+    assert flips == [{"t": math.nextafter(30.0, math.inf), "type": "flip", "timer": "red"}]
+    red = demo.current()["timers"]["red"]
+    assert red["state"] == "running" and red["pose"] == "b_up" and red["awaiting_turn"] is False
+    assert red["top_s"] == pytest.approx(25.0, abs=0.01)
+    snap = demo.snapshot()
+    lines = demo.show_log(demo.show_id) + [json.dumps({"t": snap["t"], "type": "end"})]
+    assert replay(lines).result() == contract_part(snap)
+
+
+def test_an_untouched_demo_show_is_lost_exactly_as_its_journal_replays(demo):
+    demo.start_show("training")
+    let_time_pass(demo, 200.0, step=7.3)  # a runtime that wakes late still turns each glass at its instant
+    snap = demo.snapshot()
+    assert snap["outcome"] == "loss" and [r["timer"] for r in snap["runouts"]] == ["red", "yellow", "red"]
+    assert snap["t"] == 60.0
+    assert replay(demo.show_log(demo.show_id)).result() == contract_part(snap)
+    assert [line["t"] for line in journal(demo)] == sorted(line["t"] for line in journal(demo))
+
+
+def test_the_setup_line_carries_every_parameter_of_the_show(tmp_path):
+    from dataclasses import replace
+
+    from companion.config import demo_config
+    from companion.hardware.pins import mock_pin_factory
+    from companion.store import Store
+    from companion.table import Table
+
+    config = replace(demo_config(tmp_path / "t.sqlite3"), warn_lead_s=3.0)
+    first = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock(), pin="1234")
+    first.start_show("training")
+    setup = journal(first)[0]
+    assert setup["warn_lead_s"] == 3.0 and setup["runout_grace_s"] == 0.0 and setup["advance_tolerance_s"] == 0.0
+    assert setup["durations"]["purple"] == 80.0
+    first.rig.close()
+    # A table restarted with another warning lead resumes the show with the one it started with.
+    again = Table(replace(config, warn_lead_s=10.0), Store(config.database), mock_pin_factory(), clock=FakeClock(),
+                  pin="1234")
+    try:
+        assert again.snapshot()["warn_lead_s"] == 3.0
+    finally:
+        again.stop()
