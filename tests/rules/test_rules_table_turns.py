@@ -44,9 +44,9 @@ def test_an_untouched_emulated_glass_runs_out_and_the_table_turns_it(demo):
     red = demo.current()["timers"]["red"]
     assert red["state"] == "running" and red["pose"] == "b_up" and red["awaiting_turn"] is False
     assert red["top_s"] == pytest.approx(25.0, abs=0.01)
-    snap = demo.snapshot()
-    lines = demo.show_log(demo.show_id) + [json.dumps({"t": snap["t"], "type": "end"})]
-    assert replay(lines).result() == contract_part(snap)
+    now = demo.current()
+    lines = demo.show_log(demo.show_id) + [json.dumps({"t": demo.show_time(), "type": "end"})]
+    assert replay(lines).result() == contract_part(now)
 
 
 def test_an_untouched_demo_show_is_lost_exactly_as_its_journal_replays(demo):
