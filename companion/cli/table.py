@@ -10,9 +10,16 @@ from companion.cli.common import Refusal
 
 
 def cmd_demo(args) -> int:
+    if args.db:
+        return _demo(args, Path(args.db))
+    # A fresh database lives only as long as the demo: its folder goes when the demo stops, however it stops.
+    with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:
+        return _demo(args, Path(folder) / "companion.sqlite3")
+
+
+def _demo(args, db: Path) -> int:
     from companion.table import demo_table
 
-    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="companion-demo-")) / "companion.sqlite3"
     table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
     return _serve(table, args.host, args.port)
