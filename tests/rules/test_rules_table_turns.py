@@ -63,7 +63,7 @@ def test_the_setup_line_carries_every_parameter_of_the_show(tmp_path):
     from dataclasses import replace
 
     from companion.config import demo_config
-    from companion.hardware.pins import mock_pin_factory
+    from companion.hardware.mock import mock_pin_factory
     from companion.store import Store
     from companion.table import Table
 

@@ -1,0 +1,109 @@
+"""The show in progress: its clock, its journal, and every line that goes into it.
+
+Every input (a sensor's pose, a button's flip, a page's flip) reaches the
+rules as one show-log line through `input`, stamped in show time and kept
+for the journal, so a replay of the journal is the live show. Notices the
+rules raise (low sand, a run-out, the end) go to `on_notice`; a show that
+ends is written off with its `end` line at once.
+
+The rules never turn a glass. An LED glass has no hands, so the table turns
+it itself after its run-out: an ordinary `flip` line at the next
+representable instant after the run-out. Time is let run one deadline at a
+time so that this flip lands at that instant however late the runtime
+wakes, and a replay of the journal reaches the same result.
+"""
+
+import math
+
+from companion.skyrockets import Pose, Show
+from companion.skyrockets.log import apply_line
+from companion.table.journal import Journal
+from companion.table.timebase import TimeBase
+
+FIRING = ("low_sand", "empty", "runout")  # notices that happen at an instant of their own
+
+
+class LiveShow:
+    """The table's current show (or none), in show time."""
+
+    def __init__(self, clock, journal: Journal, speed: float, *, on_notice, on_end, changed,
+                 turned_by_table: set[str] = frozenset()):
+        self.clock, self.journal = clock, journal
+        self.turned_by_table = frozenset(turned_by_table)
+        self.time = TimeBase(clock, speed)
+        self._on_notice, self._on_end, self._changed = on_notice, on_end, changed
+        self.begin(None, None, 0.0, speed, 0.0)
+
+    def begin(self, show: Show | None, show_id: int | None, t: float, speed: float, started_wall: float) -> None:
+        """Make `show` the current one from show time `t` on: a new one, a resumed one, or none."""
+        self.show, self.show_id, self.finished, self.started_wall = show, show_id, False, started_wall
+        self.time.restart(t, speed)
+        self._settled = self._fired = -math.inf
+        self.journal.begin(show_id)
+        self._changed()
+
+    @property
+    def running(self) -> bool:
+        return self.show is not None and self.show.outcome == "running"
+
+    def next_due(self) -> float | None:
+        """The monotonic instant of the rules' next deadline, if a show runs."""
+        due = self.show.next_due() if self.running else None
+        return None if due is None else self.time.to_mono(due)
+
+    def advance(self, mono: float) -> None:
+        """Let the show run to monotonic instant `mono`."""
+        if self.running and (t := self.time.to_show(mono)) > self._settled:
+            self._run_to(t)
+            self._settled = t
+
+    def _run_to(self, t: float) -> None:
+        while self.running and (due := self.show.next_due()) is not None and due <= t:
+            self.show.advance(due)
+            self.after_change()
+        if self.running:
+            self.show.advance(max(t, self.show.now))  # a glass the table turned may lie just after t
+            self.after_change()
+
+    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> None:
+        """Apply one line (at `mono`, or now) and keep it for the journal."""
+        self.input_at(self.time.now() if mono is None else self.time.to_show(mono), kind, colour, pose)
+
+    def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None) -> None:
+        """Apply one line at show time `t` (never before the show's now, nor at an instant already fired)."""
+        t = max(self.show.now, t)
+        if t <= self._fired:  # something already happened at this instant: an input now comes just after it
+            t = math.nextafter(self._fired, math.inf)
+        line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {})}
+        apply_line(self.show, line)
+        self.journal.add(line)
+        self._changed()
+        self.after_change()
+
+    def after_change(self) -> None:
+        ran_out = []
+        for notice in self.show.drain_notices():
+            self._changed()
+            if notice["kind"] in FIRING:
+                self._fired = max(self._fired, notice["t"])
+            if notice["kind"] == "runout":
+                ran_out.append(notice["timer"])
+            self._on_notice(notice)
+        if self.show.outcome != "running" and not self.finished:
+            self.finish(self.show.outcome, self.show.ended_at)
+        for colour in ran_out:
+            if colour in self.turned_by_table and self.running and self.show.timers[colour].spent:
+                self.input_at(self.show.now, "flip", colour)
+
+    def finish(self, outcome: str, t: float) -> None:
+        """Close the show as `outcome` at show time `t`: its journal ends there."""
+        self.finished = True
+        self._on_end()
+        self.journal.finish(t, outcome, self.show.stars, self.clock.wall())
+        self._changed()
+
+    def resumed_at(self, t: float) -> None:
+        """A show brought back from its journal: run it to `t` at once (turning LED glasses on the way)."""
+        self.after_change()  # what the replay itself raised
+        self._run_to(t)
+        self._settled = t
