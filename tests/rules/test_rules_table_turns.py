@@ -81,3 +81,51 @@ def test_the_setup_line_carries_every_parameter_of_the_show(tmp_path):
         assert again.snapshot()["warn_lead_s"] == 3.0
     finally:
         again.stop()
+
+
+class Buzz:
+    """Stands in for the buzzer and keeps what it was asked to play."""
+
+    muted = False
+
+    def __init__(self):
+        self.kinds = []
+
+    def notice(self, n: dict) -> None:
+        self.kinds.append((n["kind"], n.get("timer")))
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_physical_glass_is_reminded_until_turned_and_runs_from_the_real_turn(tmp_path):
+    from companion.config import Config, TiltConfig, default_timers
+    from companion.hardware.mock import Hands, mock_pin_factory
+    from companion.store import Store
+    from companion.table import Table
+
+    config = Config(database=tmp_path / "t.sqlite3", timers=default_timers("tilt"), runout_grace_s=1.0,
+                    tilt=TiltConfig(start_window_s=5.0, remind_every_s=4.0))
+    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock(), pin="1234")
+    try:
+        table.rig.buzzer = buzz = Buzz()
+        hands = Hands(table)
+        table.start_show("training")
+        for colour in ("red", "orange", "yellow", "purple"):
+            hands.set(colour, "a_up")
+        hands.wait(31.0)  # red empty at 30, out at 31 (grace)
+        assert [k for k in buzz.kinds if k[1] == "red"] == [("low_sand", "red"), ("empty", "red"), ("runout", "red")]
+        hands.wait(9.0)  # nobody turns it: a reminder at 35 and at 39
+        assert buzz.kinds.count(("turn_reminder", "red")) == 2
+        assert table.snapshot()["timers"]["red"]["awaiting_turn"] is True
+        hands.turn("red")
+        turned = [line for line in journal(table) if line["type"] == "pose" and line["timer"] == "red"]
+        assert len(turned) == 1 and turned[0]["pose"] == "b_up"
+        hands.wait(12.0)
+        assert buzz.kinds.count(("turn_reminder", "red")) == 2  # turned: no more reminders
+        red = table.current()["timers"]["red"]
+        assert red["awaiting_turn"] is False
+        assert red["top_s"] == pytest.approx(30.0 - (table.show_time() - turned[0]["t"]), abs=0.002)
+        assert [r["timer"] for r in table.snapshot()["runouts"]].count("red") == 1
+    finally:
+        table.stop()
