@@ -63,15 +63,15 @@ def _serve(table, host: str, port: int) -> int:
     except OSError as e:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
-    table.start()
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
-          f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C
-    notify("READY=1")
-    keep_watchdog_fed(table.alive, stop)
+    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
+    table.start()
     try:
+        shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
+              f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
+        notify("READY=1")
+        keep_watchdog_fed(table.alive, stop)
         server.run()
     except KeyboardInterrupt:
         pass

@@ -21,7 +21,7 @@ from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
 from companion.hardware.source import ButtonAction, FaultChange, PoseChange
 from companion.skyrockets import COLOURS, Pose, Setup, Show, parse_event, setup_line
-from companion.skyrockets.colours import check_colour
+from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
 from companion.table.journal import Journal
@@ -189,7 +189,8 @@ class Table(Records):
             raise BadInput("challenge", f"expected true or false, got {challenge!r}")
         chosen = parse_event(event, "event", self.store.events())
         setup = show_setup(self.config, chosen, challenge)
-        setup.played_event  # no challenge for a purple countdown: refused before anything is written
+        # No challenge for a purple countdown: refused here, before anything is written.
+        setup = show_setup(self.config, chosen, challenge, self.cradles.orientation_at_start(setup.played_event))
         wall = self.clock.wall()
         if isinstance(event, dict):
             self.store.save_event(chosen, wall)
@@ -223,7 +224,7 @@ class Table(Records):
 
     def _calibrate(self, colour, seconds) -> dict:
         self.config = set_duration(self.config, colour, seconds)
-        return {"timer": colour, "duration": self.config.timers[colour].duration}
+        return {"timer": colour, "duration": directions_json(self.config.timers[colour].directions)}
 
     # ---- what the table looks like ----------------------------------------------
 
@@ -239,10 +240,21 @@ class Table(Records):
                                         extras, self.config.warn_lead_s))
 
 
-def show_setup(config: Config, event, challenge: bool) -> Setup:
-    """A show's parameters from the config; grace and tolerance only where a glass is physical."""
+def show_setup(config: Config, event, challenge: bool, orientation: dict | None = None) -> Setup:
+    """A show's parameters from the config; grace and tolerance only where a glass is physical.
+
+    A cradle's calibration is by its ends; the model's bulb A is the end that
+    holds the sand at the start, so a glass standing the other way round
+    (`orientation[colour]` True) has its two durations swapped, and one whose
+    way round is not known yet (None: lying) runs at their mean both ways.
+    """
     physical = any(config.timers[c].source != "emulated" for c in COLOURS if event.in_play(c))
-    return Setup(event, challenge, durations=config.durations(), nominal=config.nominal,
+    durations = {}
+    for colour, seconds in config.durations().items():
+        a_up, b_up = seconds if isinstance(seconds, tuple) else (seconds, seconds)
+        swapped = (orientation or {}).get(colour, False)
+        durations[colour] = (b_up, a_up) if swapped else ((a_up + b_up) / 2,) * 2 if swapped is None else (a_up, b_up)
+    return Setup(event, challenge, durations=durations, nominal=config.nominal,
                  warn_lead_s=config.warn_lead_s, runout_grace_s=config.runout_grace_s if physical else 0.0,
                  advance_tolerance_s=config.advance_tolerance_s if physical else 0.0)
 

@@ -48,13 +48,20 @@ class Cradles(dict):
 
     # ---- a show begins, resumes, ends --------------------------------------------
 
+    def orientation_at_start(self, event) -> dict[str, bool | None]:
+        """Which way round each glass sits as `event` (as played) starts: a standing one holds its sand on top.
+
+        None for a glass not standing yet: its way round is learnt when it is first stood up.
+        """
+        return {colour: cradle.physical is Pose.B_UP
+                if colour in event.running and cradle.physical is not None and cradle.physical.upright else None
+                for colour, cradle in self.items()}
+
     def begin(self, show, mono: float) -> None:
         """A new show: glasses standing at the start hold their sand on top."""
-        for colour, cradle in self.items():
-            cradle.swapped = cradle.remind_at = None
-            cradle.changed_while_down = False
-            if colour in show.event.running and cradle.physical is not None and cradle.physical.upright:
-                cradle.swapped = cradle.physical is Pose.B_UP
+        for colour, swapped in self.orientation_at_start(show.event).items():
+            cradle = self[colour]
+            cradle.swapped, cradle.remind_at, cradle.changed_while_down = swapped, None, False
         self._journal.orientation(self)
         in_play = [c for c in self if show.timers[c].glass is not None]
         self.window_until = mono + self.start_window_s if in_play else None
