@@ -1,6 +1,6 @@
 """The table runtime: sensor edge -> published state -> phone, idle CPU during a show, memory.
 
-Prints figures; asserts nothing. Targets (DESIGN.md): edge -> phone (mock pin -> core -> SSE
+Prints figures; asserts nothing. Targets: edge -> phone (mock pin -> core -> SSE
 client over HTTP, debounce excluded) p99 <= 20 ms and <= 2x the floor (a bare gpiozero callback
 pushing to a bare Flask SSE app) measured in the same run; idle CPU <= 0.5 % of one core during
 a 6-timer show; resident memory <= 60 MB.

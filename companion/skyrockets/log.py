@@ -1,4 +1,4 @@
-"""Show logs (CONTRACTS.md §1): one JSON object per line, read and replayed.
+"""Show logs (docs/formats.md): one JSON object per line, read and replayed.
 
 Every line is checked before it is used; a bad one raises `LogError`, which
 names the line number and the field, so `companion replay` can answer with one

@@ -250,7 +250,7 @@ class Show:
         return notices
 
     def result(self) -> dict:
-        """The replay result object of CONTRACTS.md §1 at the current time (or the end instant)."""
+        """The replay result object (docs/formats.md) at the current time (or the end instant)."""
         t = self.now if self.ended_at is None else self.ended_at
         return {
             "outcome": self.outcome,

@@ -11,12 +11,15 @@ it itself after its run-out: an ordinary `flip` line at the next
 representable instant after the run-out. Time is let run one deadline at a
 time so that this flip lands at that instant however late the runtime
 wakes, and a replay of the journal reaches the same result.
+
+A journal must stay a log `companion replay` accepts, so a show that would
+outrun the longest log is ended there, as aborted.
 """
 
 import math
 
 from companion.skyrockets import Pose, Show
-from companion.skyrockets.log import apply_line
+from companion.skyrockets.log import MAX_SHOW_S, apply_line
 from companion.table.journal import Journal
 from companion.table.timebase import TimeBase
 
@@ -48,14 +51,26 @@ class LiveShow:
 
     def next_due(self) -> float | None:
         """The monotonic instant of the rules' next deadline, if a show runs."""
-        due = self.show.next_due() if self.running else None
-        return None if due is None else self.time.to_mono(due)
+        if not self.running:
+            return None
+        due = self.show.next_due()
+        return self.time.to_mono(MAX_SHOW_S if due is None else min(due, MAX_SHOW_S))
 
     def advance(self, mono: float) -> None:
         """Let the show run to monotonic instant `mono`."""
-        if self.running and (t := self.time.to_show(mono)) > self._settled:
+        if self.running and (t := self.time.to_show(mono)) > self._settled and not self._outrun(t):
             self._run_to(t)
             self._settled = t
+
+    def _outrun(self, t: float) -> bool:
+        """End the show as aborted at the longest log's end if `t` lies beyond it; True if it did."""
+        if t <= MAX_SHOW_S:
+            return False
+        self._run_to(MAX_SHOW_S)
+        if self.running:
+            self.finish("aborted", MAX_SHOW_S)
+            self.begin(None, None, 0.0, self.time.speed, 0.0)
+        return True
 
     def _run_to(self, t: float) -> None:
         while self.running and (due := self.show.next_due()) is not None and due <= t:
@@ -72,6 +87,8 @@ class LiveShow:
     def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None) -> None:
         """Apply one line at show time `t` (never before the show's now, nor at an instant already fired)."""
         t = max(self.show.now, t)
+        if self._outrun(t) or not self.running:
+            return
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
         line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {})}

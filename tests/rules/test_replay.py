@@ -1,4 +1,4 @@
-"""`companion replay` as CONTRACTS.md §1 specifies, through the real command."""
+"""`companion replay` as docs/formats.md specifies, through the real command."""
 
 import json
 

@@ -129,3 +129,17 @@ def test_a_physical_glass_is_reminded_until_turned_and_runs_from_the_real_turn(t
         assert [r["timer"] for r in table.snapshot()["runouts"]].count("red") == 1
     finally:
         table.stop()
+
+
+def test_a_show_that_would_outrun_the_longest_log_ends_there_as_aborted(demo):
+    from companion.skyrockets.log import MAX_SHOW_S
+
+    demo.start_show({"id": "endless", "countdown": "purple", "running": ["purple"]})
+    show_id = demo.show_id
+    demo.clock.advance(MAX_SHOW_S + 30.0)
+    demo.pump()
+    assert demo.snapshot()["outcome"] == "idle"
+    assert demo.show_record(show_id)["outcome"] == "aborted"
+    log = demo.show_log(show_id)
+    assert json.loads(log[-1]) == {"t": MAX_SHOW_S, "type": "end"}
+    assert replay(log).result()["t"] == MAX_SHOW_S

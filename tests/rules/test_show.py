@@ -1,4 +1,4 @@
-"""The rules of a show, one at a time (RULES.md §1, CONTRACTS.md §1)."""
+"""The rules of a show, one at a time (docs/rules.md, docs/formats.md)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The systemd unit: systemd's own checks, and the promises DESIGN.md makes about it."""
+"""The systemd unit: systemd's own checks, and the promises systemd/README.md makes about it."""
 
 import os
 import re
