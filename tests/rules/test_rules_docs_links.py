@@ -5,7 +5,7 @@ import subprocess
 
 from conftest import ROOT
 
-MENTION = re.compile(r"(?<![\w/.-])([\w./-]*[A-Za-z0-9_-]\.md)\b")
+MENTION = re.compile(r"(?<![\w/.{}-])((?:\.\./)*[\w-][\w./-]*\.md)\b")
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".html", ".js", ".json", ".service", ".txt", ".css", ""}
 
 
