@@ -4,16 +4,15 @@ Every input (a sensor's pose, a button's flip, a page's flip) reaches the
 rules as one show-log line through `input`, stamped in show time and kept
 for the journal, so a replay of the journal is the live show. Notices the
 rules raise (low sand, a run-out, the end) go to `on_notice`; a show that
-ends is written off with its `end` line at once.
+ends is written off with its `end` line at once. The journal stays a log
+that `companion replay` takes: no line after the end instant is written, and
+a show that would outrun a log's length is ended, as aborted, at its limit.
 
 The rules never turn a glass. An LED glass has no hands, so the table turns
 it itself after its run-out: an ordinary `flip` line at the next
 representable instant after the run-out. Time is let run one deadline at a
 time so that this flip lands at that instant however late the runtime
 wakes, and a replay of the journal reaches the same result.
-
-A journal must stay a log `companion replay` accepts, so a show that would
-outrun the longest log is ended there, as aborted.
 """
 
 import math
@@ -50,52 +49,53 @@ class LiveShow:
         return self.show is not None and self.show.outcome == "running"
 
     def next_due(self) -> float | None:
-        """The monotonic instant of the rules' next deadline, if a show runs."""
+        """The monotonic instant of the rules' next deadline (or the log's limit), if a show runs."""
         if not self.running:
             return None
-        due = self.show.next_due()
-        return self.time.to_mono(MAX_SHOW_S if due is None else min(due, MAX_SHOW_S))
+        due = self.show.next_due()  # may be 0.0: a glass turned empty at the very start
+        due = MAX_SHOW_S if due is None else min(due, MAX_SHOW_S)
+        return self.time.to_mono(due)
 
     def advance(self, mono: float) -> None:
         """Let the show run to monotonic instant `mono`."""
-        if self.running and (t := self.time.to_show(mono)) > self._settled and not self._outrun(t):
+        if self.running and (t := self.time.to_show(mono)) > self._settled:
             self._run_to(t)
-            self._settled = t
-
-    def _outrun(self, t: float) -> bool:
-        """End the show as aborted at the longest log's end if `t` lies beyond it; True if it did."""
-        if t <= MAX_SHOW_S:
-            return False
-        self._run_to(MAX_SHOW_S)
-        if self.running:
-            self.finish("aborted", MAX_SHOW_S)
-            self.begin(None, None, 0.0, self.time.speed, 0.0)
-        return True
 
     def _run_to(self, t: float) -> None:
-        while self.running and (due := self.show.next_due()) is not None and due <= t:
+        """Run one deadline at a time, so a glass the table turns is turned at its instant; never past a log's end."""
+        end = min(t, MAX_SHOW_S)
+        while self.running and (due := self.show.next_due()) is not None and due <= end:
             self.show.advance(due)
             self.after_change()
         if self.running:
-            self.show.advance(max(t, self.show.now))  # a glass the table turned may lie just after t
+            self.show.advance(max(end, self.show.now))  # a glass the table turned may lie just after `end`
             self.after_change()
+        self._settled = t
+        if self.running and t >= MAX_SHOW_S:
+            self.finish("aborted", MAX_SHOW_S)
+            self.begin(None, None, 0.0, self.time.speed, 0.0)
 
-    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> None:
-        """Apply one line (at `mono`, or now) and keep it for the journal."""
-        self.input_at(self.time.now() if mono is None else self.time.to_show(mono), kind, colour, pose)
+    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> bool:
+        """Apply one line (at `mono`, or now) and keep it for the journal; False if the show ended first."""
+        return self.input_at(self.time.now() if mono is None else self.time.to_show(mono), kind, colour, pose)
 
-    def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None) -> None:
+    def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None) -> bool:
         """Apply one line at show time `t` (never before the show's now, nor at an instant already fired)."""
         t = max(self.show.now, t)
-        if self._outrun(t) or not self.running:
-            return
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
+        if t >= MAX_SHOW_S:
+            self._run_to(t)
+            return False
         line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {})}
-        apply_line(self.show, line)
+        apply_line(self.show, line)  # what was due before this instant happens first, and may end the show
+        if self.show.ended_at is not None and self.show.ended_at < t:
+            self.after_change()
+            return False  # the show was over before this line: it never happened, and is not journaled
         self.journal.add(line)
         self._changed()
         self.after_change()
+        return True
 
     def after_change(self) -> None:
         ran_out = []
@@ -122,5 +122,5 @@ class LiveShow:
     def resumed_at(self, t: float) -> None:
         """A show brought back from its journal: run it to `t` at once (turning LED glasses on the way)."""
         self.after_change()  # what the replay itself raised
-        self._run_to(t)
-        self._settled = t
+        if self.running:
+            self._run_to(t)
