@@ -82,6 +82,11 @@ class LiveShow:
     def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None) -> bool:
         """Apply one line at show time `t` (never before the show's now, nor at an instant already fired)."""
         t = max(self.show.now, t)
+        while self.running and (due := self.show.next_due()) is not None and due < min(t, MAX_SHOW_S):
+            self.show.advance(due)  # what happens before t happens first, the table's own turns included
+            self.after_change()
+        if not self.running:
+            return False
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
         if t >= MAX_SHOW_S:
