@@ -20,7 +20,7 @@ from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
 from companion.hardware.source import ButtonAction, FaultChange, PoseChange
-from companion.skyrockets import COLOURS, Pose, Setup, Show, parse_event, setup_line
+from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
@@ -30,6 +30,7 @@ from companion.table.records import Records
 from companion.table.recovery import resume
 from companion.table.rig import Rig
 from companion.table.runtime import Runtime
+from companion.table.setup import show_setup
 from companion.table.show import LiveShow
 
 log = logging.getLogger(__name__)
@@ -240,28 +241,9 @@ class Table(Records):
                                         extras, self.config.warn_lead_s))
 
 
-def show_setup(config: Config, event, challenge: bool, orientation: dict | None = None) -> Setup:
-    """A show's parameters from the config; grace and tolerance only where a glass is physical.
-
-    A cradle's calibration is by its ends; the model's bulb A is the end that
-    holds the sand at the start, so a glass standing the other way round
-    (`orientation[colour]` True) has its two durations swapped, and one whose
-    way round is not known yet (None: lying) runs at their mean both ways.
-    """
-    physical = any(config.timers[c].source != "emulated" for c in COLOURS if event.in_play(c))
-    durations = {}
-    for colour, seconds in config.durations().items():
-        a_up, b_up = seconds if isinstance(seconds, tuple) else (seconds, seconds)
-        swapped = (orientation or {}).get(colour, False)
-        durations[colour] = (b_up, a_up) if swapped else ((a_up + b_up) / 2,) * 2 if swapped is None else (a_up, b_up)
-    return Setup(event, challenge, durations=durations, nominal=config.nominal,
-                 warn_lead_s=config.warn_lead_s, runout_grace_s=config.runout_grace_s if physical else 0.0,
-                 advance_tolerance_s=config.advance_tolerance_s if physical else 0.0)
-
-
 def demo_table(db_path, *, speed: float = 1.0, pin: str | None = "1234", clock=None) -> Table:
     """The embedded default table: mock pins, six emulated timers, a fake strip, a buzzer."""
     return Table(demo_config(db_path), Store(db_path), mock_pin_factory(), clock=clock, speed=speed, pin=pin)
 
 
-__all__ = ["MAX_PLAYERS", "Table", "demo_table"]
+__all__ = ["MAX_PLAYERS", "Table", "demo_table", "show_setup"]
