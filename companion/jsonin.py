@@ -20,8 +20,9 @@ from companion.errors import BadInput
 
 MAX_DEPTH = 32  # no document of ours nests deeper than a handful of levels
 MAX_INT_DIGITS = 18  # every count, id and time of ours fits in 64 bits
-# Characters that are not text on a line: C0/C1 controls, lone surrogates, line and paragraph separators.
-NOT_TEXT = frozenset({"Cc", "Cs", "Zl", "Zp"})
+# Characters that are not text: C0/C1 controls and lone surrogates. (U+2028 and U+2029 are text,
+# and a log keeps them: it splits lines at \n only.)
+NOT_TEXT = frozenset({"Cc", "Cs"})
 
 
 def _refuse_constant(name: str):
@@ -82,14 +83,14 @@ def check_text(text: str, where: str) -> None:
 
 
 def check_line(text: str, where: str, *, keep: str = "") -> str:
-    """`text` if it is printable text (control characters other than those in `keep` refused).
+    r"""`text` if it is printable text (control characters other than those in `keep` refused).
 
     >>> check_line("Ann 🎉", "players[0]")
     'Ann 🎉'
-    >>> check_line("Ann\u2028Bob", "players[0]")
+    >>> check_line("Ann\x07", "players[0]")
     Traceback (most recent call last):
     ...
-    companion.errors.BadInput: players[0]: contains the control character U+2028
+    companion.errors.BadInput: players[0]: contains the control character U+0007
     """
     for ch in text:
         if ch not in keep and unicodedata.category(ch) in NOT_TEXT:

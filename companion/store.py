@@ -64,8 +64,8 @@ class StoreError(sqlite3.DatabaseError):
     'shows row 3: orientation: not valid JSON'
     """
 
-    def __init__(self, row: str, problem: BadInput):
-        super().__init__(f"{row}: {problem}")
+    def __init__(self, row: str, problem: BadInput, then: str = ""):
+        super().__init__(f"{row}: {problem}{then}")
         self.row, self.field = row, problem.field
 
 
@@ -250,7 +250,8 @@ class Store:
             show["orientation"] = orientation(show["orientation"])
         except BadInput as e:
             self.set_aside(show["id"])
-            raise StoreError(f"shows row {show['id']}", e) from None
+            raise StoreError(f"shows row {show['id']}", e, "; that show is now recorded as aborted, its journal kept,"
+                             " and the table starts without it") from None
         show["lines"] = self.show_log(show["id"])
         return show
 
@@ -259,7 +260,6 @@ class Store:
         with self._transaction() as db:
             db.execute("UPDATE shows SET outcome = 'aborted', ended = ? WHERE id = ? AND outcome = 'running'",
                        (iso(time.time()), show_id))
-        log.error("show %s cannot be resumed and is recorded as aborted; its journal is kept", show_id)
 
     def show_log(self, show_id: int) -> list[str] | None:
         if not self._read("SELECT 1 FROM shows WHERE id = ?", (show_id,)):

@@ -57,7 +57,7 @@ HUGE = "9" * 400
     ("/api/calibration", '{"timer": "red", "seconds": 1e999}', "body"),
     ("/api/players", '{"players": ["\\ud800"]}', "body.players[0]"),
     ("/api/players", '{"players": ["Ann\\u0007"]}', "players[0]"),
-    ("/api/players", '{"players": ["Ann\\u2028Bob"]}', "players[0]"),
+    ("/api/players", '{"players": ["Ann\\u0085Bob"]}', "players[0]"),
     ("/api/show/start", '{"event": {"id": "\\ud800", "running": ["red"], "countdown": "red"}}', "body.event.id"),
     ("/api/show/start", '{"event": {"id": "x", "name": "\\udfff", "running": ["red"], "countdown": "red"}}',
      "body.event.name"),
