@@ -137,6 +137,7 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         db.row_factory = sqlite3.Row
+        db.text_factory = _text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA foreign_keys=ON")
         return db
@@ -297,7 +298,7 @@ class Store:
             events.append(_pad_row(event.id, event.name, row))
         events += [_pad_row(event_id, row["name"], row) for event_id, row in played.items()]
         with closing(self._connect()) as db:
-            players = [r["name"] for r in db.execute("SELECT name FROM players ORDER BY position")]
+            players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
             start_player = self._start_player(db)
         return {"events": events, "players": players, "start_player": start_player}
 
@@ -310,19 +311,37 @@ class Store:
             return 0
 
     def _start_player(self, db) -> str | None:
-        players = [str(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
+        players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
         return players[self._rotation(db) % len(players)] if players else None
 
 
+def _text_cell(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+# Listing rows for the pages, each cell is shown as the type it should have: a cell another program
+# wrote with a wrong type is shown plainly (text as text, a bad count as 0), never a failed page.
+
+def _text(value) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return _text_cell(value) if isinstance(value, bytes) else str(value)
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) and 0 <= value <= MAX_COUNT else 0
+
+
 def _pad_row(event_id: str, name: str, row) -> dict:
-    return {"event": event_id, "name": name,
-            "best_stars": row["best_stars"] if row else None,
-            "attempts": row["attempts"] or 0 if row else 0,
-            "wins": row["wins"] or 0 if row else 0,
-            "last_played": row["last_played"] if row else None}
+    return {"event": _text(event_id), "name": _text(name),
+            "best_stars": _count(row["best_stars"]) if row and row["best_stars"] is not None else None,
+            "attempts": _count(row["attempts"]) if row else 0,
+            "wins": _count(row["wins"]) if row else 0,
+            "last_played": _text(row["last_played"]) if row else None}
 
 
 def _show_row(row: sqlite3.Row) -> dict:
-    return {"id": row["id"], "event": row["event_id"], "event_name": row["event_name"],
-            "outcome": row["outcome"], "stars": row["stars"], "started": row["started"],
-            "ended": row["ended"], "challenge": bool(row["challenge"]), "start_player": row["start_player"]}
+    return {"id": row["id"], "event": _text(row["event_id"]), "event_name": _text(row["event_name"]),
+            "outcome": _text(row["outcome"]), "stars": _count(row["stars"]), "started": _text(row["started"]),
+            "ended": _text(row["ended"]), "challenge": bool(row["challenge"]),
+            "start_player": _text(row["start_player"])}

@@ -2,12 +2,14 @@
 
 import sys
 
+from companion.errors import printable
+
 
 class Refusal(Exception):
     """The command cannot go on; the message says why in one line (exit status `code`)."""
 
     def __init__(self, message: str, code: int = 2):
-        super().__init__(message)
+        super().__init__(printable(message))  # one line, whatever the file or field it names holds
         self.code = code
 
 
