@@ -22,7 +22,7 @@ from companion.skyrockets.snapshot import carried
 from companion.web.errors import coded
 
 KEEP_ALIVE = ": keep-alive\n\n"
-WAKE_S = 0.5  # a waiting stream looks up this often: it ends this soon after its phone leaves or the server stops
+WAKE_S = 0.25  # a waiting stream looks up this often: it ends this soon after its phone leaves or the server stops
 # A browser opens at most 6 connections to one site, so more streams than that from one address are
 # not one phone's; the limit keeps one client from taking every slot.
 STREAMS_PER_CLIENT = 6
