@@ -12,6 +12,7 @@ import http.client
 import os
 import re
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -23,8 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 READY = re.compile(r"Open http://[^:]+:(\d+)/")
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def start_demo(db: Path) -> tuple[subprocess.Popen, int]:
-    process = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", "0", "--db", str(db)],
+    process = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", str(free_port()), "--db", str(db)],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     for line in process.stdout:

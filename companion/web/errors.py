@@ -5,6 +5,7 @@ nothing ever answers with a traceback. A JSON answer is
 `{"error": why, "field": which, "code": catalogue key}`: the code (for
 example `errors.pin_wrong`) lets a page show the message in its own language.
 
+>>> from werkzeug.exceptions import Forbidden
 >>> coded(Forbidden("wrong PIN"), "errors.pin_wrong").error_code
 'errors.pin_wrong'
 """
@@ -14,7 +15,7 @@ from html import escape
 
 from flask import jsonify, render_template, request
 from flask.globals import request_ctx
-from werkzeug.exceptions import BadHost, Forbidden, HTTPException, InternalServerError
+from werkzeug.exceptions import BadHost, HTTPException, InternalServerError
 
 from companion.errors import BadInput, Conflict
 from companion.web.i18n import translate

@@ -1,6 +1,7 @@
 """Show logs and the table's own database: extreme values and bad rows get one line, never a traceback."""
 
 import json
+import socket
 import sqlite3
 
 import pytest
@@ -138,5 +139,9 @@ def test_a_bad_rotation_starts_the_rotation_again(tmp_path):
 def test_the_command_answers_a_bad_row_with_one_line_and_exit_1(cli, tmp_path, clock):
     db, show_id = running_show(tmp_path, clock)
     edit(db, "UPDATE shows SET orientation = '{' WHERE id = ?", (show_id,))
-    line = one_line_refusal(cli("demo", "--db", str(db), "--port", "0", "--host", "127.0.0.1"), code=1)
+    with socket.socket() as taken:  # were the row let through, the table would stop here instead
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        line = one_line_refusal(cli("demo", "--db", str(db), "--port", port, "--host", "127.0.0.1"), code=1)
     assert f"shows row {show_id}: orientation" in line
