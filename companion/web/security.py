@@ -66,7 +66,8 @@ class Backoff:
     1.5
     """
 
-    def __init__(self, *, free_tries: int, first_wait_s: float, max_wait_s: float, forget_after_s: float):
+    def __init__(self, *, free_tries: int = CLIENT_FREE_TRIES, first_wait_s: float = FIRST_WAIT_S,
+                 max_wait_s: float = MAX_WAIT_S, forget_after_s: float = FORGET_AFTER_S):
         self.free_tries = free_tries
         self.first_wait_s = first_wait_s
         self.max_wait_s = max_wait_s
