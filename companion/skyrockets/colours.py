@@ -39,7 +39,10 @@ def check_seconds(value: object, field: str, *, positive: bool = False, limit: f
     """A finite number of seconds within 0..limit (strictly above 0 when `positive`)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadInput(field, f"expected a number of seconds, got {value!r}")
-    seconds = float(value)
+    try:
+        seconds = float(value)
+    except OverflowError:  # an integer too large for any float
+        raise BadInput(field, "is too large a number of seconds") from None
     if seconds != seconds or seconds in (float("inf"), float("-inf")):
         raise BadInput(field, f"expected a finite number of seconds, got {value!r}")
     if seconds < 0 or (positive and seconds == 0):

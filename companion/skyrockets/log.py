@@ -5,9 +5,9 @@ names the line number and the field, so `companion replay` can answer with one
 line instead of a traceback.
 """
 
-import json
 from typing import Iterable
 
+from companion import jsonin
 from companion.errors import BadInput
 from companion.skyrockets.colours import check_colour, check_durations, check_seconds, directions_json
 from companion.skyrockets.events import Event, parse_event
@@ -93,9 +93,9 @@ class LogReader:
         if not text.strip():
             return None
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise LogError(self.line, "", f"not valid JSON ({e.msg} at column {e.colno})") from None
+            data = jsonin.parse(text, "")  # huge integers, NaN and lone surrogates are refused here
+        except BadInput as e:
+            raise LogError(self.line, e.field, e.problem) from None
         if not isinstance(data, dict):
             raise LogError(self.line, "", f"expected a JSON object, got {type(data).__name__}")
         try:
@@ -140,6 +140,16 @@ def apply_line(show: Show, line: dict) -> None:
         show.flip(line["t"], line["timer"])
     elif line["type"] == "end":
         show.advance(line["t"])
+
+
+def split_lines(text: str) -> list[str]:
+    r"""A log's lines: split at `\n` only, since a name may hold any other line break (U+2028, a lone CR).
+
+    >>> split_lines('{"a": "x\u2028y"}\n{"b": 1}\n')
+    ['{"a": "x\u2028y"}', '{"b": 1}']
+    """
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def replay(lines: Iterable[str], known_events: dict[str, Event] | None = None) -> Show:
