@@ -25,6 +25,7 @@ async function send(path, body) {
     return false;
   }
   selected = null;
+  $("choices")?.replaceChildren();
   render(data);
   return true;
 }
@@ -79,13 +80,13 @@ function flightChoices(view, from, to) {
   box.append(el("p", t("flock.game.chosen", { from: birdName(mover), to: birdName(view.board[to[0]][to[1]]) }), "help"));
   for (const kind of ["fly_side", "fly_line"]) {
     box.append(button(t("flock.price", { what: t(`flock.action.${kind}`), cubes: view.prices[kind] }),
-      () => act({ do: kind, from, to }), "choice"));
+      () => act({ do: kind, from, to }), "flock-choice"));
   }
   if (view.hands[view.turn] > 0) {
     const cards = mover && mover.owner === limits.neutral ? ["neutral"] : FLIGHT_CARDS;
     for (const card of cards) {
       box.append(button(t("flock.price", { what: t(`flock.card.${card}`), cubes: view.card_costs[card] }),
-        () => act({ do: "card", card, from, to }), "choice"));
+        () => act({ do: "card", card, from, to }), "flock-choice"));
     }
   }
 }
@@ -98,10 +99,10 @@ function addChoices(view, col) {
   box.append(el("p", t("flock.game.add_to", { col }), "help"));
   for (const at of ["front", "back"]) {
     box.append(button(t("flock.price", { what: t(`flock.action.add_${at}`), cubes: view.prices.add }),
-      () => act({ do: "add", bird, col, at }), "choice"));
+      () => act({ do: "add", bird, col, at }), "flock-choice"));
     if (view.hands[view.turn] > 0) {
       box.append(button(t("flock.price", { what: t(`flock.card.standard_add_${at}`), cubes: view.card_costs.standard }),
-        () => act({ do: "card", card: "standard", action: { do: "add", bird, col, at } }), "choice"));
+        () => act({ do: "card", card: "standard", action: { do: "add", bird, col, at } }), "flock-choice"));
     }
   }
 }

@@ -1,0 +1,114 @@
+"""The Über den Wolken pages in a real browser at phone size: a stage scored by tapping, a game played and resumed."""
+
+import json
+import urllib.request
+
+import pytest
+
+from companion.flock.game import Game
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+
+    return expect
+
+
+def unlock(page, url, next_path):
+    page.goto(f"{url}/pin?next={next_path}")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    page.wait_for_url(f"**{next_path}")
+
+
+def tap(page, board, row, col):
+    page.click(f"{board} .cell[data-row='{row}'][data-col='{col}']")
+
+
+def brush(page, index):
+    page.click(f".stage-editor label[data-brush='{index}']")
+
+
+# Brushes for two players: 0 empty, 1 swift, 2 crane ♀, 3 crane ♂, 4 kite ♀, 5 kite ♂.
+def test_a_stage_entered_by_tapping_reads_the_right_totals(browser, expect, shot):
+    page = browser.page
+    page.goto(browser.url + "/flock/stage")
+    expect(page.locator(".stage-board .cell")).to_have_count(15)
+    brush(page, 2)
+    tap(page, ".stage-board", 2, 0)  # a female crane lands from column 0: 3 points
+    brush(page, 5)
+    tap(page, ".stage-board", 1, 1)  # male kites land from columns 1 and 2: 7 points, no pair
+    tap(page, ".stage-board", 2, 2)
+    brush(page, 4)
+    tap(page, ".stage-board", 2, 1)  # a female kite stays behind in column 1
+    brush(page, 1)
+    tap(page, ".stage-board", 2, 4)
+    page.fill(".nest-points", "3, 7, 11")
+    page.fill(".nest-pair", "3")
+    page.select_option(".card-player", "kite")
+    tap(page, ".card-board", 2, 1)
+    tap(page, ".card-board", 0, 0)
+    page.fill("#card-points-0", "4")
+    page.fill("#card-points-1", "1")
+    page.click(".add-card")
+    page.click(".score-stage")
+    kite = page.locator("#stage-result tr[data-player='kite']")
+    expect(kite.locator(".nest-points")).to_have_text("7")
+    expect(kite.locator(".movement-points")).to_have_text("4")
+    expect(kite.locator(".total-points")).to_have_text("11")
+    expect(page.locator("#stage-result tr[data-player='crane'] .total-points")).to_have_text("3")
+    shot(page, "flock-stage")
+    # A gap behind a bird is refused naming its column.
+    brush(page, 0)
+    tap(page, ".stage-board", 2, 1)
+    page.click(".score-stage")
+    expect(page.locator(".stage-error")).to_contain_text("column 1")
+
+
+def post(url, path, body):
+    request = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "X-Table-Pin": "1234"})
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)
+
+
+def test_a_few_moves_on_the_phone_and_the_game_resumed_on_another(browser, launch, expect, shot):
+    game = post(browser.url, "/api/flock/games", {"mode": "moves", "players": ["crane", "kite"], "seed": 11})
+    rules = Game(["crane", "kite"], 11)
+    mover = rules.turn
+    # a swap the rules allow for the start player: one of their birds and its neighbour in the row
+    start, target = next(((r, c), (r, c + d)) for r in range(3) for c in range(5) for d in (1, -1)
+                         if rules.board[r][c] and rules.board[r][c]["owner"] == mover
+                         and 0 <= c + d < 5 and rules.board[r][c + d])
+    page = browser.page
+    path = f"/flock/games/{game['id']}"
+    unlock(page, browser.url, path)
+    expect(page.locator("#game-status")).to_contain_text("to move")
+    tap(page, "#game-board", *start)
+    tap(page, "#game-board", *target)
+    page.click("#choices button:has-text('Fly left/right')")
+    expect(page.locator(f"#players-table tr[data-player='{mover}'] .cubes")).to_have_text("9 / 10")
+    moved = rules.board[start[0]][start[1]]
+    expect(page.locator(f"#game-board .cell[data-row='{target[0]}'][data-col='{target[1]}']")).to_have_attribute(
+        "data-owner", moved["owner"])
+    # An illegal move is explained: the other player's bird cannot be flown now.
+    other = rules.players[1 - rules.players.index(mover)]
+    foreign = next((r, c) for r in range(3) for c in range(5) if rules.board[r][c] and rules.board[r][c]["owner"] == other
+                   and (r, c) != target)
+    tap(page, "#game-board", *foreign)
+    tap(page, "#game-board", *start)
+    page.click("#choices button:has-text('Fly forward/back')")
+    expect(page.locator("#move-error")).not_to_be_empty()
+    page.click("#pass")
+    expect(page.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("8 / 10")
+    shot(page, "flock-game")
+
+    # Another phone opens the same game and sees it; a move there shows here live.
+    phone = launch()
+    second = phone.pages[0] if phone.pages else phone.new_page()
+    unlock(second, browser.url, path)
+    expect(second.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("8 / 10")
+    second.click("#undo")
+    expect(page.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("10 / 10")
+    phone.close()
