@@ -247,6 +247,14 @@ class Game:
 
     # ---- what the pages show ---------------------------------------------------------
 
+    def deck_birds(self) -> list[dict]:
+        """The different birds in the deck, once each, with how many (what a favourite-bird search sees)."""
+        found: dict[tuple, dict] = {}
+        for bird in self.deck:
+            key = (bird["owner"], bird.get("sex", ""))
+            found.setdefault(key, {"bird": bird, "count": 0})["count"] += 1
+        return [found[key] for key in sorted(found)]
+
     def view(self) -> dict:
         """The game as the players see it (JSON): board, cubes, prices, turn, cards and scores."""
         view = {
@@ -256,7 +264,7 @@ class Game:
             "prices": {a: self.price(a) for a in STANDARD}, "card_costs": CARD_COSTS,
             "hands": self.hands, "hand_limit": HAND_LIMIT, "display": self.display,
             "movement_deck": self.movement_deck, "movement_discards": self.movement_discards,
-            "face_up": self.face_up, "deck": len(self.deck), "scores": self.scores,
+            "face_up": self.face_up, "deck": len(self.deck), "deck_birds": self.deck_birds(), "scores": self.scores,
             "birds_on_board": {p: birds_of(self.board, p) for p in self.players},
             "stages": self.stages, "moves": self.moves,
             "tiles": {"player": TILES_PER_PLAYER, "neutral": NEUTRAL_TILES},

@@ -102,6 +102,7 @@ def test_a_few_moves_on_the_phone_and_the_game_resumed_on_another(browser, launc
     expect(page.locator("#move-error")).not_to_be_empty()
     page.click("#pass")
     expect(page.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("8 / 10")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "flock-game")
 
     # Another phone opens the same game and sees it; a move there shows here live.
@@ -112,3 +113,54 @@ def test_a_few_moves_on_the_phone_and_the_game_resumed_on_another(browser, launc
     second.click("#undo")
     expect(page.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("10 / 10")
     phone.close()
+
+
+HOLE_BRUSHES = (1, 2, 4, 3, 5)  # swift, crane ♀, kite ♀, crane ♂, kite ♂: no owner runs out of tiles
+
+
+def test_a_whole_game_on_a_sheet_from_setup_to_winner_and_resumed_on_another_phone(browser, launch, expect, shot):
+    page = browser.page
+    unlock(page, browser.url, "/flock")
+    page.click("#setup-form button[type=submit]")
+    expect(page.locator("#setup-board .cell")).to_have_count(15)
+    expect(page.locator("#setup-facts .starts")).to_contain_text("starts")
+    page.click("#keep-sheet")
+    page.wait_for_url("**/flock/games/*")
+    game_url = page.url
+    entry = page.locator("#stage-entry")
+    for stage in range(1, 4):
+        expect(entry).to_be_visible()
+        expect(page.locator("#game-status")).to_contain_text(f"Stage {stage}")
+        holes = entry.locator(".stage-board .cell.hole")
+        for i in range(holes.count()):
+            page.click(f"#stage-entry label[data-brush='{HOLE_BRUSHES[i % len(HOLE_BRUSHES)]}']")
+            holes.first.click()
+        page.fill("#stage-entry .nest-points", "3, 7, 11, 14, 16")
+        page.fill("#stage-entry .nest-pair", "3")
+        entry.locator(".score-stage").click()
+        expect(page.locator("#sheet .sheet-stage")).to_have_count(stage)
+    view = json.load(urllib.request.urlopen(game_url.replace("/flock/games/", "/api/flock/games/")))["view"]
+    assert view["over"]
+    expect(page.locator("#game-status")).to_contain_text("Winner" if len(view["winners"]) == 1 else "Shared")
+    for player, total in view["totals"].items():
+        expect(page.locator(f"#players-table tr[data-player='{player}'] .total-points")).to_have_text(str(total))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+    shot(page, "flock-sheet")
+
+    phone = launch()
+    other = phone.pages[0] if phone.pages else phone.new_page()
+    other.goto(game_url)
+    expect(other.locator("#sheet .sheet-stage")).to_have_count(3)
+    expect(other.locator("#sheet > .winners")).to_have_text(page.locator("#sheet > .winners").text_content())
+    phone.close()
+
+
+def test_the_pages_fit_a_phone_and_speak_japanese(browser, expect):
+    page = browser.page
+    for path in ("/flock", "/flock/stage"):
+        page.goto(browser.url + path)
+        expect(page.locator(".flock-board, #setup-form").first).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+    page.goto(f"{browser.url}/lang/ja?next=/flock/stage")
+    expect(page.locator("h1")).to_have_text("ステージの得点計算")
+    expect(page.locator(".stage-editor label[data-brush='2']")).to_contain_text("ツルのメス")

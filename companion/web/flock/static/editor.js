@@ -162,9 +162,19 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
     });
   }
 
+  // Start afresh from `board` (a stage's carried board, its refill spaces in `holes`).
+  function load({ board: fresh = null, holes: spaces = [] }) {
+    state.board = fresh ?? emptyBoard(limits.columns[state.players.length]);
+    state.holes = new Set(spaces.map(([r, c]) => `${r},${c}`));
+    state.hands = {};
+    state.spaces = [];
+    show("");
+    draw();
+  }
+
   loadSaved();
   setPlayers(players);
-  return { setPlayers, value, show, state, redraw: draw };
+  return { setPlayers, value, show, load };
 }
 
 // The scored stage as the players check it: who lands what, the arithmetic, the board after landing.

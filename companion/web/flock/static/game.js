@@ -84,11 +84,24 @@ function flightChoices(view, from, to) {
   }
   if (view.hands[view.turn] > 0) {
     const cards = mover && mover.owner === limits.neutral ? ["neutral"] : FLIGHT_CARDS;
+    const through = throughDisplay(view, box);
     for (const card of cards) {
       box.append(button(t("flock.price", { what: t(`flock.card.${card}`), cubes: view.card_costs[card] }),
-        () => act({ do: "card", card, from, to }), "flock-choice"));
+        () => act(through.checked ? { do: "card", card: "display", as: card, from, to } : { do: "card", card, from, to }),
+        "flock-choice"));
     }
   }
+}
+
+// "Play it through the display card": the same flight, paid at the display card's cost; the card stays there.
+function throughDisplay(view, box) {
+  const label = el("label", "", "check");
+  const input = document.createElement("input");
+  input.type = "checkbox";
+  input.disabled = view.display === 0;
+  label.append(input, ` ${t("flock.card.through_display")}`);
+  box.append(label);
+  return input;
 }
 
 function addChoices(view, col) {
@@ -103,6 +116,20 @@ function addChoices(view, col) {
     if (view.hands[view.turn] > 0) {
       box.append(button(t("flock.price", { what: t(`flock.card.standard_add_${at}`), cubes: view.card_costs.standard }),
         () => act({ do: "card", card: "standard", action: { do: "add", bird, col, at } }), "flock-choice"));
+    }
+  }
+  if (view.hands[view.turn] > 0 && view.deck_birds.length) {
+    const pick = document.createElement("select");
+    pick.setAttribute("aria-label", t("flock.card.favourite_pick"));
+    view.deck_birds.forEach(({ bird, count }, i) => {
+      const option = el("option", `${birdName(bird)} (${count})`);
+      option.value = i;
+      pick.append(option);
+    });
+    box.append(pick);
+    for (const at of ["front", "back"]) {
+      box.append(button(t("flock.price", { what: t(`flock.card.favourite_${at}`), cubes: view.card_costs.favourite }),
+        () => act({ do: "card", card: "favourite", bird: view.deck_birds[Number(pick.value)].bird, col, at }), "flock-choice"));
     }
   }
 }
@@ -156,6 +183,24 @@ function drawMoves(view) {
   take.disabled = $("pass").disabled = !view.turn;
   $("undo").onclick = () => send("undo", {});
   $("undo").disabled = view.moves === 0;
+  drawScoreCard(view);
+}
+
+// A score card played in turn: it scores another card from the hand at once, on the board as it is now.
+async function drawScoreCard(view) {
+  const box = $("score-card");
+  box.replaceChildren();
+  if (!view.turn || view.hands[view.turn] < 2) return;
+  const saved = (await getJSON(root.dataset.cardsApi)).movement;
+  if (!Object.keys(saved).length) {
+    box.append(el("p", t("flock.card.score_none"), "help"));
+    return;
+  }
+  const pick = document.createElement("select");
+  pick.setAttribute("aria-label", t("flock.card.score_pick"));
+  for (const name of Object.keys(saved)) { const o = el("option", name); o.value = name; pick.append(o); }
+  box.append(pick, button(t("flock.price", { what: t("flock.card.score"), cubes: view.card_costs.score }),
+    () => act({ do: "card", card: "score", spaces: saved[pick.value].spaces }), "flock-choice"));
 }
 
 function drawSheet(view) {
@@ -176,9 +221,9 @@ function drawEntry(view) {
   if (!open) return;
   const form = section.querySelector(".stage-editor");
   if (mode === "moves") form.querySelector("fieldset").hidden = true; // the board is the game's own
-  const board = mode === "sheet" ? view.next_board ?? null : view.board;
-  editor = stageEditor(form, { cardsApi: root.dataset.cardsApi, players: view.players, board: structuredClone(board),
-                               holes: view.draws ?? [] });
+  const board = structuredClone(mode === "sheet" ? view.next_board ?? null : view.board);
+  if (editor) editor.load({ board, holes: view.draws ?? [] });
+  else editor = stageEditor(form, { cardsApi: root.dataset.cardsApi, players: view.players, board, holes: view.draws ?? [] });
   form.querySelector(".score-stage").onclick = () => {
     const value = editor.value();
     if (mode === "sheet") {
