@@ -4,7 +4,7 @@ Neither card's values are printed in the rules, so players enter each card
 once; these functions check what they entered and score with it.
 
 >>> nest = read_nest({"points": [3, 7, 11, 14, 16], "pair": 3})
->>> nest_points(nest, {"M": 2, "F": 1, "count": 3, "pairs": 1}), nest_points(nest, {"M": 0, "F": 2, "count": 2, "pairs": 0})
+>>> nest_points(nest, {"M": 2, "F": 1, "count": 3, "pairs": 1}, "kite"), nest_points(nest, {"M": 0, "F": 2, "count": 2, "pairs": 0}, "goose")
 (14, 7)
 """
 
@@ -58,12 +58,13 @@ def read_movement(value, columns: int, field: str) -> dict:
     return card
 
 
-def nest_points(nest: dict, landed: dict, field: str = "nest.points") -> int:
+def nest_points(nest: dict, landed: dict, player: str, field: str = "nest.points") -> int:
     """What a player's landing scores: the points for the birds landed, plus the pair bonus per pair."""
     if landed["count"] == 0:
         return 0
     if landed["count"] > len(nest["points"]):
-        raise BadInput(field, f"{landed['count']} birds landed but the card gives points for up to {len(nest['points'])}")
+        raise BadInput(field, f"{player} lands {landed['count']} birds but the card gives points "
+                              f"for up to {len(nest['points'])}")
     return nest["points"][landed["count"] - 1] + nest["pair"] * landed["pairs"]
 
 

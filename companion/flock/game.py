@@ -65,7 +65,7 @@ class Game:
             raise BadInput("log", f"expected a list of at most {MAX_LOG} actions")
         for i, action in enumerate(log):
             try:
-                game.apply(action)
+                game._checked(action)  # no copy to fall back on: a bad entry refuses the whole record
             except BadInput as e:
                 raise e.within(f"log[{i}]") from None
         return game
@@ -82,11 +82,14 @@ class Game:
 
     def apply(self, action) -> None:
         """Do `action` for the player whose turn it is, or refuse it (BadInput) and change nothing."""
+        trial = copy.deepcopy(self)
+        trial._checked(action)
+        self.__dict__.update(trial.__dict__)
+
+    def _checked(self, action) -> None:
         if not isinstance(action, dict):
             raise BadInput("action", "expected an action object {do, ...}")
-        trial = copy.deepcopy(self)
-        trial._act(action)
-        self.__dict__.update(trial.__dict__)
+        self._act(action)
 
     def _act(self, action: dict) -> None:
         kind = action.get("do")

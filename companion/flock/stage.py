@@ -71,7 +71,7 @@ def scored(players, board, nest, cards, before, final) -> dict:
     landed = {p: tally(birds, p) for p in players}
     scores = {}
     for p in players:
-        from_nest = nest_points(nest, landed[p], f"nest.points (for {p})")
+        from_nest = nest_points(nest, landed[p], p)
         from_cards = sum(movement_points(card, after, p) for card in cards[p])
         stage = from_nest + from_cards
         scores[p] = {"nest": from_nest, "movement": from_cards, "stage": stage, "total": before[p] + stage}

@@ -95,7 +95,7 @@ def test_a_tie_goes_to_fewer_birds_on_the_board_then_is_shared():
     (lambda d: d["board"][2][0].__setitem__("sex", "X"), "board[2][0].sex"),
     (lambda d: d.__setitem__("players", ["crane"]), "players"),
     (lambda d: d.__setitem__("players", ["crane", "crane"]), "players[1]"),
-    (lambda d: d["nest"].__setitem__("points", [3]), "nest.points (for kite)"),  # 2 kites land, card covers 1
+    (lambda d: d["nest"].__setitem__("points", [3]), "nest.points"),  # 2 kites land, the card covers 1
     (lambda d: d["nest"].__setitem__("pair", 1.5), "nest.pair"),
     (lambda d: d.__setitem__("movement_cards", {"kite": [{"spaces": [{"row": 3, "col": 0, "points": 1},
                                                                       {"row": 0, "col": 0, "points": 1}]}]}),
@@ -113,6 +113,12 @@ def test_bad_input_is_refused_naming_the_field(change, field):
     with pytest.raises(BadInput) as refused:
         score(data)
     assert refused.value.field == field
+
+
+def test_landing_more_birds_than_the_nest_card_covers_names_the_player():
+    b = board(". . . . .", ". . . . .", "kM kF kM . .")
+    with pytest.raises(BadInput, match="kite lands 3 birds but the card gives points for up to 2"):
+        score({"players": ["crane", "kite"], "board": b, "nest": {"points": [3, 7], "pair": 0}})
 
 
 def test_the_gap_message_names_the_column():

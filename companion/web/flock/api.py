@@ -7,6 +7,7 @@ game live on `GET /api/flock/games/<id>/events`.
 """
 
 import random
+import time
 
 from flask import current_app, jsonify, request
 from werkzeug.exceptions import NotFound
@@ -19,11 +20,9 @@ from companion.flock.cards import read_movement, read_nest
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.web import get_table
 from companion.web.flock import bp, records
-from companion.web.live import compact, last_event_id, message
+from companion.web.live import KEEP_ALIVE, WAKE_S, compact, last_event_id, message
 from companion.web.security import changes_nothing, needs_pin
 
-MAX_GAME_ID = 2**63 - 1
-WAKE_S = 1.0  # a waiting stream looks up this often, so it ends soon after the server closes
 
 
 def body(*allowed: str) -> dict:
@@ -48,7 +47,7 @@ def answer(game: dict) -> dict:
 
 
 def load(game_id: int) -> dict:
-    game = shelf().load(records.KIND, game_id) if game_id <= MAX_GAME_ID else None
+    game = shelf().load(records.KIND, game_id) if game_id <= records.MAX_GAME_ID else None
     if game is None:
         raise NotFound(f"no Über den Wolken game {game_id}")
     return game
@@ -58,7 +57,7 @@ def change(game_id: int, step) -> dict:
     """Apply `step(record, data)` to a game at the version the phone saw, and save the result."""
     data = body("version", "action", "stage")
     game = load(game_id)
-    version = read_int(data.get("version", game["version"]), "version", 1, MAX_GAME_ID)
+    version = read_int(data.get("version", game["version"]), "version", 1, records.MAX_GAME_ID)
     record = step(game["state"], data)
     return answer(shelf().save(records.KIND, game_id, record, expect_version=version))
 
@@ -130,22 +129,24 @@ def game_events(game_id: int):
     return streams.open(game_stream(shelf(), game_id, after, **streams.settings))
 
 
-def game_stream(games, game_id: int, after: int | None, *, keepalive_s: float, retry_ms: int, closing):
-    """The game after every change (its version is the event id), with keep-alive comments between."""
+def game_stream(games, game_id: int, after: int | None, *, keepalive_s: float, retry_ms: int, closing,
+                clock=time.monotonic):
+    """The game after every change (its version is the event id), with keep-alive comments between.
+
+    A phone that reconnects with Last-Event-ID gets only the versions after it.
+    """
     yield f"retry: {retry_ms}\n\n"
-    version, quiet = -1 if after is None else after, 0.0
+    version, said = -1 if after is None else after, clock()
     while not closing.is_set():
         game = games.wait_for_change(records.KIND, game_id, version, min(keepalive_s, WAKE_S))
         if game is None:
             return
         if game["version"] > version:
-            version, quiet = game["version"], 0.0
+            version, said = game["version"], clock()
             yield message("game", compact(answer(game)), event_id=version)
-        else:
-            quiet += min(keepalive_s, WAKE_S)
-            if quiet >= keepalive_s:
-                yield ": keep-alive\n\n"
-                quiet = 0.0
+        elif clock() - said >= keepalive_s:
+            yield KEEP_ALIVE
+            said = clock()
 
 
 @bp.get("/api/flock/cards")

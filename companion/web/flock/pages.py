@@ -15,7 +15,7 @@ def limits() -> dict:
     return {"species": birds.SPECIES, "neutral": birds.NEUTRAL, "rows": birds.ROWS, "columns": birds.COLUMNS,
             "column_limit": birds.COLUMN_LIMIT, "hand_limit": birds.HAND_LIMIT, "max_points": cards.MAX_POINTS,
             "max_nest_entries": cards.MAX_NEST_ENTRIES, "max_card_name": records.MAX_CARD_NAME,
-            "stages": birds.STAGES, "looks": LOOKS, "sexes": SEX_SYMBOLS}
+            "stages": birds.STAGES, "min_players": birds.PLAYER_COUNTS[0], "max_players": birds.PLAYER_COUNTS[-1], "looks": LOOKS, "sexes": SEX_SYMBOLS}
 
 
 @bp.get("/flock")
@@ -31,7 +31,7 @@ def stage():
 
 @bp.get("/flock/games/<int:game_id>")
 def game(game_id: int):
-    found = get_table().games.load(records.KIND, game_id) if game_id < 2**63 else None
+    found = get_table().games.load(records.KIND, game_id) if game_id <= records.MAX_GAME_ID else None
     if found is None:
         raise NotFound(f"no Über den Wolken game {game_id}")
     return render_template("flock/game.html", area="flock", game_id=game_id, mode=found["state"].get("mode"),

@@ -18,6 +18,7 @@ KIND = "flock"
 MODES = ("moves", "sheet")
 CARD_TYPES = ("nest", "movement")
 MAX_CARD_NAME = 40
+MAX_GAME_ID = 2**63 - 1  # the largest id SQLite can hold: larger ones cannot exist
 MAX_CARDS = 200  # cards kept per table: every nest and movement card of the game, many times over
 
 

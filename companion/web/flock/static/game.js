@@ -42,6 +42,12 @@ function status(view) {
   return t("flock.game.turn", { n: view.stage, player: playerLabel(view.turn), cubes: view.cubes[view.turn] });
 }
 
+// What each standard action costs right now, and what lies beside the board.
+function prices(view) {
+  const now = ["fly_side", "fly_line", "add", "take"].map((a) => t("flock.price", { what: t(`flock.action.${a}`), cubes: view.prices[a] }));
+  return `${t("flock.game.prices")} ${now.join(" · ")}. ${t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck })}`;
+}
+
 function playersTable(view) {
   const table = $("players-table");
   table.replaceChildren();
@@ -240,6 +246,7 @@ function render(data) {
   game = data;
   const view = data.view;
   $("game-status").textContent = status(view);
+  if (mode === "moves") $("prices").textContent = prices(view);
   playersTable(view);
   if (mode === "moves") drawMoves(view);
   drawSheet(view);
