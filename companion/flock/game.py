@@ -49,6 +49,8 @@ class Game:
         self.turn: str | None = self.start_player
         self.stage = 1
         self.uses = {a: 0 for a in STANDARD}
+        self.spaces: dict[str, dict] = {}  # the cubes on each standard action's space: {"player", "cubes"}
+        self.nest_cubes = 0  # the cubes in the central nest
         self.scores = {p: 0 for p in self.players}
         self.card_points = {p: 0 for p in self.players}  # movement points scored by a score card this stage
         self.stages: list[dict] = []
@@ -106,7 +108,10 @@ class Game:
             self._afford(cost, kind)
             self._standard(kind, action)
             self.uses[kind] += 1
-            self._spend(cost)
+            previous = self.spaces.get(kind)
+            self.nest_cubes += previous["cubes"] if previous else 0  # the previous user's cubes go to the nest
+            self.spaces[kind] = {"player": self.turn, "cubes": cost}
+            self._spend(cost, to_nest=False)
         elif kind == "card":
             self._card(action)
         else:
@@ -118,9 +123,10 @@ class Game:
         if self.cubes[self.turn] < cost:
             raise BadInput("action.do", f"{what} costs {cost} cubes; {self.turn} has {self.cubes[self.turn]}")
 
-    def _spend(self, cost: int) -> None:
+    def _spend(self, cost: int, *, to_nest: bool = True) -> None:
         player = self.turn
         self.cubes[player] -= cost
+        self.nest_cubes += cost if to_nest else 0
         seat = self.players.index(player)
         ahead = self.players[seat + 1:] + self.players[:seat + 1]
         self.turn = next((p for p in ahead if self.cubes[p] > 0), None)
@@ -232,6 +238,7 @@ class Game:
         self.stage += 1
         self.cubes = dict(self.full_cubes)
         self.uses = {a: 0 for a in STANDARD}
+        self.spaces, self.nest_cubes = {}, 0  # every cube returns to its player
         self.card_points = {p: 0 for p in self.players}
         wanted = DISPLAY[len(self.players)] - self.display
         if wanted > self.movement_deck:
@@ -265,6 +272,7 @@ class Game:
             "start_player": self.start_player, "start_reason": self.start_reason,
             "board": self.board, "depths": self.depths, "cubes": self.cubes, "full_cubes": self.full_cubes,
             "prices": {a: self.price(a) for a in STANDARD}, "card_costs": CARD_COSTS,
+            "action_spaces": self.spaces, "nest_cubes": self.nest_cubes,
             "hands": self.hands, "hand_limit": HAND_LIMIT, "display": self.display,
             "movement_deck": self.movement_deck, "movement_discards": self.movement_discards,
             "face_up": self.face_up, "deck": len(self.deck), "deck_birds": self.deck_birds(), "scores": self.scores,

@@ -31,3 +31,25 @@ def test_not_json_and_a_missing_file_are_refused(cli, tmp_path):
     assert cli("score", "flock", "-", stdin="{not json").returncode == 2
     missing = cli("score", "flock", str(tmp_path / "none.json"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_the_command_and_the_api_agree(cli, tmp_path):
+    from companion.table import demo_table
+    from companion.web import create_app
+
+    stage = {"players": ["crane", "goose", "swallow"], "nest": {"points": [2, 5, 9, 12], "pair": -1},
+             "board": board(". . gF . . .", "sM . gM sF . .", "sF cF cM gF n gM"),
+             "movement_cards": {"goose": [{"spaces": [{"row": 2, "col": 3, "points": 2},
+                                                      {"row": 2, "col": 5, "points": 3}]}]},
+             "scores_before": {"crane": 4}}
+    table = demo_table(tmp_path / "t.sqlite3")
+    try:
+        api = create_app(table, testing=True).test_client().post("/api/flock/stage", json=stage).json
+    finally:
+        table.stop()
+    done = cli("score", "flock", "-", stdin=json.dumps(stage))
+    assert json.loads(done.stdout) == api
+    # By hand: the fronts are sM, cF, gF, sF, a swift and gM. Swallow and goose each land a pair:
+    # 5 - 1 = 4; crane lands one: 2. Goose's card: the gF left at (2, 3) scores 2, (2, 5) is empty now.
+    assert {p: s["total"] for p, s in api["scores"].items()} == {"crane": 6, "goose": 6, "swallow": 4}
+    assert api["landed"]["goose"] == {"M": 1, "F": 1, "count": 2, "pairs": 1}

@@ -28,16 +28,14 @@ def refused(game: Game, action: dict) -> BadInput:
 FLAT = (". kF . . .", "cF kM cM . .", "cM cF kF kM n")
 
 
-def test_a_standard_action_costs_1_2_3_4_for_its_uses_in_a_stage():
+def test_the_previous_users_cubes_go_to_the_nest_and_cards_pay_into_it():
     game = two_player(FLAT)
-    paid = []
-    for _ in range(5):
-        cubes = game.cubes[game.turn]
-        who = game.turn
-        game.apply({"do": "fly_line", "from": [2, 0], "to": [1, 0]} if who == "crane" and game.board[2][0]["owner"] == "crane"
-                   else {"do": "pass"})
-        paid.append((who, cubes - game.cubes[who]))
-    assert paid[0] == ("crane", 1) and paid[1] == ("kite", 2)
+    game.apply({"do": "fly_side", "from": [1, 0], "to": [1, 1]})  # crane: 1 cube on the space
+    assert game.spaces["fly_side"] == {"player": "crane", "cubes": 1} and game.nest_cubes == 0
+    game.apply({"do": "fly_side", "from": [1, 0], "to": [1, 1]})  # kite: 2 on the space, crane's 1 to the nest
+    assert game.spaces["fly_side"] == {"player": "kite", "cubes": 2} and game.nest_cubes == 1
+    game.apply({"do": "card", "card": "diagonal", "from": [1, 0], "to": [0, 1]})  # crane's card: 3 to the nest
+    assert game.nest_cubes == 4
 
 
 def test_prices_rise_per_action_and_reset_each_stage():

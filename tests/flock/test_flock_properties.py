@@ -91,4 +91,6 @@ def test_no_legal_action_breaks_the_column_rule_or_the_bird_count(seed, n):
         on_board = sum(cell is not None for row in game.board for cell in row)
         assert on_board + len(game.deck) + len(game.face_up) == tiles
         assert all(0 <= c for c in game.cubes.values())
+        spent = sum(game.full_cubes.values()) - sum(game.cubes.values())
+        assert spent == game.nest_cubes + sum(s["cubes"] for s in game.spaces.values())  # no cube lost or made
         assert all(0 <= h <= 4 for h in game.hands.values())

@@ -44,8 +44,13 @@ function status(view) {
 
 // What each standard action costs right now, and what lies beside the board.
 function prices(view) {
-  const now = ["fly_side", "fly_line", "add", "take"].map((a) => t("flock.price", { what: t(`flock.action.${a}`), cubes: view.prices[a] }));
-  return `${t("flock.game.prices")} ${now.join(" · ")}. ${t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck })}`;
+  const now = Object.keys(view.prices).map((a) => {
+    const price = t("flock.price", { what: t(`flock.action.${a}`), cubes: view.prices[a] });
+    const on = view.action_spaces[a];
+    return on ? `${price} (${t("flock.game.on_space", { cubes: on.cubes, player: playerLabel(on.player) })})` : price;
+  });
+  return `${t("flock.game.prices")} ${now.join(" · ")}. ${t("flock.game.nest_cubes", { n: view.nest_cubes })} `
+    + t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck });
 }
 
 function playersTable(view) {
