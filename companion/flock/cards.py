@@ -4,7 +4,8 @@ Neither card's values are printed in the rules, so players enter each card
 once; these functions check what they entered and score with it.
 
 >>> nest = read_nest({"points": [3, 7, 11, 14, 16], "pair": 3})
->>> nest_points(nest, {"M": 2, "F": 1, "count": 3, "pairs": 1}, "kite"), nest_points(nest, {"M": 0, "F": 2, "count": 2, "pairs": 0}, "goose")
+>>> kite, goose = {"M": 2, "F": 1, "count": 3, "pairs": 1}, {"M": 0, "F": 2, "count": 2, "pairs": 0}
+>>> nest_points(nest, kite, "kite"), nest_points(nest, goose, "goose")
 (14, 7)
 """
 
@@ -27,7 +28,8 @@ def read_nest(value, field: str = "nest") -> dict:
         raise BadInput(f"{field}.{unknown[0]}", "unknown field (a nest card has points and pair)")
     points = value.get("points")
     if not isinstance(points, list) or not 1 <= len(points) <= MAX_NEST_ENTRIES:
-        raise BadInput(f"{field}.points", f"expected a list of 1-{MAX_NEST_ENTRIES} points (for 1, 2, ... birds landed)")
+        raise BadInput(f"{field}.points",
+                       f"expected a list of 1-{MAX_NEST_ENTRIES} points (for 1, 2, ... birds landed)")
     return {"points": [read_int(p, f"{field}.points[{i}]", 0, MAX_POINTS) for i, p in enumerate(points)],
             "pair": read_int(value.get("pair"), f"{field}.pair", -MAX_POINTS, MAX_POINTS)}
 

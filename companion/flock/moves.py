@@ -3,8 +3,10 @@
 Every flight swaps two birds, so no flight ever changes how many birds a
 column holds. A flight never goes into an empty space.
 
->>> swap_allowed("fly_side", (0, 1), (0, 2)), swap_allowed("dodge", (0, 1), (0, 3)), swap_allowed("diagonal", (1, 1), (1, 2))
-(True, True, False)
+>>> swap_allowed("fly_side", (0, 1), (0, 2)), swap_allowed("dodge", (0, 1), (0, 3))
+(True, True)
+>>> swap_allowed("diagonal", (1, 1), (1, 2))
+False
 """
 
 from companion.errors import BadInput

@@ -1,4 +1,4 @@
-"""The helper's JSON API through Flask's test client: stage scoring, setup, saved games, cards, the live feed."""
+"""The Über den Wolken JSON API through Flask's test client: stage scoring, setup, saved games, cards, the live feed."""
 
 import json
 import threading
@@ -13,7 +13,8 @@ from flockdata import NEST_EXAMPLE, board
 PIN = {"X-Table-Pin": "1234"}
 STAGE = {"players": ["crane", "kite"], "nest": {"points": [3, 7, 11], "pair": 3},
          "board": board(". . . . .", ". kM . . .", "cF kF kM . n"),
-         "movement_cards": {"kite": [{"spaces": [{"row": 2, "col": 1, "points": 4}, {"row": 0, "col": 0, "points": 1}]}]}}
+         "movement_cards": {"kite": [{"spaces": [{"row": 2, "col": 1, "points": 4},
+                                                 {"row": 0, "col": 0, "points": 1}]}]}}
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ def boards(draw):
         for r in range(ROWS - 1, ROWS - 1 - draw(st.integers(0, COLUMN_LIMIT)), -1):
             owner = draw(st.sampled_from([o for o in owners if left[o] > 0]))
             left[owner] -= 1
-            board[r][c] = {"owner": owner} if owner == "neutral" else {"owner": owner, "sex": draw(st.sampled_from("MF"))}
+            sex = {} if owner == "neutral" else {"sex": draw(st.sampled_from("MF"))}
+            board[r][c] = {"owner": owner, **sex}
     return players, board
 
 

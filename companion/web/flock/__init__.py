@@ -1,4 +1,4 @@
-"""The Über den Wolken helper: setup, the game kept move by move, stage scoring and the three-stage sheet.
+"""Über den Wolken on the phone: setup, the game kept move by move, stage scoring and the three-stage sheet.
 
 Pages under /flock, the JSON API under /api/flock; the rules are
 companion.flock's, the saved games and entered cards the table's game shelf.

@@ -1,4 +1,4 @@
-"""The JSON API of the Über den Wolken helper: stage scoring, setup, saved games and entered cards.
+"""The Über den Wolken JSON API: stage scoring, setup, saved games and entered cards.
 
 `POST /api/flock/stage` only computes (no PIN, no CSRF token); every other
 change needs the table PIN. A game's changes carry the version they were

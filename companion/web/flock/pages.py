@@ -1,4 +1,4 @@
-"""The helper's pages: setup, stage scoring, and one saved game (move by move or as a sheet)."""
+"""The Über den Wolken pages: setup, stage scoring, and one saved game (move by move or as a sheet)."""
 
 from flask import render_template
 from werkzeug.exceptions import NotFound
@@ -15,7 +15,8 @@ def limits() -> dict:
     return {"species": birds.SPECIES, "neutral": birds.NEUTRAL, "rows": birds.ROWS, "columns": birds.COLUMNS,
             "column_limit": birds.COLUMN_LIMIT, "hand_limit": birds.HAND_LIMIT, "max_points": cards.MAX_POINTS,
             "max_nest_entries": cards.MAX_NEST_ENTRIES, "max_card_name": records.MAX_CARD_NAME,
-            "stages": birds.STAGES, "min_players": birds.PLAYER_COUNTS[0], "max_players": birds.PLAYER_COUNTS[-1], "looks": LOOKS, "sexes": SEX_SYMBOLS}
+            "stages": birds.STAGES, "min_players": birds.PLAYER_COUNTS[0], "max_players": birds.PLAYER_COUNTS[-1],
+            "looks": LOOKS, "sexes": SEX_SYMBOLS}
 
 
 @bp.get("/flock")
