@@ -5,6 +5,7 @@ import urllib.request
 
 import pytest
 
+from companion.flock.board import land
 from companion.flock.game import Game
 
 
@@ -164,3 +165,37 @@ def test_the_pages_fit_a_phone_and_speak_japanese(browser, expect):
     page.goto(f"{browser.url}/lang/ja?next=/flock/stage")
     expect(page.locator("h1")).to_have_text("ステージの得点計算")
     expect(page.locator(".stage-editor label[data-brush='2']")).to_contain_text("ツルのメス")
+
+
+def cranes_after_landing(seed):
+    _, after = land(Game(["crane", "kite"], seed).board)
+    return [(r, c) for r in range(3) for c in range(5) if after[r][c] and after[r][c]["owner"] == "crane"]
+
+
+def test_a_stage_kept_move_by_move_ends_with_the_landing_entered_on_the_phone(browser, expect):
+    seed = next(s for s in range(100) if len(cranes_after_landing(s)) >= 2)  # passes only: the flock stays as laid
+    held = cranes_after_landing(seed)[:2]
+    game = post(browser.url, "/api/flock/games", {"mode": "moves", "players": ["crane", "kite"], "seed": seed})
+    rules = Game(["crane", "kite"], seed)
+    version = game["version"]
+    while rules.turn is not None:  # everyone passes until every cube is spent
+        rules.apply({"do": "pass"})
+        version = post(browser.url, f"/api/flock/games/{game['id']}/actions",
+                       {"action": {"do": "pass"}, "version": version})["version"]
+    page = browser.page
+    unlock(page, browser.url, f"/flock/games/{game['id']}")
+    expect(page.locator("#stage-entry")).to_be_visible()
+    page.fill("#stage-entry .nest-points", "3, 7, 11, 14, 16")
+    page.fill("#stage-entry .nest-pair", "3")
+    page.select_option("#stage-entry .card-player", "crane")
+    for r, c in held:
+        tap(page, "#stage-entry .card-board", r, c)
+    page.fill("#card-points-0", "2")
+    page.fill("#card-points-1", "1")
+    page.click("#stage-entry .add-card")
+    page.click("#stage-entry .score-stage")
+    expect(page.locator("#game-status")).to_contain_text("Stage 2")
+    crane = page.locator("#sheet tr[data-player='crane']")
+    expect(crane.locator(".movement-points")).to_have_text("(2 + 1 + 2) = 5")
+    expected = json.load(urllib.request.urlopen(f"{browser.url}/api/flock/games/{game['id']}"))["view"]["scores"]
+    expect(page.locator("#players-table tr[data-player='crane'] .total-points")).to_have_text(str(expected["crane"]))

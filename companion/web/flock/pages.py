@@ -16,7 +16,7 @@ def limits() -> dict:
             "column_limit": birds.COLUMN_LIMIT, "hand_limit": birds.HAND_LIMIT, "max_points": cards.MAX_POINTS,
             "max_nest_entries": cards.MAX_NEST_ENTRIES, "max_card_name": records.MAX_CARD_NAME,
             "stages": birds.STAGES, "min_players": birds.PLAYER_COUNTS[0], "max_players": birds.PLAYER_COUNTS[-1],
-            "looks": LOOKS, "sexes": SEX_SYMBOLS}
+            "both_bonus": cards.BOTH_BONUS, "looks": LOOKS, "sexes": SEX_SYMBOLS}
 
 
 @bp.get("/flock")

@@ -178,7 +178,7 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
 }
 
 // The scored stage as the players check it: who lands what, the arithmetic, the board after landing.
-export function drawResult(box, result, players, nest, { stageNumber = null } = {}) {
+export function drawResult(box, result, players, nest, { stageNumber = null, cards = {} } = {}) {
   box.replaceChildren();
   if (stageNumber) box.append(el("h3", t("flock.sheet.stage", { n: stageNumber })));
   const table = el("table", "", "records result-table");
@@ -200,7 +200,7 @@ export function drawResult(box, result, players, nest, { stageNumber = null } = 
     row.append(th,
       el("td", t("flock.result.landed_detail", { count: landed.count, M: landed.M, F: landed.F, pairs: landed.pairs })),
       el("td", nestArithmetic(nest, landed, s.nest), "nest-points"),
-      el("td", String(s.movement), "movement-points"),
+      el("td", movementArithmetic(cards[p] ?? [], result.board_after_landing, p, s.movement), "movement-points"),
       el("td", String(s.stage), "stage-points"),
       el("td", String(s.total), "total-points"));
     table.append(row);
@@ -213,6 +213,19 @@ export function drawResult(box, result, players, nest, { stageNumber = null } = 
   const board = el("div", "", "flock-board");
   drawBoard(board, result.board_after_landing, { label: t("flock.result.after") });
   box.append(board);
+}
+
+// "3 + 3 + (2 + 1 + 2) = 11": each card's held spaces, the bonus for both, added up as the players do.
+// Only shown when it adds up to the table's own figure, which stays the judge.
+function movementArithmetic(cards, board, player, points) {
+  const scored = cards.map((card) => {
+    const held = card.spaces.filter((s) => board[s.row][s.col]?.owner === player).map((s) => s.points);
+    return held.length === card.spaces.length ? [...held, limits.both_bonus] : held;
+  });
+  const terms = scored.flat();
+  if (terms.length < 2 || terms.reduce((a, b) => a + b, 0) !== points) return String(points);
+  const parts = scored.map((held) => (held.length > 1 ? `(${held.join(" + ")})` : String(held[0] ?? 0)));
+  return `${parts.join(" + ")} = ${points}`;
 }
 
 // "11 + 3 × 1 = 14": the card's points for the birds landed, and the pair bonus, as the players add them up.

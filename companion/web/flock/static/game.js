@@ -219,7 +219,7 @@ function drawSheet(view) {
   box.replaceChildren();
   view.stages.forEach((stage, i) => {
     const part = el("div", "", "sheet-stage");
-    drawResult(part, stage, view.players, stage.nest, { stageNumber: i + 1 });
+    drawResult(part, stage, view.players, stage.nest, { stageNumber: i + 1, cards: stage.movement_cards });
     box.append(part);
   });
   if (view.over) box.append(el("p", status(view), "winners"));

@@ -25,6 +25,6 @@ root.querySelector(".score-stage").addEventListener("click", async () => {
     return;
   }
   editor.show("");
-  drawResult(section.querySelector(".flock-result"), data, body.players, body.nest);
+  drawResult(section.querySelector(".flock-result"), data, body.players, body.nest, { cards: body.movement_cards });
   section.hidden = false;
 });
