@@ -199,3 +199,25 @@ def test_a_stage_kept_move_by_move_ends_with_the_landing_entered_on_the_phone(br
     expect(crane.locator(".movement-points")).to_have_text("(2 + 1 + 2) = 5")
     expected = json.load(urllib.request.urlopen(f"{browser.url}/api/flock/games/{game['id']}"))["view"]["scores"]
     expect(page.locator("#players-table tr[data-player='crane'] .total-points")).to_have_text(str(expected["crane"]))
+
+
+def test_every_control_is_labelled_and_every_text_readable(browser, expect):
+    from tests.browser.test_table_page import LOW_CONTRAST, UNLABELLED_CONTROLS
+
+    page = browser.page
+    unlock(page, browser.url, "/flock")
+    page.click("#setup-form button[type=submit]")
+    expect(page.locator("#setup-board .cell")).to_have_count(15)
+    for path in ("/flock", "/flock/stage"):
+        if path != "/flock":
+            page.goto(browser.url + path)
+            expect(page.locator(".stage-board .cell")).to_have_count(15)
+        assert page.evaluate(UNLABELLED_CONTROLS) == [], path
+        contrast = page.evaluate(LOW_CONTRAST)
+        assert contrast["checked"] > 10 and contrast["failures"] == [], path
+    game = post(browser.url, "/api/flock/games", {"mode": "moves", "players": ["crane", "kite"], "seed": 1})
+    page.goto(f"{browser.url}/flock/games/{game['id']}")
+    page.click("#supply .add-column >> nth=0")
+    expect(page.locator("#choices select")).to_be_visible()  # the favourite-bird card's search
+    assert page.evaluate(UNLABELLED_CONTROLS) == []
+    assert page.evaluate(LOW_CONTRAST)["failures"] == []
