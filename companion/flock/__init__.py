@@ -2,8 +2,9 @@
 
 Pure: no I/O, no clock, no threads; randomness is a seeded `random.Random`
 passed in. `score(data)` is the public stage scoring (the
-`companion score flock` command and the page's POST); `setup`, `Game` and
-`sheet` keep a whole game.
+`companion score flock` command and the page's POST); `setup.setup` lays
+out a table, `game.Game` keeps a game move by move and `sheet.sheet` a
+three-stage score sheet.
 """
 
 from companion.flock.stage import score

@@ -24,6 +24,9 @@ REACH = {
     "free_flight": None,
 }
 FLIGHTS = tuple(REACH)
+SAY = {"fly_side": "flying left/right", "fly_line": "flying forward/back", "dodge": "a dodge",
+       "sharp_dodge": "a sharp dodge", "lead_change": "a lead change", "neutral": "the neutral card",
+       "diagonal": "a diagonal flight", "free_flight": "a free flight"}  # each flight in a refusal's words
 
 
 def swap_allowed(kind: str, start: tuple[int, int], target: tuple[int, int]) -> bool:
@@ -55,7 +58,7 @@ def flown(board, kind: str, player: str, action: dict, field: str = "action"):
     if other is None:
         raise BadInput(f"{field}.to", f"row {tr}, column {tc} is empty: birds never fly into an empty space")
     if not swap_allowed(kind, (r, c), (tr, tc)):
-        raise BadInput(f"{field}.to", f"{kind} cannot reach row {tr}, column {tc} from row {r}, column {c}")
+        raise BadInput(f"{field}.to", f"{SAY[kind]} cannot reach row {tr}, column {tc} from row {r}, column {c}")
     new = [list(row) for row in board]
     new[r][c], new[tr][tc] = other, bird
     return new
