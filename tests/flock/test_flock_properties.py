@@ -57,6 +57,18 @@ def test_scores_do_not_depend_on_the_order_of_the_players(case, rng):
     assert sorted(one["winners"]) == sorted(other["winners"])
 
 
+@settings(max_examples=40, deadline=None)
+@given(boards(), st.randoms(use_true_random=False))
+def test_scores_do_not_depend_on_the_order_of_the_movement_cards(case, rng):
+    players, board = case
+    spaces = [[{"row": r, "col": c, "points": r + c} for r in range(ROWS) for c in range(len(board[0]))]]
+    cards = [{"spaces": [a, b]} for a, b in zip(spaces[0][::2], spaces[0][1::2])]
+    hands = {p: cards for p in players}
+    shuffled = {p: rng.sample(cards, len(cards)) for p in players}
+    data = {"players": players, "board": board, "nest": NEST}
+    assert score({**data, "movement_cards": hands})["scores"] == score({**data, "movement_cards": shuffled})["scores"]
+
+
 def candidate(rng: random.Random, columns: int) -> dict:
     """Any action at all, legal or not: the game must refuse or keep its rules."""
     space = lambda: [rng.randrange(ROWS), rng.randrange(columns)]  # noqa: E731
