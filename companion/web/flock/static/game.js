@@ -26,6 +26,7 @@ async function send(path, body) {
   }
   selected = null;
   $("choices")?.replaceChildren();
+  if ($("move-error")) $("move-error").textContent = "";
   render(data);
   return true;
 }
@@ -222,6 +223,7 @@ function drawSheet(view) {
     drawResult(part, stage, view.players, stage.nest, { stageNumber: i + 1, cards: stage.movement_cards });
     box.append(part);
   });
+  if (!view.stages.length) box.append(el("p", t("flock.sheet.empty"), "help"));
   if (view.over) box.append(el("p", status(view), "winners"));
 }
 
