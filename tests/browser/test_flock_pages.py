@@ -103,6 +103,14 @@ def test_a_few_moves_on_the_phone_and_the_game_resumed_on_another(browser, launc
     expect(page.locator("#move-error")).not_to_be_empty()
     page.click("#pass")
     expect(page.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("8 / 10")
+    # The start player again: tap an empty space of a column that has room, and add the deck's top bird there.
+    board = json.load(urllib.request.urlopen(f"{browser.url}/api/flock/games/{game['id']}"))["view"]["board"]
+    col = next(c for c in range(5) if board[0][c] is None and board[2][c] is not None)
+    tap(page, "#game-board", 0, col)
+    page.click("#choices button:has-text('Add in front')")
+    expect(page.locator(f"#players-table tr[data-player='{mover}'] .cubes")).to_have_text("8 / 10")
+    filled = sum(board[r][col] is not None for r in range(3))
+    expect(page.locator(f"#game-board .cell.bird[data-col='{col}']")).to_have_count(filled + 1)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shot(page, "flock-game")
 
@@ -110,9 +118,10 @@ def test_a_few_moves_on_the_phone_and_the_game_resumed_on_another(browser, launc
     phone = launch()
     second = phone.pages[0] if phone.pages else phone.new_page()
     unlock(second, browser.url, path)
-    expect(second.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("8 / 10")
-    second.click("#undo")
-    expect(page.locator(f"#players-table tr[data-player='{other}'] .cubes")).to_have_text("10 / 10")
+    expect(second.locator(f"#players-table tr[data-player='{mover}'] .cubes")).to_have_text("8 / 10")
+    second.click("#undo")  # takes back the added bird: its cubes return, here too
+    expect(page.locator(f"#players-table tr[data-player='{mover}'] .cubes")).to_have_text("9 / 10")
+    expect(page.locator(f"#game-board .cell.bird[data-col='{col}']")).to_have_count(filled)
     phone.close()
 
 

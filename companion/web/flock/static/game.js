@@ -171,6 +171,7 @@ function drawMoves(view) {
     label: t("flock.game.board"),
     onTap: unlocked && view.turn ? (r, c) => {
       $("move-error").textContent = "";
+      if (!selected && !view.board[r][c]) return addChoices(view, c); // an empty space: add to its column
       if (!selected) {
         selected = [r, c];
         $("choices").replaceChildren(el("p", t("flock.game.pick_target", { bird: birdName(view.board[r][c]) }), "help"));
