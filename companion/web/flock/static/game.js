@@ -238,6 +238,7 @@ function drawEntry(view) {
   const board = structuredClone(mode === "sheet" ? view.next_board ?? null : view.board);
   if (editor) editor.load({ board, holes: view.draws ?? [] });
   else editor = stageEditor(form, { cardsApi: root.dataset.cardsApi, players: view.players, board, holes: view.draws ?? [] });
+  form.querySelector(".score-stage").disabled = false;
   form.querySelector(".score-stage").onclick = () => {
     const value = editor.value();
     if (mode === "sheet") {
@@ -264,4 +265,7 @@ function render(data) {
 render(await getJSON(root.dataset.gameApi));
 const live = new EventSource(root.dataset.events);
 live.addEventListener("game", (event) => render(JSON.parse(event.data)));
-if (mode === "sheet" && unlocked) $("undo-stage").addEventListener("click", () => send("undo", {}));
+if (mode === "sheet" && unlocked) {
+  $("undo-stage").addEventListener("click", () => send("undo", {}));
+  $("undo-stage").disabled = false;
+}

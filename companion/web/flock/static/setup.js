@@ -48,6 +48,8 @@ async function keep(mode) {
   window.location.assign(root.dataset.gamePage.replace(/0$/, String(data.id)));
 }
 
+form.querySelector('button[type="submit"]').disabled = false; // ready: until now a tap would have sent the form away
+
 if (unlocked) {
   document.getElementById("keep-moves").addEventListener("click", () => keep("moves"));
   document.getElementById("keep-sheet").addEventListener("click", () => keep("sheet"));

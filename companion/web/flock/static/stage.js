@@ -14,7 +14,9 @@ for (const box of document.querySelectorAll('.players-pick input[name="player"]'
   box.addEventListener("change", () => editor.setPlayers(chosen()));
 }
 
-root.querySelector(".score-stage").addEventListener("click", async () => {
+const submit = root.querySelector(".score-stage");
+submit.disabled = false; // enabled once it does something
+submit.addEventListener("click", async () => {
   const body = editor.value();
   body.players = chosen();
   const { ok, data } = await postJSON(root.dataset.scoreApi, body);
