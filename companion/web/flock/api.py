@@ -24,7 +24,6 @@ from companion.web.live import KEEP_ALIVE, WAKE_S, compact, last_event_id, messa
 from companion.web.security import changes_nothing, needs_pin
 
 
-
 def body(*allowed: str) -> dict:
     """The request's JSON object, read strictly, refusing fields not in `allowed`."""
     data = jsonin.parse(request.get_data(cache=True) or b"{}", "body")
@@ -73,9 +72,9 @@ def setup_preview():
     """A table laid out for the players (comma-separated species) from a seed (a new one if none)."""
     players = read_players([p for p in request.args.get("players", "").split(",") if p])
     seed = request.args.get("seed")
-    if seed is not None and not seed.isdigit():
+    if seed is not None and not (seed.isdigit() and len(seed) <= jsonin.MAX_INT_DIGITS):
         raise BadInput("seed", "expected a whole number")
-    seed = records.read_seed(None if seed is None else int(seed[:20]))
+    seed = records.read_seed(None if seed is None else int(seed))
     laid = setup(players, random.Random(seed), request.args.get("movement_set", DEFAULT_MOVEMENT_SET, type=int))
     return jsonify({"seed": seed, **laid})
 
