@@ -64,3 +64,24 @@ def every_value(hand, ground: WinteringGround) -> list[Group]:
     top = max((ground.top(card.n) for card in hand), default=0)
     groups = (best_group(hand, ground, value) for value in range(1, top + 1))
     return [g for g in groups if g is not None]
+
+
+def check_hand(hand: list[Card], w: dict[int, int], rules=None) -> dict:
+    """The migration checker: each value the hand can migrate as with w(n) as given, its best group explained.
+
+    >>> hand = [Card(3, "gull"), Card(3, "crane"), Card(5, "gull"), Card(5, "gull"), Card(5, "eagle")]
+    >>> found = check_hand(hand, {3: 2})
+    >>> found["values"], found["best"]["value"], found["best"]["vp"]
+    ([5], 5, 15)
+    """
+    from companion.geese.rules import DEFAULT_RULES
+    from companion.geese.sheet import explain
+
+    ground = WinteringGround(rules=rules or DEFAULT_RULES)
+    for n, count in w.items():
+        ground.w[n] = count
+    groups = every_value(hand, ground)
+    explained = [explain(g.cards, g.value, ground.rules) for g in groups]
+    best = max(explained, key=lambda g: (g["vp"], g["value"]), default=None)
+    return {"ranges": {str(n): [n, ground.top(n)] for n in range(1, ground.rules.max_number + 1)},
+            "values": [g.value for g in groups], "groups": explained, "best": best}

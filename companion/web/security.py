@@ -113,9 +113,17 @@ def csrf_token() -> str:
     return session[CSRF_FIELD]
 
 
+def csrf_exempt(view):
+    """Mark a view that computes and stores nothing (a calculator): it needs no PIN and no CSRF token."""
+    view.csrf_exempt = True
+    return view
+
+
 def check_csrf():
     """Refuse a session-authenticated change that does not carry the session's token."""
     if request.method in SAFE_METHODS or PIN_HEADER in request.headers:
+        return None
+    if getattr(current_app.view_functions.get(request.endpoint), "csrf_exempt", False):
         return None
     expected = session.get(CSRF_FIELD)
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
