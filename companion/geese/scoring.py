@@ -21,7 +21,7 @@ class MigrationScore:
     cards: int
     value: int
     largest_suit: int
-    rainbow: bool  # every card of a different suit (geese too): the rainbow reading applies
+    rainbow: bool  # two or more cards, each of a different suit (geese too): the rainbow reading applies
     vp: int
     geese: int
 
@@ -38,8 +38,9 @@ def largest_suit(cards) -> int:
 
 
 def is_rainbow(cards) -> bool:
+    """Two or more cards, every one of a different suit (geese included)."""
     suits = [card.suit for card in cards]
-    return len(set(suits)) == len(suits)
+    return len(suits) > 1 and len(set(suits)) == len(suits)
 
 
 def score_migration(cards, value: int, rules: Rules = DEFAULT_RULES) -> MigrationScore:
