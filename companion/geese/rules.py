@@ -86,15 +86,16 @@ class Rules:
             raise BadInput(f"{prefix}copies_per_suit", f"expected 1–{MAX_COPIES}")
         top = changes.get("max_number", rules.max_number)
         if "geese" in data:
-            changes["geese"] = {_int(k, f"{prefix}geese.{k}", 1, top): _int(v, f"{prefix}geese.{k}", 0, MAX_COPIES)
-                                for k, v in _table(data["geese"], f"{prefix}geese").items()}
+            changes["geese"] = {**rules.geese, **{_int(k, f"{prefix}geese.{k}", 1, top): _int(v, f"{prefix}geese.{k}", 0, MAX_COPIES)
+                                for k, v in _table(data["geese"], f"{prefix}geese").items()}}
         if "deal" in data:
-            changes["deal"] = {_int(k, f"{prefix}deal.{k}", 2, 8): _int(v, f"{prefix}deal.{k}", 1, 60)
-                               for k, v in _table(data["deal"], f"{prefix}deal").items()}
+            deal = {**rules.deal, **{_int(k, f"{prefix}deal.{k}", 2, 8): _int(v, f"{prefix}deal.{k}", 0, 60)
+                                     for k, v in _table(data["deal"], f"{prefix}deal").items()}}
+            changes["deal"] = {p: hand for p, hand in deal.items() if hand}  # 0 takes a player count out
             if not changes["deal"]:
                 raise BadInput(f"{prefix}deal", "needs at least one player count")
         if "removed" in data:
-            removed = {}
+            removed = dict(rules.removed)
             for k, v in _table(data["removed"], f"{prefix}removed").items():
                 if not isinstance(v, list):
                     raise BadInput(f"{prefix}removed.{k}", "expected a list of numbers")

@@ -1,6 +1,6 @@
 """Final scoring: each migration by its largest suit (geese wild) or as a rainbow, the no-goose bonus, ranking.
 
->>> m = score_migration([Card(3, "gull"), Card(3, "gull"), Card(5, "goose"), Card(5, "crane"), Card(5, "eagle")], 5)
+>>> m = score_migration([Card(3, "gull"), Card(3, "gull"), Card(4, "goose"), Card(5, "crane"), Card(5, "eagle")], 5)
 >>> (m.largest_suit, m.rainbow, m.vp)
 (3, False, 15)
 >>> score_migration([Card(2, "gull"), Card(2, "goose"), Card(3, "crane")], 3).vp
