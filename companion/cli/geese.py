@@ -43,12 +43,13 @@ def read_rules(path: str | None) -> Rules:
         raise Refusal(f"{path}: {e}") from None
 
 
-def run(rules: Rules, names, *, games: int, seed: int, players: int, jobs: int, progress=None) -> list:
+def run(rules: Rules, names, *, games: int, seed: int, players: int, jobs: int, progress=None,
+        parallel_from: int = PARALLEL_FROM) -> list:
     """Every game's outcome, in game order, however many processes played them."""
     pieces = [range(start, min(games, start + CHUNK)) for start in range(0, games, CHUNK)]
     work = partial(_piece, rules, names, seed, players)
     outcomes = []
-    if jobs > 1 and games >= PARALLEL_FROM:
+    if jobs > 1 and games >= parallel_from:
         with multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork").Pool(jobs) as pool:
             for done in pool.imap(work, pieces):
                 outcomes.extend(done)
