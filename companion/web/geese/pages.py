@@ -64,4 +64,4 @@ def checker():
         raise NotFound(f"no game {chosen}")
     return render_template("geese/check.html", area="geese", saved=saved, chosen=chosen,
                            w={row["n"]: row["w"] for row in ground} if ground else {},
-                           numbers=range(1, DEFAULT_RULES.max_number + 1), rules_json=page_rules())
+                           numbers=range(1, DEFAULT_RULES.max_number + 1), rules_json=page_rules(), suits=SUITS)
