@@ -42,10 +42,14 @@ class Game:
     def usable_counts(self, seat: int) -> dict[int, int]:
         """For each value some card of the hand can be used as now, how many of its cards can."""
         w = self.ground.w
-        counts: dict[int, int] = {}
+        by_number = [0] * len(w)
         for card in self.hands[seat]:
-            for value in range(card.n, card.n + w[card.n] + 1):
-                counts[value] = counts.get(value, 0) + 1
+            by_number[card.n] += 1
+        counts: dict[int, int] = {}
+        for n, held in enumerate(by_number):
+            if held:
+                for value in range(n, n + w[n] + 1):
+                    counts[value] = counts.get(value, 0) + held
         return counts
 
     def migratable(self, seat: int) -> list[int]:

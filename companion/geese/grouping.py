@@ -34,29 +34,31 @@ def usable_cards(hand, ground: WinteringGround, value: int) -> list[Card]:
 
 
 def best_group(hand, ground: WinteringGround, value: int, *, avoid_geese: bool = False) -> Group | None:
-    """The highest-scoring `value` cards of `hand` usable as `value` now (None if too few)."""
-    usable = usable_cards(hand, ground, value)
+    """The highest-scoring `value` cards of `hand` usable as `value` now (None if too few).
+
+    A rainbow (one card of each suit) scores value × value, which no suit group can beat, so
+    it is taken when the hand has enough suits; otherwise the largest suit, geese joining it.
+    Geese are spent only where they add to the score (`avoid_geese`: not at all, if the hand can).
+    """
+    usable = [card for card in hand if ground.usable(card, value)]
     if len(usable) < value:
         return None
     rules = ground.rules
-    geese = [c for c in usable if c.suit == GOOSE]
+    by_suit: dict[str, list[Card]] = {}
+    for card in usable:
+        by_suit.setdefault(card.suit, []).append(card)
+    geese = by_suit.pop(GOOSE, [])
     if avoid_geese and len(usable) - len(geese) >= value:
-        usable, geese = [c for c in usable if c.suit != GOOSE], []
-    candidates = []
-    if rules.rainbow:
-        one_each = {}
-        for card in usable:
-            one_each.setdefault(card.suit, card)
-        if len(one_each) >= value:
-            firsts = sorted(one_each.values(), key=lambda c: c.suit == GOOSE)  # plain suits first
-            candidates.append(firsts[:value])
-    for suit in PLAIN_SUITS:
-        same = [c for c in usable if c.suit == suit]
-        rest = [c for c in usable if c.suit != suit and c.suit != GOOSE]
-        candidates.append((same + geese + rest)[:value] if len(same) + len(geese) <= value
-                          else (same + geese)[:value])
-    scored = [Group(value, cards, score_migration(cards, value, rules)) for cards in candidates]
-    return max(scored, key=lambda g: (g.vp, -g.score.geese))
+        geese = []
+    if rules.rainbow and len(by_suit) + (1 if geese else 0) >= value:
+        chosen = [cards[0] for cards in by_suit.values()][:value]
+        chosen += geese[:value - len(chosen)]
+    else:
+        suit = max(PLAIN_SUITS, key=lambda s: len(by_suit.get(s, ())))
+        same = by_suit.get(suit, [])
+        rest = [card for s, cards in by_suit.items() if s != suit for card in cards]
+        chosen = (same + geese + rest)[:value]
+    return Group(value, chosen, score_migration(chosen, value, rules))
 
 
 def every_value(hand, ground: WinteringGround) -> list[Group]:

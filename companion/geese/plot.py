@@ -16,6 +16,7 @@ PANEL_HEIGHT = 220
 MARGIN = 48
 FILLS = ("#1f5bb8", "#c77800")  # first rule set, second; hatching tells them apart without colour
 PATTERNS = ("", "url(#hatch)")
+NO_RATE = {"rate": 0.0, "low": 0.0, "high": 0.0}
 
 
 def plot(series: dict[str, dict], title: str = "帰る雁 playtest") -> str:
@@ -27,12 +28,13 @@ def plot(series: dict[str, dict], title: str = "帰る雁 playtest") -> str:
     parts.append(_histogram(series, top))
     top += PANEL_HEIGHT + 40
     seats = max(s["players"] for s in series.values())
-    parts.append(_bars("Win rate by seat (1 = start player)", [str(i + 1) for i in range(seats)],
-                       {k: [r["rate"] for r in v["win_rate_by_seat"]] for k, v in series.items()}, top))
+    parts.append(_bars("Win rate by seat (1 = start player; dashed: a fair share; whiskers: 95 % interval)",
+                       [str(i + 1) for i in range(seats)],
+                       {k: v["win_rate_by_seat"] for k, v in series.items()}, top, fair=1 / seats))
     top += PANEL_HEIGHT + 40
     names = sorted({n for v in series.values() for n in v["win_rate_by_strategy"]})
     parts.append(_bars("Win rate by strategy", names,
-                       {k: [v["win_rate_by_strategy"].get(n, {"rate": 0})["rate"] for n in names]
+                       {k: [v["win_rate_by_strategy"].get(n, NO_RATE) for n in names]
                         for k, v in series.items()}, top))
     height = top + PANEL_HEIGHT + 30
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
@@ -88,24 +90,32 @@ def _histogram(series: dict[str, dict], top: int) -> str:
     return "".join(out)
 
 
-def _bars(caption: str, names: list[str], rates: dict[str, list[float]], top: int) -> str:
+def _bars(caption: str, names: list[str], rates: dict[str, list[dict]], top: int, fair: float | None = None) -> str:
+    """Bars of rates with their 95 % intervals as whiskers; `fair`, if given, as a dashed line."""
     width = WIDTH - 2 * MARGIN
     slot = width / max(1, len(names))
     bar = slot * 0.8 / max(1, len(rates))
-    peak = max((r for values in rates.values() for r in values), default=1) or 1
+    peak = max((r["high"] for values in rates.values() for r in values), default=1) or 1
+    scale = (PANEL_HEIGHT - 24) / peak
+    base = top + PANEL_HEIGHT
     out = [f'<text x="{MARGIN}" y="{top - 6}" font-weight="bold">{escape(caption)}</text>',
-           f'<line class="axis" x1="{MARGIN}" y1="{top + PANEL_HEIGHT}" x2="{WIDTH - MARGIN}" '
-           f'y2="{top + PANEL_HEIGHT}"/>']
+           f'<line class="axis" x1="{MARGIN}" y1="{base}" x2="{WIDTH - MARGIN}" y2="{base}"/>']
     for i, values in enumerate(rates.values()):
         for j, rate in enumerate(values):
-            h = rate / peak * (PANEL_HEIGHT - 24)
+            h = rate["rate"] * scale
             x = MARGIN + j * slot + slot * 0.1 + i * bar
-            out.append(f'<rect x="{x:.1f}" y="{top + PANEL_HEIGHT - h:.1f}" width="{bar:.1f}" height="{h:.1f}" '
+            mid = x + bar / 2
+            out.append(f'<rect x="{x:.1f}" y="{base - h:.1f}" width="{bar:.1f}" height="{h:.1f}" '
                        f'fill="{_fill(i)}" stroke="#222"/>'
-                       f'<text x="{x + bar / 2:.1f}" y="{top + PANEL_HEIGHT - h - 4:.1f}" '
-                       f'text-anchor="middle">{rate:.0%}</text>')
+                       f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{base - rate["low"] * scale:.1f}" '
+                       f'y2="{base - rate["high"] * scale:.1f}" stroke="#000" stroke-width="2"/>'
+                       f'<text x="{mid + 4:.1f}" y="{base - rate["high"] * scale - 4:.1f}">{rate["rate"]:.1%}</text>')
+    if fair is not None:
+        y = base - fair * scale
+        out.append(f'<line x1="{MARGIN}" x2="{WIDTH - MARGIN}" y1="{y:.1f}" y2="{y:.1f}" stroke="#b3261e" '
+                   'stroke-dasharray="6 4" stroke-width="1.5"/>')
     for j, name in enumerate(names):
-        out.append(f'<text x="{MARGIN + j * slot + slot / 2:.1f}" y="{top + PANEL_HEIGHT + 14}" '
+        out.append(f'<text x="{MARGIN + j * slot + slot / 2:.1f}" y="{base + 14}" '
                    f'text-anchor="middle">{escape(name)}</text>')
     return "".join(out)
 

@@ -7,7 +7,6 @@
 9
 """
 
-from collections import Counter
 from dataclasses import dataclass
 
 from companion.geese.cards import GOOSE, Card
@@ -32,7 +31,9 @@ class MigrationScore:
 
 def largest_suit(cards) -> int:
     """The largest group of one suit, geese joining it."""
-    suits = Counter(card.suit for card in cards)
+    suits: dict[str, int] = {}
+    for card in cards:
+        suits[card.suit] = suits.get(card.suit, 0) + 1
     geese = suits.pop(GOOSE, 0)
     return max(suits.values(), default=0) + geese
 

@@ -67,3 +67,24 @@ def test_cards_of_distinct_suits_score_a_square(cards):
 
 def test_card_values_are_plain_tuples():
     assert Card(2, "gull") == (2, "gull")
+
+
+@settings(max_examples=60, deadline=None)
+@given(hand=st.lists(all_cards, min_size=1, max_size=8), w=st.lists(st.integers(0, 3), min_size=6, max_size=6))
+def test_the_best_group_is_the_best_of_every_choice(hand, w):
+    from itertools import combinations
+
+    from companion.geese import WinteringGround
+    from companion.geese.grouping import best_group
+
+    ground = WinteringGround()
+    ground.w = [0, *w]
+    for value in range(1, 10):
+        usable = [c for c in hand if ground.usable(c, value)]
+        group = best_group(hand, ground, value)
+        if len(usable) < value:
+            assert group is None
+            continue
+        best = max(score_migration(list(cards), value).vp for cards in combinations(usable, value))
+        assert group.vp == best and len(group.cards) == value
+        assert all(ground.usable(c, value) for c in group.cards)

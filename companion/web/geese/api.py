@@ -9,7 +9,7 @@ from werkzeug.exceptions import NotFound
 
 from companion import jsonin
 from companion.errors import BadInput
-from companion.geese import parse_card, score
+from companion.geese import deck, parse_card, score
 from companion.geese.grouping import check_hand
 from companion.geese.rules import DEFAULT_RULES
 from companion.web import get_table
@@ -19,6 +19,7 @@ from companion.web.live import KEEP_ALIVE, WAKE_S, compact, last_event_id, messa
 from companion.web.security import csrf_exempt, needs_pin
 
 MAX_HAND = max(DEFAULT_RULES.deal.values()) + 10  # a dealt hand, and what can be taken back into it
+MAX_GROUND = len(deck(DEFAULT_RULES, max(DEFAULT_RULES.player_counts)))  # every card of the deck, at most
 
 
 def body(*allowed: str) -> dict:
@@ -75,8 +76,8 @@ def check():
     for key, count in w.items():
         if key not in {str(n) for n in range(1, DEFAULT_RULES.max_number + 1)}:
             raise BadInput(f"wintering.{key}", f"expected a number 1–{DEFAULT_RULES.max_number}")
-        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 80:
-            raise BadInput(f"wintering.{key}", "expected how many cards of that number lie there (0–80)")
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_GROUND:
+            raise BadInput(f"wintering.{key}", f"expected how many cards of that number lie there (0–{MAX_GROUND})")
         counts[int(key)] = count
     return jsonify(check_hand(cards, counts))
 

@@ -10,7 +10,7 @@ from companion.geese.record import MAX_NAME
 from companion.geese.rules import DEFAULT_RULES
 from companion.geese.sheet import score_sheet
 from companion.web.geese import bp, games
-from companion.web.geese.api import MAX_HAND, found, shelf
+from companion.web.geese.api import MAX_GROUND, MAX_HAND, found, shelf
 from companion.web.security import unlocked
 
 
@@ -64,4 +64,5 @@ def checker():
         raise NotFound(f"no game {chosen}")
     return render_template("geese/check.html", area="geese", saved=saved, chosen=chosen,
                            w={row["n"]: row["w"] for row in ground} if ground else {},
-                           numbers=range(1, DEFAULT_RULES.max_number + 1), rules_json=page_rules(), suits=SUITS)
+                           numbers=range(1, DEFAULT_RULES.max_number + 1), rules_json=page_rules(), suits=SUITS,
+                           max_ground=MAX_GROUND)
