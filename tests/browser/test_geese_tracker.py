@@ -88,3 +88,24 @@ def test_the_checker_shows_the_best_group_in_japanese(browser, expect, shot):
     expect(page.locator("#best")).to_contain_text("= 15 VP")
     expect(page.locator('#groups li[data-value="5"]')).to_have_count(1)
     shot(page, "geese-checker-ja")
+
+
+def test_every_geese_page_is_labelled_and_readable(browser, expect):
+    from .test_table_page import check_accessible
+
+    url = browser.url
+    game = api(url, "/api/geese/games", {"players": ["ann", "ben", "cho"]})
+    api(url, f"/api/geese/games/{game['id']}/actions",
+        {"action": {"player": "ann", "migrate": {"value": 1, "cards": [{"n": 1, "suit": "goose"}]}}})
+    page = browser.page
+    page.goto(f"{url}pin?next=/geese")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    expect(page.locator("#new-game")).to_be_visible()
+    check_accessible(page, "geese")
+    for path in (f"geese/games/{game['id']}", "geese/check", f"geese/games/{game['id']}/score"):
+        page.goto(url + path)
+        expect(page.locator("main h1")).to_be_visible()
+        if path.startswith("geese/games") and not path.endswith("score"):
+            expect(page.locator("#ground tr")).to_have_count(6)
+        check_accessible(page, path)

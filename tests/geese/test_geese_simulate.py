@@ -1,11 +1,13 @@
 """The playtest simulator: reproducible from its seed, however the games are split, with sound figures."""
 
+import io
 import json
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from companion.cli.geese import run
+from companion.cli.geese import progress_bar, run
 from companion.errors import BadInput
 from companion.geese import DEFAULT_RULES, Rules
 from companion.geese.plot import plot
@@ -72,3 +74,19 @@ def test_the_plot_is_svg_with_both_runs_and_the_report_is_side_by_side():
     assert text[0].split() == ["rules", "compare"]
     assert any(line.startswith("first player's edge") for line in text)
     json.dumps(one)  # the figures are plain data
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_progress_bar_only_on_a_terminal(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert progress_bar("rules") is None
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    run(DEFAULT_RULES, NAMES, games=300, seed=1, players=4, jobs=1, progress=progress_bar("rules"))
+    drawn = terminal.getvalue()
+    assert drawn.startswith("\rrules [") and drawn.endswith(f"[{'#' * 30}] 300/300\n")
+    assert "250/300" in drawn  # it moved on the way

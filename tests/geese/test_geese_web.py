@@ -167,3 +167,50 @@ def test_games_are_kept_on_the_real_tables_shelf(table):
     assert game.status_code == 201
     assert table.games.load("geese", game.json["id"])["state"]["players"] == ["a", "b", "c", "d"]
     assert "geese" in client.get("/geese").get_data(as_text=True)
+
+
+AGREED = {"players": ["ann", "ben", "cho", "dan"],
+          "wintering": [c(6, "gull"), c(6, "crane"), c(3, "eagle"), c(3, "thrush"), c(1, "goose")],
+          "actions": [
+              {"player": "ann", "arrive": [c(6, "eagle")]},                                          # 6+3 = 9: 3 VP
+              {"player": "ben", "arrive": [c(6, "thrush"), c(2, "gull")], "take": c(6, "gull")},    # 10: 1 VP
+              {"player": "cho", "migrate": {"value": 5, "cards": [c(3, "gull"), c(3, "gull"), c(5, "gull"),
+                                                                  c(3, "goose"), c(5, "crane")]}},  # 5 × 4 = 20
+              {"player": "dan", "migrate": {"value": 3, "cards": [c(3, "crane"), c(2, "eagle"), c(1, "thrush")]}},
+          ]}  # dan: 2 can be 3 (w(2) = 1), 1 can be 2 only (w(1) = 1): illegal — see below
+
+
+def test_the_command_the_api_and_the_page_agree(client, cli, tmp_path):
+    record = json.loads(json.dumps(AGREED))
+    record["actions"][3] = {"player": "dan", "migrate": {"value": 3, "cards": [c(3, "crane"), c(2, "eagle"),
+                                                                               c(3, "thrush")]}}  # rainbow: 9
+    expected = {"ann": 3, "ben": 1, "cho": 20, "dan": 9 + 1}
+    api = client.post("/api/geese/score", json=record).json
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    done = cli("score", "geese", str(path))
+    assert json.loads(done.stdout) == api
+    assert {name: p["total"] for name, p in api["players"].items()} == expected
+    assert api["ranking"] == ["cho", "dan", "ann", "ben"]
+    game = new_game(client, record["players"])
+    for card in record["wintering"]:
+        client.post(f"/api/geese/games/{game['id']}/setup", json={"card": card}, headers=PIN)
+    for action in record["actions"]:
+        assert client.post(f"/api/geese/games/{game['id']}/actions", json={"action": action},
+                           headers=PIN).status_code == 200
+    page = client.get(f"/geese/games/{game['id']}/score").get_data(as_text=True)
+    for name, total in expected.items():
+        assert f'<strong>{name}</strong> — <span class="total">{total}</span> VP' in page
+    assert "5 cards × 4 (gull 3 + geese 1) = 20 VP" in page
+    assert "rainbow (every suit different): 3 cards × 3 = 9 VP" in page
+
+
+def test_the_illegal_turn_is_refused_alike(client, cli, tmp_path):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(AGREED))
+    done = cli("score", "geese", str(path))
+    api = client.post("/api/geese/score", json=AGREED)
+    assert done.returncode == 2 and api.status_code == 400
+    assert api.json["field"] == "actions[3].migrate.cards[2]"
+    assert f"{path}: {api.json['error']}\n" in done.stderr
+    assert "a 1 can be used only as 1–2 now, not as 3" in api.json["error"]
