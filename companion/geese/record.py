@@ -76,7 +76,7 @@ def read_migrations(value, players: list[str], rules: Rules) -> dict:
                                                     "(a card counts as its own number or more)")
                 seen[card] += 1
                 if seen[card] > deck[card]:
-                    raise BadInput(f"{field}[{j}]", f"the deck has only {deck[card]} {_name(card)}")
+                    raise BadInput(f"{field}[{j}]", f"the deck has only {deck[card]} {_name(card, deck[card])}")
             result[name].append((len(parsed), parsed))
     return result
 
@@ -126,7 +126,7 @@ class Replay:
 
     def _check_supply(self, card: Card, field: str) -> None:
         if self.ground.cards[card] + self.migrated[card] > self.deck[card]:
-            raise BadInput(field, f"the deck has only {self.deck[card]} {_name(card)}, all of them already "
+            raise BadInput(field, f"the deck has only {self.deck[card]} {_name(card, self.deck[card])}, all already "
                                   "in the wintering ground or migrated")
 
     def play(self, action, i: int) -> None:
@@ -208,8 +208,8 @@ def _span(low: int, high: int) -> str:
     return str(low) if low == high else f"{low}–{high}"
 
 
-def _name(card: Card) -> str:
-    return f"{card.suit} {card.n}s" if card.suit != "goose" else f"goose {card.n}s"
+def _name(card: Card, count: int) -> str:
+    return f"{card.suit} {card.n}" + ("" if count == 1 else "s")
 
 
 def _one(card: Card) -> str:

@@ -90,7 +90,7 @@ def test_the_checker_shows_the_best_group_in_japanese(browser, expect, shot):
     shot(page, "geese-checker-ja")
 
 
-def test_every_geese_page_is_labelled_and_readable(browser, expect):
+def test_every_geese_page_is_labelled_and_readable(browser, expect, shot):
     from .test_table_page import check_accessible
 
     url = browser.url
@@ -103,9 +103,11 @@ def test_every_geese_page_is_labelled_and_readable(browser, expect):
     page.click(".pin-form button[type=submit]")
     expect(page.locator("#new-game")).to_be_visible()
     check_accessible(page, "geese")
+    shot(page, "geese-index")
     for path in (f"geese/games/{game['id']}", "geese/check", f"geese/games/{game['id']}/score"):
         page.goto(url + path)
         expect(page.locator("main h1")).to_be_visible()
         if path.startswith("geese/games") and not path.endswith("score"):
             expect(page.locator("#ground tr")).to_have_count(6)
         check_accessible(page, path)
+        shot(page, "geese-" + path.replace("/", "-"))

@@ -201,8 +201,8 @@ def test_the_command_the_api_and_the_page_agree(client, cli, tmp_path):
     page = client.get(f"/geese/games/{game['id']}/score").get_data(as_text=True)
     for name, total in expected.items():
         assert f'<strong>{name}</strong> — <span class="total">{total}</span> VP' in page
-    assert "5 cards × 4 (gull 3 + geese 1) = 20 VP" in page
-    assert "rainbow (every suit different): 3 cards × 3 = 9 VP" in page
+    assert "5 × 4 (gull 3 + geese 1) = 20 VP" in page
+    assert "rainbow (every suit different): 3 × 3 = 9 VP" in page
 
 
 def test_the_illegal_turn_is_refused_alike(client, cli, tmp_path):
