@@ -51,7 +51,10 @@ def deck(rules: Rules, players: int) -> list[Card]:
 
 
 def parse_card(value, field: str, rules: Rules = DEFAULT_RULES, players: int | None = None) -> Card:
-    """A card from its JSON form {"n": 1..6, "suit": ...}, or BadInput naming `field`."""
+    """A card from its JSON form {"n": 1..6, "suit": ...}, or BadInput naming `field`.
+
+    With `players`, the card must also be in that game's deck (no goose 5, no 6 with 3 players).
+    """
     if not isinstance(value, dict):
         raise BadInput(field, 'expected a card like {"n": 3, "suit": "gull"}')
     unknown = sorted(set(value) - CARD_FIELDS)
@@ -63,9 +66,11 @@ def parse_card(value, field: str, rules: Rules = DEFAULT_RULES, players: int | N
     if suit not in SUITS:
         raise BadInput(f"{field}.suit", f"expected one of {', '.join(SUITS)}, got {_show(suit)}")
     card = Card(n, suit)
+    if players is None:
+        return card
     if suit == GOOSE and not rules.geese.get(n, 0):
         raise BadInput(field, f"there is no goose {n} in the deck")
-    if players is not None and n in rules.removed_numbers(players):
+    if n in rules.removed_numbers(players):
         raise BadInput(field, f"the {n}s are taken out of the deck for {players} players")
     return card
 

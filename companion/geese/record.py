@@ -2,7 +2,10 @@
 
 `score(data)` takes either form (the formats are in docs/geese.md) and
 returns the final scores; anything unusable is a BadInput naming the field,
-an illegal action naming `actions[i]` and why.
+an illegal action naming `actions[i]` and why. It checks the rules of play,
+not the deck, so a playtest of a draft with other cards scores too; with
+`strict=True` (the table's own tracker) every card must also be in this
+deck and no card may be in play more often than the deck holds it.
 
 >>> card = lambda n, suit: {"n": n, "suit": suit}
 >>> score({"players": ["ann", "ben", "cho"],
@@ -25,15 +28,15 @@ MIGRATION_FIELDS = frozenset({"players", "migrations", "wintering_vp"})
 ACTION_KINDS = ("arrive", "migrate")
 
 
-def score(data, rules: Rules = DEFAULT_RULES) -> dict:
+def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
     """The final scores of a record in either form (CONTRACTS-style output: players, ranking, winner)."""
     if not isinstance(data, dict):
         raise BadInput("", "expected a JSON object with players and migrations, or players and actions")
     if "actions" in data or "wintering" in data:
-        return Replay.of(data, rules).result()
+        return Replay.of(data, rules, strict=strict).result()
     _only(data, MIGRATION_FIELDS, "")
     players = read_players(data, rules)
-    migrations = read_migrations(data.get("migrations"), players, rules)
+    migrations = read_migrations(data.get("migrations"), players, rules, strict)
     vp = read_wintering_vp(data.get("wintering_vp", {}), players)
     return final_scores(players, migrations, vp, rules)
 
@@ -53,7 +56,7 @@ def read_players(data: dict, rules: Rules) -> list[str]:
     return players
 
 
-def read_migrations(value, players: list[str], rules: Rules) -> dict:
+def read_migrations(value, players: list[str], rules: Rules, strict: bool = False) -> dict:
     if not isinstance(value, dict):
         raise BadInput("migrations", "expected each player's migrations: {name: [[card, ...], ...]}")
     deck = copies(rules, len(players))
@@ -69,13 +72,14 @@ def read_migrations(value, players: list[str], rules: Rules) -> dict:
             field = f"migrations.{name}[{i}]"
             if not isinstance(cards, list) or not cards:
                 raise BadInput(field, "expected a migration: a list of at least one card")
-            parsed = [parse_card(c, f"{field}[{j}]", rules, len(players)) for j, c in enumerate(cards)]
+            parsed = [parse_card(c, f"{field}[{j}]", rules, len(players) if strict else None)
+                      for j, c in enumerate(cards)]
             for j, card in enumerate(parsed):
                 if card.n > len(parsed):
                     raise BadInput(f"{field}[{j}]", f"a {card.n} cannot join a migration of {len(parsed)} cards "
                                                     "(a card counts as its own number or more)")
                 seen[card] += 1
-                if seen[card] > deck[card]:
+                if strict and seen[card] > deck[card]:
                     raise BadInput(f"{field}[{j}]", f"the deck has only {deck[card]} {_name(card, deck[card])}")
             result[name].append((len(parsed), parsed))
     return result
@@ -95,8 +99,8 @@ def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
 class Replay:
     """A game record played back through the rules: the ground, each player's VP and migrations."""
 
-    def __init__(self, players: list[str], setup: list[Card], rules: Rules = DEFAULT_RULES):
-        self.players, self.rules = players, rules
+    def __init__(self, players: list[str], setup: list[Card], rules: Rules = DEFAULT_RULES, *, strict: bool = False):
+        self.players, self.rules, self.strict = players, rules, strict
         self.deck = copies(rules, len(players))
         self.ground = WinteringGround(setup, rules)
         self.migrated = Counter()
@@ -107,14 +111,15 @@ class Replay:
             self._check_supply(card, f"wintering[{i}]")
 
     @classmethod
-    def of(cls, data: dict, rules: Rules = DEFAULT_RULES) -> "Replay":
+    def of(cls, data: dict, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> "Replay":
         _only(data, RECORD_FIELDS, "")
         players = read_players(data, rules)
         setup = data.get("wintering", [])
         if not isinstance(setup, list):
             raise BadInput("wintering", "expected the list of cards laid out at setup")
-        replay = cls(players, [parse_card(c, f"wintering[{i}]", rules, len(players)) for i, c in enumerate(setup)],
-                     rules)
+        in_deck = len(players) if strict else None
+        replay = cls(players, [parse_card(c, f"wintering[{i}]", rules, in_deck) for i, c in enumerate(setup)],
+                     rules, strict=strict)
         actions = data.get("actions", [])
         if not isinstance(actions, list):
             raise BadInput("actions", "expected a list of actions")
@@ -125,6 +130,8 @@ class Replay:
         return replay
 
     def _check_supply(self, card: Card, field: str) -> None:
+        if not self.strict:
+            return
         if self.ground.cards[card] + self.migrated[card] > self.deck[card]:
             raise BadInput(field, f"the deck has only {self.deck[card]} {_name(card, self.deck[card])}, all already "
                                   "in the wintering ground or migrated")
@@ -189,7 +196,7 @@ class Replay:
         self.migrations[player].append((value, parsed))
 
     def _card(self, value, field: str) -> Card:
-        return parse_card(value, field, self.rules, len(self.players))
+        return parse_card(value, field, self.rules, len(self.players) if self.strict else None)
 
     def result(self) -> dict:
         scores = final_scores(self.players, self.migrations, self.wintering_vp, self.rules)

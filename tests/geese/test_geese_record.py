@@ -86,8 +86,6 @@ def test_the_card_just_put_may_be_taken_back():
     ({"player": "ann", "arrive": [c(2, "gull"), c(2, "crane")], "take": c(5, "eagle")},
      "actions[1].take", "no eagle 5 lies in the wintering ground"),
     ({"player": "dan", "arrive": [c(2, "gull")]}, "actions[1].player", "not one of the players"),
-    ({"player": "ann", "arrive": [c(6, "gull")]}, "actions[1].arrive[0]", "taken out of the deck for 3 players"),
-    ({"player": "ann", "arrive": [c(5, "goose")]}, "actions[1].arrive[0]", "there is no goose 5"),
     ({"player": "ann", "arrive": [], }, "actions[1].arrive", "1 card, or 2 cards"),
     ({"player": "ann", "arrive": [c(2, "gull")], "migrate": {"value": 1, "cards": []}}, "actions[1]",
      "exactly one of arrive, migrate"),
@@ -101,13 +99,33 @@ def test_an_illegal_action_is_refused_naming_its_index(action, field, why):
     assert why in refused.value.problem
 
 
-def test_more_copies_than_the_deck_holds_are_refused():
+def test_strictly_more_copies_than_the_deck_holds_are_refused():
     fours = [c(4, "gull")] * 3
     with pytest.raises(BadInput, match=r"^actions\[0\].arrive\[0\]: the deck has only 3 gull 4s"):
-        score(record({"player": "ann", "arrive": [c(4, "gull")]}, wintering=fours))
+        score(record({"player": "ann", "arrive": [c(4, "gull")]}, wintering=fours), strict=True)
+    twice = {"players": PLAYERS, "migrations": {"ben": [[c(3, "goose"), c(3, "gull"), c(3, "gull")],
+                                                        [c(3, "goose"), c(3, "crane"), c(3, "crane")]]}}
     with pytest.raises(BadInput, match=r"^migrations.ben\[1\]\[0\]: the deck has only 1 goose 3$"):
-        score({"players": PLAYERS, "migrations": {"ben": [[c(3, "goose"), c(3, "gull"), c(3, "gull")],
-                                                          [c(3, "goose"), c(3, "crane"), c(3, "crane")]]}})
+        score(twice, strict=True)
+    assert score(twice)["players"]["ben"]["total"] == 9 + 9  # a draft's deck may hold two
+
+
+@pytest.mark.parametrize("card, why", [(c(6, "gull"), "taken out of the deck for 3 players"),
+                                       (c(5, "goose"), "there is no goose 5")])
+def test_strictly_a_card_must_be_in_this_deck(card, why):
+    game = record({"player": "cho", "arrive": [c(3, "eagle")]}, {"player": "ann", "arrive": [card]})
+    with pytest.raises(BadInput) as refused:
+        score(game, strict=True)
+    assert refused.value.field == "actions[1].arrive[0]" and why in refused.value.problem
+    assert score(game)["players"]["ann"]["wintering_vp"] == 0  # a playtest of another deck still scores
+
+
+def test_the_contract_wintering_example_with_three_players_and_6s_scores():
+    sixes = [c(6, "gull"), c(6, "crane"), c(6, "eagle")]
+    result = score({"players": PLAYERS, "wintering": [c(1, "gull"), c(1, "crane"), c(3, "eagle")] + sixes[:2],
+                    "actions": [{"player": "ann", "arrive": [sixes[2]]}]})
+    assert result["wintering"] == {"1": 2, "2": 0, "3": 1, "4": 0, "5": 0, "6": 3}
+    assert result["players"]["ann"]["wintering_vp"] == 3
 
 
 @pytest.mark.parametrize("data, field", [
@@ -124,7 +142,7 @@ def test_more_copies_than_the_deck_holds_are_refused():
     ({"players": PLAYERS, "migrations": {}, "wintering_vp": {"ann": -1}}, "wintering_vp.ann"),
     ({"players": PLAYERS, "migrations": {}, "extra": 1}, "extra"),
     ({"players": PLAYERS, "actions": {}}, "actions"),
-    ({"players": PLAYERS, "wintering": [c(6, "gull")], "actions": []}, "wintering[0]"),
+    ({"players": PLAYERS, "wintering": [c(7, "gull")], "actions": []}, "wintering[0].n"),
 ])
 def test_bad_input_names_the_field(data, field):
     with pytest.raises(BadInput) as refused:

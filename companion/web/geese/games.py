@@ -23,7 +23,7 @@ def view(game: dict) -> dict:
 
 def new_game(shelf, players) -> dict:
     record = {"players": players, "wintering": [], "actions": []}
-    Replay.of(record)  # the names are checked by the rules' own reader
+    Replay.of(record, strict=True)  # the names are checked by the rules' own reader
     return shelf.save(KIND, None, record)
 
 
@@ -35,7 +35,7 @@ def load(shelf, game_id: int) -> dict:
 
 
 def _save(shelf, game: dict, record: dict, version) -> dict:
-    Replay.of(record)  # refuses an illegal action, naming actions[i]
+    Replay.of(record, strict=True)  # refuses an illegal action (naming actions[i]) or a card not in this deck
     return shelf.save(KIND, game["id"], record, expect_version=version)
 
 
