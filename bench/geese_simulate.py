@@ -1,4 +1,4 @@
-"""帰る雁 simulator speed: 10 000 four-player games between the four strategies, as `companion geese simulate` plays them.
+"""帰る雁 simulator speed: 10 000 four-player games of the four strategies, as `companion geese simulate` plays them.
 
 Prints figures; it asserts nothing. Target: 10 000 four-player games in under a minute on a 2-core box.
 

@@ -54,5 +54,6 @@ def lines(series: dict[str, dict]) -> list[str]:
                 names.append(name)
     out = [" " * LABEL + "".join(label.ljust(COLUMN) for label in series).rstrip()]
     for name in names:
-        out.append(name.ljust(LABEL) + "".join(tables[label].get(name, "–").ljust(COLUMN) for label in series).rstrip())
+        cells = "".join(tables[label].get(name, "–").ljust(COLUMN) for label in series)
+        out.append((name.ljust(LABEL) + cells).rstrip())
     return out

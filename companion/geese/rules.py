@@ -4,10 +4,10 @@ Defaults are rules draft 6. A TOML file may override any of them:
 
 >>> Rules.from_toml("threshold = 10\\nrainbow = false").threshold
 10
->>> Rules.from_toml("thresold = 10")
+>>> Rules.from_toml("thresold = 10")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-companion.errors.BadInput: thresold: unknown rule parameter (known: beyond_vp, bonus_power, copies_per_suit, deal, geese, max_number, no_goose_bonus, rainbow, removed, threshold)
+companion.errors.BadInput: thresold: unknown rule parameter (known: beyond_vp, ..., threshold)
 """
 
 import tomllib
@@ -86,8 +86,9 @@ class Rules:
             raise BadInput(f"{prefix}copies_per_suit", f"expected 1–{MAX_COPIES}")
         top = changes.get("max_number", rules.max_number)
         if "geese" in data:
-            changes["geese"] = {**rules.geese, **{_int(k, f"{prefix}geese.{k}", 1, top): _int(v, f"{prefix}geese.{k}", 0, MAX_COPIES)
-                                for k, v in _table(data["geese"], f"{prefix}geese").items()}}
+            geese = {_int(k, f"{prefix}geese.{k}", 1, top): _int(v, f"{prefix}geese.{k}", 0, MAX_COPIES)
+                     for k, v in _table(data["geese"], f"{prefix}geese").items()}
+            changes["geese"] = {**rules.geese, **geese}
         if "deal" in data:
             deal = {**rules.deal, **{_int(k, f"{prefix}deal.{k}", 2, 8): _int(v, f"{prefix}deal.{k}", 0, 60)
                                      for k, v in _table(data["deal"], f"{prefix}deal").items()}}

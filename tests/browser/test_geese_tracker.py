@@ -84,6 +84,7 @@ def test_the_checker_shows_the_best_group_in_japanese(browser, expect, shot):
     page.fill('input[data-number="3"]', "2")
     for card in ("3-gull", "3-crane", "5-gull", "5-gull", "5-eagle"):
         page.click(f'#picker button[data-card="{card}"]')
+    expect(page.locator("#values")).to_have_text("鳥渡りできる値：5")
     expect(page.locator("#best")).to_contain_text("5 として")
     expect(page.locator("#best")).to_contain_text("= 15 VP")
     expect(page.locator('#groups li[data-value="5"]')).to_have_count(1)

@@ -22,7 +22,8 @@ def test_the_deck_has_72_plain_cards_and_8_geese():
     assert len(full) == 80
     geese = [c for c in full if c.suit == "goose"]
     assert sorted(c.n for c in geese) == [1, 1, 1, 1, 2, 2, 3, 4]
-    assert all(sum(c == Card(n, s) for c in full) == 3 for n in range(1, 7) for s in ("thrush", "crane", "gull", "eagle"))
+    plain = ("thrush", "crane", "gull", "eagle")
+    assert all(sum(c == Card(n, s) for c in full) == 3 for n in range(1, 7) for s in plain)
 
 
 def test_three_players_play_without_the_6s():

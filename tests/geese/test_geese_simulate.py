@@ -59,7 +59,8 @@ def test_with_the_rainbow_rule_off_it_decides_nothing():
 
 def test_a_proportion_has_a_wilson_interval():
     p = proportion(50, 100)
-    assert p["rate"] == 0.5 and p["low"] == pytest.approx(0.4038, abs=1e-3) and p["high"] == pytest.approx(0.5962, abs=1e-3)
+    assert p["rate"] == 0.5
+    assert (p["low"], p["high"]) == (pytest.approx(0.4038, abs=1e-3), pytest.approx(0.5962, abs=1e-3))
     assert proportion(0, 0)["n"] == 0
 
 

@@ -1,4 +1,4 @@
-"""The 帰る雁 JSON API: scoring and checking (open, store nothing), tracked games (changes need the PIN), live feed."""
+"""The 帰る雁 JSON API: scoring and checking (open: they store nothing), tracked games (PIN), the live feed."""
 
 import threading
 import time

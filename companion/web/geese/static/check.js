@@ -34,7 +34,8 @@ async function check() {
   if (mine !== asked) return; // a newer question is on its way
   $("check-error").textContent = answer.ok ? "" : answer.data.error ?? String(answer.status);
   if (!answer.ok) return;
-  const { best, groups } = answer.data;
+  const { best, groups, values } = answer.data;
+  $("values").textContent = values.length ? t("geese.check.values", { values: values.join(", ") }) : "";
   $("best").textContent = best
     ? t("geese.check.best", { value: best.value, sum: arithmetic(best) })
     : t("geese.check.nothing");
