@@ -68,6 +68,41 @@ def every_value(hand, ground: WinteringGround) -> list[Group]:
     return [g for g in groups if g is not None]
 
 
+SPLIT_BUDGET = 1500  # hands looked at when splitting a whole hand; keeps a phone's answer well under a second
+
+
+def best_split(hand, ground: WinteringGround, budget: int = SPLIT_BUDGET) -> list[Group]:
+    """Migrations that use up as much of `hand` as scores best, the ground staying as it is now (largest first).
+
+    Each step tries the best group of every value the cards left can migrate as; hands met
+    twice are worked out once, and the search stops after `budget` hands (then it is the best
+    found, not proven best).
+
+    >>> ground = WinteringGround([Card(2, "gull")])
+    >>> [g.value for g in best_split([Card(2, "gull"), Card(2, "crane"), Card(1, "eagle"), Card(3, "eagle")], ground)]
+    [3, 1]
+    """
+    seen: dict[tuple, tuple[int, list[Group]]] = {}
+
+    def search(cards: tuple) -> tuple[int, list[Group]]:
+        if cards in seen:
+            return seen[cards]
+        best: tuple[int, list[Group]] = (0, [])
+        if len(seen) < budget:
+            seen[cards] = best  # while this hand is being worked out
+            for group in every_value(cards, ground):
+                left = list(cards)
+                for card in group.cards:
+                    left.remove(card)
+                vp, rest = search(tuple(left))
+                if vp + group.vp > best[0]:
+                    best = (vp + group.vp, [group, *rest])
+        seen[cards] = best
+        return best
+
+    return sorted(search(tuple(sorted(hand)))[1], key=lambda g: -g.value)
+
+
 def check_hand(hand: list[Card], w: dict[int, int], rules=None) -> dict:
     """The migration checker: each value the hand can migrate as with w(n) as given, its best group explained.
 
@@ -85,5 +120,7 @@ def check_hand(hand: list[Card], w: dict[int, int], rules=None) -> dict:
     groups = every_value(hand, ground)
     explained = [explain(g.cards, g.value, ground.rules) for g in groups]
     best = max(explained, key=lambda g: (g["vp"], g["value"]), default=None)
+    split = [explain(g.cards, g.value, ground.rules) for g in best_split(hand, ground)]
     return {"ranges": {str(n): [n, ground.top(n)] for n in range(1, ground.rules.max_number + 1)},
-            "values": [g.value for g in groups], "groups": explained, "best": best}
+            "values": [g.value for g in groups], "groups": explained, "best": best,
+            "split": {"migrations": split, "vp": sum(m["vp"] for m in split)}}

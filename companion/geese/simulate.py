@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from companion.errors import BadInput
 from companion.geese.game import Game
-from companion.geese.rules import DEFAULT_RULES, Rules
+from companion.geese.rules import DEFAULT_RULES, Rules  # noqa: F401  (DEFAULT_RULES: the doctest plays with it)
 from companion.geese.scoring import final_scores
 from companion.geese.strategies import STRATEGIES, play
 

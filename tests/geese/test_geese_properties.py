@@ -88,3 +88,21 @@ def test_the_best_group_is_the_best_of_every_choice(hand, w):
         best = max(score_migration(list(cards), value).vp for cards in combinations(usable, value))
         assert group.vp == best and len(group.cards) == value
         assert all(ground.usable(c, value) for c in group.cards)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hand=st.lists(all_cards, min_size=1, max_size=12), w=st.lists(st.integers(0, 3), min_size=6, max_size=6))
+def test_a_split_of_the_hand_is_legal_and_no_worse_than_its_best_group(hand, w):
+    from collections import Counter
+
+    from companion.geese import WinteringGround
+    from companion.geese.grouping import best_split, every_value
+
+    ground = WinteringGround()
+    ground.w = [0, *w]
+    split = best_split(hand, ground)
+    used = Counter(card for group in split for card in group.cards)
+    assert not used - Counter(hand)  # only cards of the hand, each once
+    for group in split:
+        assert len(group.cards) == group.value and all(ground.usable(c, group.value) for c in group.cards)
+    assert sum(g.vp for g in split) >= max((g.vp for g in every_value(hand, ground)), default=0)

@@ -62,6 +62,7 @@ def test_the_checker_finds_every_value_and_the_best_group(client):
     assert answer.status_code == 200
     assert answer.json["values"] == [5] and answer.json["best"]["vp"] == 15
     assert answer.json["best"]["suit"] == "gull" and answer.json["best"]["of_suit"] == 3
+    assert answer.json["split"]["vp"] == 15 and len(answer.json["split"]["migrations"]) == 1
     refused = client.post("/api/geese/check", json={"hand": hand, "wintering": {"7": 1}})
     assert refused.status_code == 400 and refused.json["field"] == "wintering.7"
 

@@ -34,7 +34,11 @@ async function check() {
   if (mine !== asked) return; // a newer question is on its way
   $("check-error").textContent = answer.ok ? "" : answer.data.error ?? String(answer.status);
   if (!answer.ok) return;
-  const { best, groups, values } = answer.data;
+  const { best, groups, values, split } = answer.data;
+  const several = split.migrations.length > 1; // one group is the best above already
+  $("split-sum").textContent = several
+    ? t("geese.check.split", { sum: split.migrations.map((m) => m.vp).join(" + "), vp: split.vp }) : "";
+  $("split").replaceChildren(...(several ? split.migrations.map(group) : []));
   $("values").textContent = values.length ? t("geese.check.values", { values: values.join(", ") }) : "";
   $("best").textContent = best
     ? t("geese.check.best", { value: best.value, sum: arithmetic(best) })
