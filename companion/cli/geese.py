@@ -25,6 +25,7 @@ MAX_GAMES = 1_000_000
 CHUNK = 250  # games per piece of work handed to a process: small enough for a smooth progress bar
 PARALLEL_FROM = 2_000  # fewer games finish before a second process would have started
 BAR = 30
+MAX_JOBS = 64
 
 
 def read_rules(path: str | None) -> Rules:
@@ -92,6 +93,8 @@ def cmd_simulate(args) -> int:
         raise Refusal(str(e)) from None
     if not 1 <= args.games <= MAX_GAMES:
         raise Refusal(f"--games: expected 1–{MAX_GAMES}, got {args.games}")
+    if not 0 <= args.jobs <= MAX_JOBS:
+        raise Refusal(f"--jobs: expected 0 (as many as there are cores, up to 2) to {MAX_JOBS}, got {args.jobs}")
     jobs = args.jobs or min(2, os.cpu_count() or 1)
     series = {}
     for label, r in (("rules", rules), ("compare", other)):
@@ -110,7 +113,7 @@ def cmd_simulate(args) -> int:
             with open(args.plot, "w", encoding="utf-8") as f:
                 f.write(plot(series))
         except OSError as e:
-            raise Refusal(f"{args.plot}: cannot write ({e.strerror})", code=1) from None
+            raise Refusal(f"{args.plot}: cannot write ({e.strerror})") from None
     if args.json:
         print(json.dumps(series, ensure_ascii=False))
     else:

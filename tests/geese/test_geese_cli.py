@@ -71,3 +71,10 @@ def test_simulate_refuses_bad_options_in_one_line(cli, tmp_path):
     done = cli("geese", "simulate", "--players", "7", "--games", "5")
     assert done.returncode == 2 and "players: the game is for 3–5 players, not 7" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_simulate_refuses_a_plot_it_cannot_write_and_nonsense_jobs(cli, tmp_path):
+    done = cli("geese", "simulate", "--games", "5", "--plot", str(tmp_path / "no" / "such" / "dir.svg"))
+    assert done.returncode == 2 and "dir.svg: cannot write" in done.stderr and done.stderr.count("\n") == 1
+    done = cli("geese", "simulate", "--games", "5", "--jobs", "-1")
+    assert done.returncode == 2 and "--jobs: expected" in done.stderr
