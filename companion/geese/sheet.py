@@ -60,6 +60,7 @@ def score_sheet(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
                      "migrations": [explain(cards, value, rules) for value, cards in replay.migrations[name]],
                      "count": len(replay.migrations[name]), "bonus": mine["no_goose_bonus"],
                      "bonus_power": rules.bonus_power, "wintering_vp": mine["wintering_vp"],
+                     "arrivals": [entry for entry in replay.log if entry["player"] == name],
                      "total": mine["total"]})
     totals = {r["name"]: r["total"] for r in rows}
     ties = []

@@ -1,6 +1,7 @@
 """The 帰る雁 area through Flask's test client: the score and checker API, tracked games, pages, the live feed."""
 
 import json
+import re
 import threading
 from types import SimpleNamespace
 
@@ -204,6 +205,7 @@ def test_the_command_the_api_and_the_page_agree(client, cli, tmp_path):
         assert f'<strong>{name}</strong> — <span class="total">{total}</span> VP' in page
     assert "5 × 4 (gull 3 + geese 1) = 20 VP" in page
     assert "rainbow (every suit different): 3 × 3 = 9 VP" in page
+    assert re.search(r"Wintering ground: 3 VP: #1 <span[^>]*title=\"eagle 6\"", page)  # ann's VP, turn by turn
 
 
 def test_the_illegal_turn_is_refused_alike(client, cli, tmp_path):
