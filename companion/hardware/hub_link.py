@@ -7,13 +7,11 @@ connection that fails, falls silent or fills with garbage, then reconnects
 with a doubling back-off, as the firmware's PROTOCOL.md describes.
 """
 
-import logging
+import os
 import threading
 from dataclasses import dataclass
 
 from companion.hardware.hub_frames import MAX_LINE, PROTOCOL, frame, read_frame
-
-log = logging.getLogger(__name__)
 
 BAUD = 115200  # USB CDC ignores it; a UART-wired hub needs it
 READ_TIMEOUT_S = 0.05  # how long one read may block: bounds how late a closing thread notices
@@ -86,7 +84,7 @@ class HubLink:
             try:
                 port = self._opener(self.port, self.baud, timeout=READ_TIMEOUT_S)
             except self._errors as e:
-                self._hand("lost", f"cannot open {self.port} ({getattr(e, 'strerror', None) or e})")
+                self._hand("lost", f"cannot open it ({os.strerror(e.errno) if e.errno else e})")
             else:
                 with self._write_lock:
                     self._serial = port
