@@ -119,9 +119,9 @@ class HubLink:
                 heard = now
                 buffer += data
                 *lines, buffer = buffer.split(b"\n")
-                if len(buffer) > MAX_LINE:
-                    lines.append(buffer)  # an endless line is one bad frame; what follows starts afresh
-                    buffer = b""
+                while len(buffer) > MAX_LINE:  # an endless line: each line's worth of it is one bad frame
+                    lines.append(buffer[:MAX_LINE])
+                    buffer = buffer[MAX_LINE:]
                 for line in lines:
                     parsed = read_frame(line)
                     bad_run = 0 if parsed else bad_run + 1
