@@ -18,16 +18,18 @@ from hubbeam import NeckBeam
 from hubcore import HubCore, led_on
 from hubframe import MAX_LINE, ms_since
 from huborient import Orientation
+from hubpins import BEAM_GP, I2C_GP, I2C_MUX_ADDRESS, LIS3DH_ADDRESS, TILT_GP
 from hubtilt import TiltReader
 
 SENSORS = "tilt"  # "tilt": two ball switches per glass; "lis3dh": one accelerometer per glass
-TILT_PINS = ((board.GP2, board.GP3), (board.GP4, board.GP5), (board.GP6, board.GP7),
-             (board.GP8, board.GP9), (board.GP10, board.GP11), (board.GP12, board.GP13))
-BEAM_PINS = (board.GP16, board.GP17, board.GP18, board.GP19, board.GP20, board.GP21)  # None: no beam there
-I2C_PINS = (board.GP1, board.GP0)  # SCL, SDA to the TCA9548A multiplexer, one LIS3DH per channel
+BEAMS = True  # False when no neck beams are fitted
 SETTLE_MS = 80
 WATCHDOG_S = 4  # a board that hangs this long restarts
 READ_EVERY_MS = 20  # accelerometer readings per glass: 50 a second
+
+
+def gp(number):
+    return getattr(board, "GP%d" % number)
 
 
 def open_port():
@@ -37,10 +39,10 @@ def open_port():
 def open_tilts():
     import keypad
 
-    pins = [pin for pair in TILT_PINS for pin in pair]
+    pins = [gp(number) for pair in TILT_GP for number in pair]
     # keypad debounces each switch in the background and stamps each edge with ticks_ms.
     keys = keypad.Keys(pins, value_when_pressed=False, pull=True, interval=0.005, debounce_threshold=3)
-    return keys, [TiltReader(SETTLE_MS) for _ in TILT_PINS]
+    return keys, [TiltReader(SETTLE_MS) for _ in TILT_GP]
 
 
 def open_accelerometers():
@@ -48,11 +50,11 @@ def open_accelerometers():
     import adafruit_tca9548a
     import busio
 
-    mux = adafruit_tca9548a.TCA9548A(busio.I2C(*I2C_PINS))
+    mux = adafruit_tca9548a.TCA9548A(busio.I2C(gp(I2C_GP[0]), gp(I2C_GP[1])), address=I2C_MUX_ADDRESS)
     sensors = []
-    for channel in range(len(TILT_PINS)):
+    for channel in range(len(TILT_GP)):
         try:
-            sensors.append(adafruit_lis3dh.LIS3DH_I2C(mux[channel]))
+            sensors.append(adafruit_lis3dh.LIS3DH_I2C(mux[channel], address=LIS3DH_ADDRESS))
         except (OSError, ValueError):
             sensors.append(None)
     return sensors, [Orientation() for _ in sensors]
@@ -60,9 +62,9 @@ def open_accelerometers():
 
 def open_beams():
     beams = {}
-    for channel, pin in enumerate(BEAM_PINS):
-        if pin is not None:
-            sensor = digitalio.DigitalInOut(pin)
+    for channel, number in enumerate(BEAM_GP if BEAMS else ()):
+        if number is not None:
+            sensor = digitalio.DigitalInOut(gp(number))
             sensor.pull = digitalio.Pull.UP  # the receiver pulls low while the beam is broken
             beams[channel] = (sensor, NeckBeam())
     return beams
@@ -76,7 +78,7 @@ def main():
     port = open_port()
     port.timeout = 0
     beams = open_beams()
-    hub = HubCore(len(TILT_PINS), beams=tuple(beams))
+    hub = HubCore(len(TILT_GP), beams=tuple(beams))
     if SENSORS == "tilt":
         keys, readers = open_tilts()
     else:
