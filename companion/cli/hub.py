@@ -11,11 +11,11 @@ ANSWER_S = 7.0  # the client says hello three times, two seconds apart, before g
 
 
 def cmd_fake(args) -> int:
-    from companion.hardware.hub_fake import FakeHub
+    from companion.hardware.hub_fake import DEMO_LINK, FakeHub
     from companion.skyrockets.colours import COLOURS
 
     try:
-        hub = FakeHub(args.timers, seed=args.seed)
+        hub = FakeHub(args.timers, seed=args.seed, link=DEMO_LINK)
     except FileNotFoundError as e:
         raise Refusal(str(e), code=1) from None
     print(f"hub on {hub.path}", flush=True)

@@ -17,12 +17,14 @@ import select
 import sys
 import threading
 import time
+import tempfile
 import tty
 from pathlib import Path
 
 from companion.skyrockets.colours import COLOURS
 
 FIRMWARE = Path(__file__).resolve().parent.parent.parent / "firmware"
+DEMO_LINK = Path(tempfile.gettempdir()) / "companion-hub"  # where `companion hub fake` puts its device
 
 
 def firmware_module(name: str):

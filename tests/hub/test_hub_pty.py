@@ -162,11 +162,14 @@ def test_the_fake_command_serves_a_hub_and_takes_turns_from_stdin(cli, tmp_path)
 
     from conftest import ROOT
 
+    import os
+
     fake = subprocess.Popen([sys.executable, "-m", "companion", "hub", "fake", "--seed", "4"], cwd=ROOT,
+                            env={**os.environ, "TMPDIR": str(tmp_path)},
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = fake.stdout.readline().split()
-        assert first[:2] == ["hub", "on"]
+        assert first == ["hub", "on", str(tmp_path / "companion-hub")]
         fake.stdin.write("red b_up\nred upside\n")
         fake.stdin.flush()
         assert "upside" in fake.stderr.readline()  # a bad line is named, the fake goes on
