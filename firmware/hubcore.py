@@ -92,7 +92,10 @@ class HubCore:
         """A heartbeat if nothing was sent for BEAT_MS."""
         if self._sent_ms is not None and ms_since(ms, self._sent_ms) < BEAT_MS:
             return []
-        return [self._frame("beat", (("ms", ms),), ms)]
+        return [self.beat(ms)]
+
+    def beat(self, ms):
+        return self._frame("beat", (("ms", ms),), ms)
 
     def status(self, ms):
         """What the status LED shows: fault, connected or waiting."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from companion.skyrockets.colours import COLOURS
 
 FIRMWARE = Path(__file__).resolve().parent.parent.parent / "firmware"
+BEAT_S = 0.5  # as the board's core beats
 DEMO_LINK = Path(tempfile.gettempdir()) / "companion-hub"  # where `companion hub fake` puts its device
 
 
@@ -41,7 +42,11 @@ def channel_of(glass: str | int) -> int:
 
 
 class FakeHub:
-    """The firmware core with `timers` channels on a pty; `beams`: channels with a neck beam."""
+    """The firmware core with `timers` channels on a pty; `beams`: channels with a neck beam.
+
+    `clock` (seconds) runs the board's millisecond clock: a test hands it the
+    table's fake clock, so the hub stamps turns in the table's own time.
+    """
 
     def __init__(self, timers: int = 6, *, beams=(), seed: int | None = None, link: str | Path | None = None,
                  clock=time.monotonic, poses=None):
@@ -58,6 +63,7 @@ class FakeHub:
         self._stop = threading.Event()
         self._master = self._slave = None
         self.plugged = threading.Event()
+        self._beaten = time.monotonic()
         self.plug()
         self._thread = threading.Thread(target=self._serve, name="fake hub", daemon=True)
         self._thread.start()
@@ -139,7 +145,7 @@ class FakeHub:
                 self._stop.wait(0.02)
                 continue
             try:
-                ready, _, _ = select.select([master], [], [], 0.1)
+                ready, _, _ = select.select([master], [], [], BEAT_S / 2)
                 data = os.read(master, 4096) if ready else b""
             except (OSError, ValueError):
                 continue  # unplugged meanwhile
@@ -151,4 +157,7 @@ class FakeHub:
                 for line in lines:
                     self.received.append(line + b"\n")
                     self._write(self.core.receive(line + b"\n", self.ms()))
-                self._write(self.core.tick(self.ms()))
+                # Beats keep real time even when the board's clock is a test's fake one, which may stand still.
+                if time.monotonic() - self._beaten >= BEAT_S:
+                    self._beaten = time.monotonic()
+                    self._write([self.core.beat(self.ms())])

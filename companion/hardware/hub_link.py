@@ -9,6 +9,7 @@ with a doubling back-off, as the firmware's PROTOCOL.md describes.
 
 import os
 import threading
+import time
 from dataclasses import dataclass
 
 from companion.hardware.hub_frames import MAX_LINE, PROTOCOL, frame, read_frame
@@ -34,7 +35,12 @@ class HubItem:
 
 
 class HubLink:
-    """A reader thread on `port` handing `HubItem`s to `sink`, stamped with `clock()`."""
+    """A reader thread on `port` handing `HubItem`s to `sink`, stamped with `clock()`.
+
+    The line's health (silence, hello retries, heartbeats) is timed by the
+    real monotonic clock, whatever `clock` is: a test's fake clock that stands
+    still must not make a live hub look silent.
+    """
 
     def __init__(self, port: str, sink, clock, *, device: str = "hub", baud: int = BAUD, opener=None):
         import serial
@@ -107,14 +113,14 @@ class HubLink:
     def _serve(self, port) -> tuple[str, bool]:
         """Read lines until the connection should be given up; returns why, and whether the hub said hello."""
         buffer, bad_run, greeted, hellos = b"", 0, False, 0
-        heard = said_hello = beat = self._clock()
+        heard = said_hello = beat = time.monotonic()
         self._send("hello", proto=PROTOCOL)
         while not self._stop.is_set():
             try:
                 data = port.read(max(1, min(port.in_waiting, 4096)))
             except self._errors:
                 return "unplugged", greeted
-            now = self._clock()
+            now = time.monotonic()
             if data:
                 heard = now
                 buffer += data
