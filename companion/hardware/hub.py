@@ -87,6 +87,10 @@ class HubSource:
 
     # ---- the Source interface -----------------------------------------------
 
+    def poses(self) -> dict[str, Pose | None]:
+        """How each hub glass stands, as last read (None until the hub's first snapshot)."""
+        return {c: self.pose[c] if self._synced_once else None for c in self.channels}
+
     def take(self, item: HubItem) -> None:
         if item.what == "line":
             self._line(item.data, item.t)

@@ -50,12 +50,14 @@ class LiveShow:
             self._settled = t
             self.after_change()
 
-    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> None:
+    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None, *,
+              state: str | None = None) -> None:
         """Apply one line (at `mono`, or now) and keep it for the journal."""
         t = max(self.show.now, self.time.now() if mono is None else self.time.to_show(mono))
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
-        line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {})}
+        line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {}),
+                **({"state": state} if state is not None else {})}
         apply_line(self.show, line)
         self.journal.add(line)
         self._changed()
