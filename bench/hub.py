@@ -17,6 +17,7 @@ import argparse
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,6 +28,10 @@ from companion.hardware.hub_fake import firmware_module  # noqa: E402
 from companion.hardware.hub_frames import read_message  # noqa: E402
 from companion.skyrockets.beams import DurationEstimate  # noqa: E402
 from companion.skyrockets.colours import COLOURS, NOMINAL_S  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from runtime import SIX, edges_to_table  # noqa: E402  (the tilt path, measured the same way)
+from sse import Phone, p99  # noqa: E402
 
 
 def sample_lines(count: int) -> list[bytes]:
@@ -74,16 +79,47 @@ def model_vs_beam(shows: int, runs_per_show: int = 12, seed: int = 7) -> list[tu
     return figures
 
 
-def latency(turns: int) -> tuple[list[float], list[float]]:
-    """Milliseconds from a hub frame, and from a tilt pin edge, to a phone's SSE stream."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    from hub_path import hub_and_tilt_to_phone
+def frames_to_phone(turns: int) -> list[float]:
+    """Turn a glass on a fake hub `turns` times: milliseconds from the frame written on the pty to a
+    phone's SSE stream delivering the new pose (the hub's own debounce happens before the frame)."""
+    from dataclasses import replace
 
-    return hub_and_tilt_to_phone(turns)
+    from companion.config import Config, TiltConfig, TimerConfig, default_timers
+    from companion.hardware.hub import HubConfig
+    from companion.hardware.hub_fake import FakeHub
+    from companion.hardware.mock import mock_pin_factory
+    from companion.store import Store
+    from companion.table import Table
+    from companion.web.server import ServerThread, make_server
 
-
-def p99(values: list[float]) -> float:
-    return sorted(values)[max(0, int(len(values) * 0.99) - 1)]
+    with tempfile.TemporaryDirectory() as tmp:
+        hub = FakeHub(6, poses=["a_up"] * 6)
+        timers = dict(default_timers("tilt"), red=TimerConfig(source="hub"))
+        config = Config(database=Path(tmp) / "b.sqlite3", timers=timers, hub=HubConfig(hub.path),
+                        tilt=TiltConfig(start_window_s=0.0, stuck_after_s=3600))
+        table = Table(config, Store(config.database), mock_pin_factory(), pin="1234").start()
+        server = ServerThread(make_server(table))
+        phone = Phone(server.server.effective_port, "/api/show/events")
+        try:
+            snap = table.snapshot()
+            while snap["timers"]["red"]["fault"] is not None if "timers" in snap else False:
+                snap = table.wait_for_change(snap["seq"], 5)
+            snap = table.start_show(SIX)
+            delivered = []
+            for i in range(turns):
+                before = snap["timers"]["red"]["pose"]
+                start = time.perf_counter()
+                hub.turn("red", "b_up" if i % 2 == 0 else "a_up")
+                while snap["timers"]["red"]["pose"] == before:
+                    snap = table.wait_for_change(snap["seq"], 5)
+                delivered.append((phone.arrival(snap["seq"]) - start) * 1000)
+                time.sleep(0.005)
+            return delivered
+        finally:
+            phone.close()
+            server.close()
+            table.stop()
+            hub.close()
 
 
 def main() -> None:
@@ -103,7 +139,8 @@ def main() -> None:
     for number, (mean, worst) in enumerate(model_vs_beam(args.shows), 1):
         print(f"  show {number}: mean {mean:.3f}   max {worst:.3f}")
 
-    hub, tilt = latency(args.turns)
+    hub = frames_to_phone(args.turns)
+    tilt = edges_to_table(args.turns)[1]
     print(f"pose -> phone over {args.turns} turns (ms):")
     for label, values in (("hub frame -> phone's SSE stream", hub), ("tilt pin edge -> phone, debounce excluded", tilt)):
         print(f"  {label:<44} p50 {statistics.median(values):6.2f}   p99 {p99(values):6.2f}")
