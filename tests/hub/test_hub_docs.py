@@ -50,3 +50,19 @@ def test_the_walk_through_uses_the_fakes_own_device_path():
     example = (ROOT / "docs" / "hub.example.toml").read_text(encoding="utf-8")
     assert f'port = "{DEMO_LINK}"' in example or DEMO_LINK.name in example
     assert f"hub on /tmp/{DEMO_LINK.name}" in EN and f"hub on /tmp/{DEMO_LINK.name}" in JA
+
+
+def test_the_sanity_window_is_described_as_the_rules_apply_it():
+    from companion.skyrockets.beams import WINDOW_MIN_S, WINDOW_SHARE
+
+    assert f"{WINDOW_MIN_S:g} seconds, or {WINDOW_SHARE * 100:g} %" in EN
+    assert f"{WINDOW_MIN_S:g} 秒、または砂時計の {WINDOW_SHARE * 100:g} %" in JA
+
+
+def test_the_example_config_mixes_hub_tilt_and_emulated_glasses_on_the_fakes_device():
+    from companion.config import load_config
+    from companion.hardware.hub_fake import DEMO_LINK
+
+    config = load_config(ROOT / "docs" / "hub.example.toml")
+    assert config.hub.port == str(DEMO_LINK)
+    assert {t.source for t in config.timers.values()} == {"hub", "tilt", "emulated"}

@@ -118,3 +118,49 @@ def test_a_show_through_the_hub_ends_exactly_as_its_replay_across_an_unplug(hub_
     assert end["runouts"] == [{"timer": "red", "t": 30.5}]  # the beam's instant and the grace, not the model's 31
     purple = [line for line in journal if line.get("timer") == "purple" and line["type"] == "pose"]
     assert purple and 53.0 <= purple[0]["t"] < 54.0  # learnt from the snapshot at the replug
+
+
+def pump_until(table, done, what):
+    """Pump a table that has no runtime thread until `done(current state)`: the hub's lines come on their own thread."""
+    import time
+
+    deadline = time.monotonic() + WAIT_S
+    while not done(table.current()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting for {what}")
+        time.sleep(0.002)  # a line crossing the pty; no show time passes meanwhile
+        table.pump()
+
+
+def test_hub_tilt_and_emulated_glasses_share_one_table(tmp_path):
+    from companion.config import default_timers
+    from companion.hardware.mock import Hands
+
+    clock = FakeClock()
+    fake = FakeHub(6, link=tmp_path / "hub", clock=clock, poses=["a_up"] * 6)
+    timers = dict(default_timers("tilt"), red=TimerConfig(source="hub"), orange=TimerConfig(source="hub"))
+    timers["purple"] = TimerConfig(source="emulated", pins=timers["purple"].pins)
+    config = Config(database=tmp_path / "table.sqlite3", timers=timers, hub=HubConfig(str(tmp_path / "hub")),
+                    tilt=TiltConfig(start_window_s=0.0, stuck_after_s=600))
+    table = Table(config, Store(config.database), mock_pin_factory(), clock=clock, pin="1234")  # pumped by hand
+    hands = Hands(table)
+    try:
+        hands.set("yellow", "a_up")
+        pump_until(table, lambda s: "timers" not in s or s["timers"]["red"]["fault"] is None, "the hub")
+        table.start_show("training")
+        hands.wait(5.0)
+        fake.turn("red", "b_up")
+        pump_until(table, lambda s: s["timers"]["red"]["pose"] == "b_up", "red turned on the hub")
+        hands.set("yellow", "b_up")
+        hands.press("purple")
+        snap = table.current()
+        assert {c: snap["timers"][c]["source"] for c in ("red", "yellow", "purple")} == \
+            {"red": "hub", "yellow": "tilt", "purple": "emulated"}
+        assert {c: snap["timers"][c]["pose"] for c in ("red", "yellow", "purple")} == \
+            {"red": "b_up", "yellow": "b_up", "purple": "b_up"}
+        lines = [json.loads(line) for line in table.show_log(table.show_id)]
+        assert [(line["type"], line["timer"]) for line in lines[1:]] == [("pose", "red"), ("pose", "yellow"),
+                                                                        ("flip", "purple")]
+    finally:
+        table.stop()
+        fake.close()
