@@ -101,10 +101,9 @@ def frames_to_phone(turns: int) -> list[float]:
         server = ServerThread(make_server(table))
         phone = Phone(server.server.effective_port, "/api/show/events")
         try:
-            snap = table.snapshot()
-            while snap["timers"]["red"]["fault"] is not None if "timers" in snap else False:
-                snap = table.wait_for_change(snap["seq"], 5)
             snap = table.start_show(SIX)
+            while snap["timers"]["red"]["fault"] is not None:  # until the hub's first snapshot
+                snap = table.wait_for_change(snap["seq"], 5)
             delivered = []
             for i in range(turns):
                 before = snap["timers"]["red"]["pose"]

@@ -42,8 +42,14 @@ def wait_for(table, done, what):
     return snap
 
 
+def journaled(table) -> list[dict]:
+    """The show's journal, once its writer has saved every line queued so far."""
+    assert table.journal.wait_for(table.journal.mark(), WAIT_S), "the journal was never written"
+    return [json.loads(line) for line in table.show_log(table.show_id)]
+
+
 def hub_ready(snap):
-    return all(snap["timers"][c]["fault"] is None for c in COLOURS) if "timers" in snap else True
+    return "timers" in snap and all(snap["timers"][c]["fault"] is None for c in COLOURS)
 
 
 def turn(table, fake, colour, physical, *, seen=None):
@@ -102,17 +108,17 @@ def play(table, fake, clock, *, unplug_at: float, replug_at: float, beam_red_at:
 
 def test_a_show_through_the_hub_ends_exactly_as_its_replay_across_an_unplug(hub_table):
     table, fake, clock = hub_table
+    table.start_show("training")  # an idle table shows no glasses: wait for the hub's snapshot in the show
     wait_for(table, hub_ready, "the hub's first snapshot")
-    table.start_show("training")
     end = play(table, fake, clock, unplug_at=50.0, replug_at=53.0, beam_red_at=29.5)  # the model empties red at 30
 
-    lines = table.show_log(table.show_id)
-    result = replay(json.dumps(line) if isinstance(line, dict) else line for line in lines).result()
+    lines = journaled(table)
+    result = replay(json.dumps(line) for line in lines).result()
     live = {k: end[k] for k in result if k != "timers"}
     assert {k: result[k] for k in live} == live
     assert {c: {k: end["timers"][c][k] for k in ("pose", "top_s", "state")} for c in COLOURS} == result["timers"]
     assert end["outcome"] == "win" and len(end["advances"]) == 4 and end["stars"] == 2, (end, lines)
-    journal = [json.loads(line) if isinstance(line, str) else line for line in lines]
+    journal = lines
     beams = [line for line in journal if line["type"] == "beam"]
     assert [(b["timer"], b["state"]) for b in beams] == [("red", "flowing"), ("red", "stopped")]
     assert end["runouts"] == [{"timer": "red", "t": 30.5}]  # the beam's instant and the grace, not the model's 31
@@ -146,8 +152,8 @@ def test_hub_tilt_and_emulated_glasses_share_one_table(tmp_path):
     hands = Hands(table)
     try:
         hands.set("yellow", "a_up")
-        pump_until(table, lambda s: "timers" not in s or s["timers"]["red"]["fault"] is None, "the hub")
         table.start_show("training")
+        pump_until(table, lambda s: s["timers"]["red"]["fault"] is None, "the hub's first snapshot")
         hands.wait(5.0)
         fake.turn("red", "b_up")
         pump_until(table, lambda s: s["timers"]["red"]["pose"] == "b_up", "red turned on the hub")
@@ -158,7 +164,7 @@ def test_hub_tilt_and_emulated_glasses_share_one_table(tmp_path):
             {"red": "hub", "yellow": "tilt", "purple": "emulated"}
         assert {c: snap["timers"][c]["pose"] for c in ("red", "yellow", "purple")} == \
             {"red": "b_up", "yellow": "b_up", "purple": "b_up"}
-        lines = [json.loads(line) for line in table.show_log(table.show_id)]
+        lines = journaled(table)
         assert [(line["type"], line["timer"]) for line in lines[1:]] == [("pose", "red"), ("pose", "yellow"),
                                                                         ("flip", "purple")]
     finally:
