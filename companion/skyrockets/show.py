@@ -166,7 +166,12 @@ class Show:
         """
         self._settle(t, inclusive=False)
         timer = self.timers[colour]
-        if self.ended_at is not None or flowing or not timer.in_play:
+        if self.ended_at is not None:
+            return
+        if not timer.in_play:
+            self._warn(t, colour, "not_in_play")
+            return
+        if flowing:
             return
         emptied = emptied_by_beam(timer.glass, t)
         if emptied is None:

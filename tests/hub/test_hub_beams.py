@@ -90,3 +90,19 @@ def test_estimates_converge_on_the_real_duration_and_ignore_outliers(true_s, noi
 def test_the_window_grows_with_the_glass():
     assert window_s(10.0) == 2.0 and window_s(180.0) == pytest.approx(14.4)
     assert emptied_by_beam(Hourglass.lying(30.0), 30.0) is None
+
+
+def test_a_beam_line_about_a_glass_out_of_play_is_warned_like_any_other_line():
+    event = {"id": "two", "name": "Two", "hand_size": 4, "countdown": "orange", "running": ["red", "orange"],
+             "lying": [], "rules": ""}
+    lines = [dict(SETUP, event=event), {"t": 5, "type": "beam", "timer": "green", "state": "stopped"}]
+    result = replay(json.dumps(line) for line in lines).result()
+    assert result["warnings"] == [{"t": 5.0, "timer": "green", "kind": "not_in_play"}]
+
+
+def test_the_formats_page_states_the_window_the_rules_apply():
+    from companion.skyrockets.beams import WINDOW_MIN_S, WINDOW_SHARE
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    assert f"within\n  {WINDOW_MIN_S:g} s (or {WINDOW_SHARE * 100:g} % of the glass's duration" in text
