@@ -15,6 +15,7 @@ from pathlib import Path
 from companion.errors import BadInput
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
+from companion.hardware.hub import HubConfig, hub_config
 from companion.hardware.pins import GPIO_NUMBERS, load_pinout
 from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
 from companion.hardware.tilt import TiltConfig
@@ -26,7 +27,7 @@ DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
 MIN_GLASS_S = 1.0
 
-__all__ = ["ButtonConfig", "BuzzerConfig", "Config", "Section", "StripConfig", "TiltConfig", "TimerConfig",
+__all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "Section", "StripConfig", "TiltConfig", "TimerConfig",
            "WebConfig", "demo_config", "load_config", "parse_config", "set_duration"]
 
 
@@ -67,6 +68,7 @@ class Config:
     strip: StripConfig = StripConfig()
     buzzer: BuzzerConfig = BuzzerConfig()
     web: WebConfig = WebConfig()
+    hub: HubConfig | None = None  # the serial sensor hub, if the table has one
 
     def durations(self) -> dict[str, float | tuple[float, float]]:
         """Calibrated durations only, per colour seconds or (A up, B up) (the nominal table fills the rest).
@@ -136,10 +138,14 @@ def parse_config(data: dict, path: Path | None) -> Config:
         strip=sections.owned("strip", StripConfig.read),
         buzzer=sections.owned("buzzer", BuzzerConfig.read),
         web=sections.owned("web", _web),
+        hub=sections.owned("hub", hub_config),
     )
     for s in (sections, table, nominal_section):
         s.done()
     _check_pins_unique(config)
+    on_hub = [c for c, t in timers.items() if t.source == "hub"]
+    if on_hub and config.hub is None:
+        raise BadInput("hub.port", f"missing: timers.{on_hub[0]}.source is \"hub\", so the [hub] section needs the hub's port")
     return config
 
 

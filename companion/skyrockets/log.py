@@ -14,7 +14,8 @@ from companion.skyrockets.events import Event, parse_event
 from companion.skyrockets.hourglass import Pose
 from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup, Show
 
-LINE_TYPES = ("setup", "pose", "flip", "end")
+LINE_TYPES = ("setup", "pose", "flip", "beam", "end")
+BEAM_STATES = ("flowing", "stopped")
 POSES = tuple(p.value for p in Pose)
 MAX_SHOW_S = 24 * 3600.0
 
@@ -121,6 +122,11 @@ class LogReader:
             if t != 0:
                 raise BadInput("t", f"the setup line is at t = 0, not {data['t']}")
             self.setup = line["setup"] = parse_setup(data, self.known_events)
+        elif kind == "beam":
+            line["timer"] = check_colour(_need(data, "timer"), "timer")
+            line["state"] = _need(data, "state")
+            if line["state"] not in BEAM_STATES:
+                raise BadInput("state", f"{line['state']!r} is not a beam state (expected {', '.join(BEAM_STATES)})")
         elif kind in ("pose", "flip"):
             line["timer"] = check_colour(_need(data, "timer"), "timer")
             if kind == "pose":
@@ -138,6 +144,8 @@ def apply_line(show: Show, line: dict) -> None:
         show.pose(line["t"], line["timer"], line["pose"])
     elif line["type"] == "flip":
         show.flip(line["t"], line["timer"])
+    elif line["type"] == "beam":
+        show.beam(line["t"], line["timer"], line["state"] == "flowing")
     elif line["type"] == "end":
         show.advance(line["t"])
 

@@ -23,6 +23,7 @@ turn a real glass a moment later, and the model must run from that moment).
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from companion.skyrockets.beams import emptied_by_beam, full_run_s
 from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_seconds
 from companion.skyrockets.events import TRAINING, Event
 from companion.skyrockets.hourglass import Hourglass, Pose
@@ -136,6 +137,7 @@ class Show:
         self.runouts: list[dict] = []
         self.advances: list[dict] = []
         self.warnings: list[dict] = []
+        self.beam_runs: list[dict] = []  # full runs timed by a neck beam: {"timer", "pose", "seconds"}
         self._notices: list[dict] = []
         self.timers: dict[str, Timer] = {}
         for colour in COLOURS:
@@ -175,6 +177,29 @@ class Show:
                 return
             self._warn(t, colour, "countdown_turned_while_running")
         timer.move(timer.glass.posed(pose, t))
+
+    def beam(self, t: float, colour: str, flowing: bool) -> None:
+        """The beam at `colour`'s neck saw the sand start (`flowing`) or stop at t: a stop empties the top.
+
+        A stop outside the sanity window of companion/skyrockets/beams.py, or
+        of a glass that is not upright, changes nothing.
+        """
+        self._settle(t, inclusive=False)
+        timer = self.timers[colour]
+        if self.ended_at is not None:
+            return
+        if not timer.in_play:
+            self._warn(t, colour, "not_in_play")
+            return
+        if flowing:
+            return
+        emptied = emptied_by_beam(timer.glass, t)
+        if emptied is None:
+            return
+        run = full_run_s(timer.glass, t)
+        if run is not None:
+            self.beam_runs.append({"timer": colour, "pose": timer.glass.pose.value, "seconds": round(run, 3)})
+        timer.glass = emptied  # not a move: what already happened to this run stays noted
 
     # ---- time -------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
-from companion.hardware.source import ButtonAction, FaultChange, PoseChange
+from companion.hardware.source import BeamChange, ButtonAction, FaultChange, PoseChange
 from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
@@ -113,6 +113,8 @@ class Table(Records):
                 self.cradles.on_fault(self.show, change, self.live.input)
             elif isinstance(change, ButtonAction):
                 self._on_button(change)
+            elif isinstance(change, BeamChange) and change.name in self.cradles:
+                self.cradles.on_beam(self.show, change, self.live.input)
         if self.live.running:
             self.cradles.settle(self.show, now, self.live.input, self._remind)
         self.live.advance(now)

@@ -91,7 +91,15 @@ class Cradles(dict):
             if change.name in show.event.running and change.pose.upright:
                 self.orient(change.name, swapped=change.pose is Pose.B_UP)  # turned to start: sand on top
             return
-        self.follow(show, change.name, change.t, apply)
+        if self.follow(show, change.name, change.t, apply) and change.resync:
+            cradle.changed_while_down = True  # it moved while its source could not see it
+
+    def on_beam(self, show, change, apply) -> None:
+        """A neck beam saw the sand stop (or start): the rules judge it against the model."""
+        if show is None or show.outcome != "running" or show.timers[change.name].glass is None:
+            return
+        if not self[change.name].sensor_fault:
+            apply(change.t, "beam", change.name, state="flowing" if change.flowing else "stopped")
 
     def on_fault(self, show, change, apply) -> None:
         cradle = self[change.name]

@@ -75,7 +75,8 @@ class LiveShow:
             self.finish("aborted", MAX_SHOW_S)
             self.begin(None, None, 0.0, self.time.speed, 0.0)
 
-    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> bool:
+    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None, *,
+              state: str | None = None) -> bool:
         """Apply one line (at `mono`, or now) and keep it for the journal; False if the show ended first."""
         return self.input_at(self.time.now() if mono is None else self.time.to_show(mono), kind, colour, pose)
 
@@ -92,7 +93,8 @@ class LiveShow:
         if t >= MAX_SHOW_S:
             self._run_to(t)
             return False
-        line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {})}
+        line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {}),
+                **({"state": state} if state is not None else {})}
         apply_line(self.show, line)  # what was due before this instant happens first, and may end the show
         if self.show.ended_at is not None and self.show.ended_at < t:
             self.after_change()
