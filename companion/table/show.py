@@ -78,9 +78,11 @@ class LiveShow:
     def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None, *,
               state: str | None = None) -> bool:
         """Apply one line (at `mono`, or now) and keep it for the journal; False if the show ended first."""
-        return self.input_at(self.time.now() if mono is None else self.time.to_show(mono), kind, colour, pose)
+        return self.input_at(self.time.now() if mono is None else self.time.to_show(mono), kind, colour, pose,
+                             state=state)
 
-    def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None) -> bool:
+    def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None, *,
+                 state: str | None = None) -> bool:
         """Apply one line at show time `t` (never before the show's now, nor at an instant already fired)."""
         t = max(self.show.now, t)
         while self.running and (due := self.show.next_due()) is not None and due < min(t, MAX_SHOW_S):
