@@ -88,7 +88,7 @@ def segment(layout: StripLayout, colour: str, y: int) -> str:
         x = led_x(i) + (PITCH // 2 if i >= half else 0)
         top = i < half
         out.append(circle(x, y, ink if top else "#ffffff", ink))
-        out.append(text(x, y + 25, str(start + i), size=11, anchor="middle", fill=MUTED))
+        out.append(number(x, y, start + i))
     neck = (led_x(half - 1) + led_x(half) + PITCH // 2) // 2
     out.append(f'<line x1="{neck}" y1="{y - 16}" x2="{neck}" y2="{y + 12}" stroke="{TEXT}" stroke-dasharray="3 3"/>')
     out.append(text((led_x(0) + led_x(half - 1)) // 2, y - 15, "top bulb  →  neck (drains toward it)",
@@ -106,12 +106,12 @@ def tail(layout: StripLayout, y: int) -> str:
     for i in range(n):
         x = led_x(i)
         out.append(circle(x, y, "#ffffff", TRACK_INK, square=True))
-        out.append(text(x, y + 25, str(layout.countdown_start + i), size=11, anchor="middle", fill=MUTED))
+        out.append(number(x, y, layout.countdown_start + i))
         out.append(text(x, y - 14, str(n - 1 - i), size=11, anchor="middle"))
     for i in range(layout.token_leds):
         x = led_x(n + 1 + i)
         out.append(circle(x, y, GOLD_INK, GOLD_INK))
-        out.append(text(x, y + 25, str(layout.tokens_start + i), size=11, anchor="middle", fill=MUTED))
+        out.append(number(x, y, layout.tokens_start + i))
         out.append(text(x, y - 14, f"★{i + 1}", size=11, anchor="middle"))
     right = led_x(n + layout.token_leds) + 20
     out.append(text(right, y - 2, f"countdown track: space {n - 1} first, space 0 (the button) last" if n else "",
@@ -147,6 +147,11 @@ def circle(x: int, y: int, fill: str, stroke: str, square=False) -> str:
         return (f'<rect x="{x - LED_R}" y="{y - LED_R}" width="{2 * LED_R}" height="{2 * LED_R}" rx="2" '
                 f'fill="{fill}" stroke="{stroke}" stroke-width="2"/>')
     return f'<circle cx="{x}" cy="{y}" r="{LED_R}" fill="{fill}" stroke="{stroke}" stroke-width="2"/>'
+
+
+def number(x: int, y: int, index: int) -> str:
+    """An LED's place on the strip, under it (marked, so a check can read every LED's number)."""
+    return text(x, y + 25, str(index), size=11, anchor="middle", fill=MUTED).replace("<text ", '<text class="led" ', 1)
 
 
 def text(x, y, s: str, size=12, anchor="start", weight=None, fill=None) -> str:
