@@ -188,11 +188,12 @@ install_unit() {
 install_kiosk() {
     put 755 "$HERE/companion-kiosk" "$KIOSK_BIN"
     put 644 "$HERE/companion-kiosk.desktop" "$KIOSK_AUTOSTART"
-    # The kiosk needs a desktop that logs in by itself (B4: desktop, automatic login).
+    # The kiosk needs a desktop that logs in by itself (B4: desktop, automatic login) and never blanks.
     if command -v raspi-config > /dev/null; then
         live raspi-config nonint do_boot_behaviour B4
+        live raspi-config nonint do_blanking 1
     else
-        say "skipped: raspi-config nonint do_boot_behaviour B4 (no raspi-config here)"
+        say "skipped: raspi-config nonint do_boot_behaviour B4 and do_blanking 1 (no raspi-config here)"
     fi
 }
 
