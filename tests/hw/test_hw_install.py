@@ -107,6 +107,10 @@ def test_the_program_is_installed_in_its_own_environment(installed):
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import companion; print(companion.__file__)"],
                            capture_output=True, text=True, timeout=60, cwd="/")
     assert where.stdout.startswith(str(venv)), where.stderr
+    package = next(venv.glob("lib/python3*/site-packages/companion"))
+    for data in ("data/pinout.toml", "web/templates/base.html", "web/kiosk/templates/kiosk/index.html",
+                 "web/kiosk/static/kiosk.js", "web/kiosk/i18n/ja.json"):
+        assert (package / data).is_file(), f"{data} is missing from the installed package"
 
 
 def test_spi_is_switched_on_and_the_kiosk_starts_at_login(installed):
