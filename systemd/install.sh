@@ -137,6 +137,11 @@ EOF
     fi
 }
 
+# A digest of the program's files in the checkout: an unchanged checkout need not be installed again.
+source_digest() {
+    (cd "$SOURCE" && find -L pyproject.toml companion -type f ! -name '*.pyc' -exec cksum {} + | sort | cksum)
+}
+
 install_program() {
     [ -f "$SOURCE/pyproject.toml" ] || fail "no pyproject.toml in $SOURCE: give the checkout with --source"
     if [ ! -x "$ROOT$VENV/bin/python" ]; then
@@ -144,8 +149,14 @@ install_program() {
         "$PYTHON" -m venv --system-site-packages "$ROOT$VENV"
         say "made the environment $VENV"
     fi
+    digest=$(source_digest)
+    if [ -x "$ROOT$VENV/bin/companion" ] && [ "$(cat "$ROOT$VENV/companion-source" 2> /dev/null)" = "$digest" ]; then
+        say "the program in $VENV is up to date"
+        return
+    fi
     "$ROOT$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "${SOURCE}[pi]"
     [ -x "$ROOT$VENV/bin/companion" ] || fail "the companion command is missing from $VENV/bin"
+    echo "$digest" > "$ROOT$VENV/companion-source"
     say "installed the program into $VENV"
 }
 

@@ -130,14 +130,28 @@ def test_a_second_run_changes_nothing_and_keeps_an_edited_config(copy):
     assert done.returncode == 0, done.stderr
     assert files(copy) == before
     assert "wrote" not in done.stdout and "kept /etc/companion/config.toml" in done.stdout
+    assert "the program in /opt/companion is up to date" in done.stdout  # nothing to rebuild
 
 
-def test_without_options_there_is_no_spi_line_and_no_kiosk(tmp_path):
-    need(*TOOLS)
-    done = run(tmp_path)
+def test_a_changed_checkout_is_installed_again(copy, tmp_path):
+    source = tmp_path / "checkout"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "tests", "build", "*.egg-info"))
+    unchanged = run(copy, "--source", str(source))
+    assert "the program in /opt/companion is up to date" in unchanged.stdout, "the same files, wherever they are"
+    (source / "companion" / "extra.py").write_text("WHAT = 'a change'\n")
+    changed = run(copy, "--source", str(source))
+    assert changed.returncode == 0, changed.stderr
+    assert "installed the program" in changed.stdout
+    assert next((copy / VENV).glob("lib/python3*/site-packages/companion/extra.py")).is_file()
+
+
+def test_without_options_there_is_no_spi_line_and_no_kiosk(copy):
+    optional = {"boot/firmware/config.txt", "usr/local/bin/companion-kiosk", "etc/xdg/autostart/companion-kiosk.desktop"}
+    for name in optional:
+        (copy / name).unlink()
+    done = run(copy)
     assert done.returncode == 0, done.stderr
-    assert set(files(tmp_path)) == set(EXPECTED) - {
-        "boot/firmware/config.txt", "usr/local/bin/companion-kiosk", "etc/xdg/autostart/companion-kiosk.desktop"}
+    assert set(files(copy)) == set(EXPECTED) - optional
 
 
 def test_uninstall_keeps_the_config_and_the_shows(copy):
