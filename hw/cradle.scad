@@ -85,7 +85,7 @@ module spine() {
 }
 
 // A ball switch's can, its leads pointing along the axis towards A or B, leaned by `lean` towards +X:
-// laid on the flat side (-X down), both lead ends then point a little up and both switches read open.
+// laid on the flat side (-X down), both sets of leads then point a little up and both switches read open.
 module switch_pocket(z, leads_towards_a) {
     tilt = leads_towards_a ? lean : 180 - lean;  // from +Z, rotated about Y towards +X
     translate([0, spine_y, z]) rotate([0, tilt, 0]) {
