@@ -79,3 +79,13 @@ def test_the_catalogs_match_and_every_message_asked_for_is_there(app):
 def test_the_page_speaks_japanese(app):
     page = get(app, lang="ja").get_data(as_text=True)
     assert "スマートフォンでテーブルを開く" in page and "テーブル PIN" in page
+
+
+def test_the_page_and_everything_it_loads_stay_under_100_kb(app):
+    page = get(app)
+    text = page.get_data(as_text=True)
+    loads = [a for a in re.findall(r'(?:src|href)="([^"]+)"', text) if "/static/" in a]
+    loads += re.findall(r'from "(/[^"]+)"', (KIOSK / "static" / "kiosk.js").read_text("utf-8"))
+    loads += [re.search(r'data-catalog="([^"]+)"', text).group(1)]
+    total = len(page.data) + sum(len(get(app, path=url).data) for url in set(loads))
+    assert total <= 100_000, total
