@@ -201,8 +201,8 @@ install_kiosk() {
     put 644 "$HERE/companion-kiosk.desktop" "$KIOSK_AUTOSTART"
     # The kiosk needs a desktop that logs in by itself (B4: desktop, automatic login) and never blanks.
     if command -v raspi-config > /dev/null; then
-        live raspi-config nonint do_boot_behaviour B4
-        live raspi-config nonint do_blanking 1
+        live raspi-config nonint do_boot_behaviour B4 || say "no desktop to log in to: install Raspberry Pi OS with desktop"
+        live raspi-config nonint do_blanking 1 || say "could not switch screen blanking off: sudo raspi-config, Display"
     else
         say "skipped: raspi-config nonint do_boot_behaviour B4 and do_blanking 1 (no raspi-config here)"
     fi
