@@ -128,9 +128,15 @@ def test_the_unit_restarts_a_table_the_watchdog_gave_up_on():
     assert re.search(r"^NotifyAccess=main$", unit, re.M)
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def test_the_daemon_says_ready_pings_and_says_stopping(notify_socket, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "WATCHDOG_USEC": "200000"}
-    process = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", "0", "--db",
+    process = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", str(free_port()), "--db",
                                 str(tmp_path / "demo.sqlite3")], env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert received(notify_socket) == "READY=1"
