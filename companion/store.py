@@ -14,6 +14,7 @@ from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from companion.errors import BadInput
 from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
 
 SCHEMA = """
@@ -43,6 +44,21 @@ CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT 
 """
 
 MAX_PLAYERS = 8
+MAX_NAME = 40  # characters in a player's name: a phone's row shows it whole
+
+
+def check_players(names) -> list[str]:
+    """The players' names as given, trimmed; BadInput naming the entry that will not do."""
+    if not isinstance(names, list) or not 1 <= len(names) <= MAX_PLAYERS:
+        raise BadInput("players", f"expected a list of 1 to {MAX_PLAYERS} names")
+    cleaned = []
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
+            raise BadInput(f"players[{i}]", f"expected a name of 1 to {MAX_NAME} characters")
+        if name.strip() in cleaned:
+            raise BadInput(f"players[{i}]", f"{name.strip()!r} is listed twice")
+        cleaned.append(name.strip())
+    return cleaned
 
 
 def iso(wall: float) -> str:

@@ -2,13 +2,11 @@
 
 from flask import Blueprint, render_template
 
-from companion.store import MAX_PLAYERS
+from companion.store import MAX_NAME, MAX_PLAYERS
 from companion.web import get_table
 from companion.web.security import unlocked
 
 bp = Blueprint("scorepad", __name__)
-
-MAX_NAME = 40  # what the table accepts for a player's name
 
 
 @bp.get("/scorepad")

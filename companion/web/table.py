@@ -35,7 +35,7 @@ def index():
     url = table_url(table)
     return render_template(
         "table/index.html", area="table", colours=COLOURS, looks=LOOKS,
-        unlocked=unlocked(), pin=table.pin if from_the_table() else None, has_strip=table.config.strip.enabled,
+        unlocked=unlocked(), pin=table.pin if from_the_table() else None, has_strip=table.has_strip,
         url=url, qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS)
 
 
@@ -47,10 +47,10 @@ def table_url(table) -> str:
     """
     here = urlsplit(request.host_url)
     try:
-        port = here.port or table.config.web.port
+        port = here.port or table.listening[1]
     except ValueError:  # a Host header with a nonsense port
         return request.host_url
-    if not _is_loopback(here.hostname or "") or _is_loopback(table.config.web.host):
+    if not _is_loopback(here.hostname or "") or _is_loopback(table.listening[0]):
         return request.host_url
     return f"http://{lan_address()}:{port}/"
 
