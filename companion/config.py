@@ -18,6 +18,7 @@ from companion.hardware.buzzer import BuzzerConfig
 from companion.hardware.pins import GPIO_NUMBERS, load_pinout
 from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
 from companion.hardware.tilt import TiltConfig
+from companion.mqtt import settings as mqtt_settings
 from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_colour, check_seconds
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
@@ -58,6 +59,7 @@ class Config:
     strip: StripConfig = StripConfig()
     buzzer: BuzzerConfig = BuzzerConfig()
     web: WebConfig = WebConfig()
+    mqtt: mqtt_settings.BrokerSettings | None = None  # no [mqtt]: the table joins no broker
 
     def durations(self) -> dict[str, float]:
         """Calibrated durations only (the nominal table fills the rest)."""
@@ -123,6 +125,7 @@ def parse_config(data: dict, path: Path | None) -> Config:
         strip=sections.owned("strip", StripConfig.read),
         buzzer=sections.owned("buzzer", BuzzerConfig.read),
         web=sections.owned("web", _web),
+        mqtt=sections.owned("mqtt", mqtt_settings.read),
     )
     for s in (sections, table, nominal_section):
         s.done()

@@ -110,24 +110,33 @@ def from_url(url: object, field: str = "mqtt", *, table: str | None = None, base
         base=check_base(base, f"{SECTION}.base"))
 
 
-def parse_section(data: object, name: str = SECTION) -> BrokerSettings:
-    """The `[mqtt]` section of a config file (its raw TOML table), checked key by key."""
-    from companion.config import Section
-
-    section = Section(data, name)
+def read(section) -> BrokerSettings | None:
+    """The `[mqtt]` section (a companion.config.Section), checked key by key; None when the file has none."""
+    if not section.keys():
+        return None
+    name = section.name
     url = section.text("url", None)
     if url is None:
         raise BadInput(f"{name}.url", "missing (e.g. url = \"mqtt://broker.local:1883\")")
     username = section.text("username", None)
     password_file = section.text("password_file", None)
     ca_file = section.text("ca_file", None)
-    settings = from_url(url, f"{name}.url", table=section.text("table", host_name()),
-                        base=section.text("base", DEFAULT_BASE), username=username,
+    settings = from_url(url, f"{name}.url", table=check_name(section.text("table", host_name()), f"{name}.table"),
+                        base=check_base(section.text("base", DEFAULT_BASE), f"{name}.base"), username=username,
                         password_file=Path(password_file) if password_file else None,
                         ca_file=Path(ca_file) if ca_file else None)
-    section.done()
     if settings.password_file is not None and settings.username is None:
         raise BadInput(f"{name}.username", "a password_file needs a username")
     if settings.ca_file is not None and not settings.tls:
         raise BadInput(f"{name}.ca_file", "a CA file is for mqtts:// URLs")
+    return settings
+
+
+def parse_section(data: object, name: str = SECTION) -> BrokerSettings | None:
+    """The `[mqtt]` section from its raw TOML table (the hall reads it so), unknown keys refused."""
+    from companion.config import Section
+
+    section = Section(data, name)
+    settings = read(section)
+    section.done()
     return settings

@@ -4,7 +4,7 @@ import json
 import time
 
 import pytest
-from conftest import need_mosquitto
+from mqtt_support import listen, mosquitto, need_mosquitto  # noqa: F401  (fixtures)
 
 from companion.mqtt.mosquitto import Mosquitto
 
