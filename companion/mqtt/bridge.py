@@ -46,6 +46,7 @@ class Bridge:
                                           will=(self.topics.availability, OFFLINE), backoff=backoff)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
+        self._client.on_connect_fail = lambda client, userdata: self._answer("the broker cannot be reached")
         self._pacer, self._clock = Pacer(interval_s), clock
         self._lock = threading.Lock()  # one state publication at a time, so an older one never lands last
         self._state: bytes | None = None
@@ -54,11 +55,27 @@ class Bridge:
         self._running: int | None = None  # the show running at the last look
         self._sent_up_to = 0  # shows up to this id are sent (or ended before the bridge started)
         self._stopping = threading.Event()
+        self._answered = threading.Condition()
+        self.problem: str | None = None  # why the last try to join the broker failed (None: it did not)
+        self._answers = 0
         self._thread = threading.Thread(target=self._follow, name="mqtt-bridge", daemon=True)
 
     @property
     def online(self) -> bool:
         return self._online
+
+    def wait_for_answer(self, timeout: float) -> bool:
+        """Wait until the broker has accepted or refused the table (or cannot be reached); False after `timeout`."""
+        with self._answered:
+            return self._answered.wait_for(lambda: self._answers > 0, timeout)
+
+    def _answer(self, problem: str | None) -> None:
+        if problem:
+            log.warning("table %s cannot join the broker at %s: %s", self.topics.table, self.settings.url, problem)
+        with self._answered:
+            self.problem = problem
+            self._answers += 1
+            self._answered.notify_all()
 
     def start(self) -> "Bridge":
         self._sent_up_to = max((row["id"] for row in self.table.shows() if row.get("ended")), default=0)
@@ -84,7 +101,7 @@ class Bridge:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if reason_code.is_failure:
-            log.warning("the broker at %s refused the table: %s", self.settings.url, reason_code)
+            self._answer(f"refused: {reason_code}")
             return
         log.info("table %s joined the broker at %s", self.topics.table, self.settings.url)
         for topic, config in discovery_messages(self.topics, __version__).items():
@@ -96,6 +113,7 @@ class Bridge:
             while self._unsent:
                 client.publish(self.topics.shows, self._unsent.popleft(), qos=QOS)
         client.publish(self.topics.availability, ONLINE, qos=QOS, retain=True)
+        self._answer(None)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if self._online:

@@ -32,7 +32,7 @@ def make_client(settings: BrokerSettings, client_id: str, *, will: tuple[str, st
         client.tls_set(ca_certs=str(settings.ca_file) if settings.ca_file else None)
     client.reconnect_delay_set(*backoff)
     client.on_connect_fail = lambda client, userdata: log.warning(
-        "cannot reach the broker at %s; trying again", settings.url)
+        "cannot reach the broker at %s (or it is not who it claims to be); trying again", settings.url)
     return client
 
 

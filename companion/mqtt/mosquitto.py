@@ -8,6 +8,8 @@ written for it; the tests, the benchmark and a laptop demo start one.
 mqtt://127.0.0.1:41883
 """
 
+import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -51,6 +53,8 @@ class Mosquitto:
         self.config.write_text("\n".join([
             f"listener {self.port} 127.0.0.1", self.listener,
             "allow_anonymous true" if "password_file" not in self.settings else "",
+            # Run as whoever started it: as root, mosquitto would drop to a user who cannot read these files.
+            f"user {pwd.getpwuid(os.getuid()).pw_name}",
             "persistence false", f"log_dest file {self.log}", "log_type all", self.settings, ""]))
         binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
         self.process = subprocess.Popen([binary, "-c", str(self.config)], stdout=subprocess.DEVNULL,
