@@ -14,7 +14,8 @@ await loadMessages();
 const cards = new Map(); // table name -> {card, element, receivedAt}
 
 function text(element, selector, value) {
-  element.querySelector(selector).textContent = value;
+  const target = element.querySelector(selector);
+  if (target.textContent !== value) target.textContent = value;
 }
 
 function sand(card, receivedAt, colour) {
@@ -24,27 +25,38 @@ function sand(card, receivedAt, colour) {
   return Math.max(0, glass.top_s - gone);
 }
 
-function drawGlasses(entry) {
-  const { card, element, receivedAt } = entry;
+// Each card has one line per glass, made once; a redraw only changes its words and its class.
+function glassLines(element) {
   const list = element.querySelector(".hall-glasses");
-  list.replaceChildren();
-  const show = card.show;
-  if (!show || show.outcome === "idle") return;
-  for (const colour of colours) {
-    const glass = show.timers[colour];
-    if (!glass || glass.state === "out_of_play") continue;
+  return Object.fromEntries(colours.map((colour) => {
     const li = document.createElement("li");
-    li.className = `hall-glass ${glass.state}`;
     li.dataset.colour = colour;
     const symbol = document.createElement("span");
     symbol.className = "symbol";
     symbol.setAttribute("aria-hidden", "true");
     symbol.textContent = looks[colour].symbol;
     symbol.style.color = looks[colour].fill;
+    const words = document.createTextNode("");
+    li.append(symbol, words);
+    list.append(li);
+    return [colour, { li, words }];
+  }));
+}
+
+function drawGlasses(entry) {
+  const { card, lines, receivedAt } = entry;
+  const show = card.show;
+  const idle = !show || show.outcome === "idle";
+  for (const colour of colours) {
+    const glass = idle ? null : show.timers[colour];
+    const { li, words } = lines[colour];
+    li.hidden = !glass || glass.state === "out_of_play";
+    if (li.hidden) continue;
     const seconds = t("seconds", { n: Math.ceil(sand(card, receivedAt, colour)) });
     const label = glass.state === "running" ? seconds : `${seconds} · ${t(`state.${glass.state}`)}`;
-    li.append(symbol, ` ${t("hall.glass", { timer: timerName(colour), sand: label })}`);
-    list.append(li);
+    const text = ` ${t("hall.glass", { timer: timerName(colour), sand: label })}`;
+    if (words.data !== text) words.data = text;
+    li.className = `hall-glass ${glass.state}`;
   }
 }
 
@@ -75,7 +87,7 @@ function take(card) {
   if (!entry) {
     const element = $("card-template").content.firstElementChild.cloneNode(true);
     element.dataset.table = card.table;
-    entry = { element };
+    entry = { element, lines: glassLines(element) };
     cards.set(card.table, entry);
     const names = [...cards.keys()].sort();
     const after = names[names.indexOf(card.table) + 1];
@@ -83,7 +95,15 @@ function take(card) {
   }
   entry.card = card;
   entry.receivedAt = performance.now();
-  draw(entry);
+  dirty.add(entry);
+  if (dirty.size === 1) requestAnimationFrame(drawDirty);
+}
+
+// Many tables change many times a second: each card is drawn at most once per frame.
+const dirty = new Set();
+function drawDirty() {
+  dirty.forEach(draw);
+  dirty.clear();
 }
 
 function drawBoard(board) {
