@@ -118,3 +118,21 @@ def test_a_table_starts_and_plays_with_no_broker_then_joins_it(table, tmp_path, 
     finally:
         bridge.stop()
         broker.stop()
+
+
+def test_a_broker_that_never_answers_does_not_hold_up_the_table(table):
+    import socket
+
+    with socket.socket() as black_hole:  # accepts connections, never says a word
+        black_hole.bind(("127.0.0.1", 0))
+        black_hole.listen()
+        port = black_hole.getsockname()[1]
+        bridge = Bridge(table, from_url(f"mqtt://127.0.0.1:{port}", table="t1"), backoff=(0.05, 0.2)).start()
+        try:
+            table.start_show("training")
+            for _ in range(20):  # each answered at once (a blocked table would hang the test into its timeout)
+                table.flip("red")
+            assert table.snapshot()["timers"]["red"]["pose"] == "a_up"  # twenty flips: back where it was
+            assert not bridge.online
+        finally:
+            bridge.stop()

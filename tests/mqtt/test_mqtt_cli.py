@@ -95,3 +95,50 @@ def test_the_mqtt_section_is_read_into_the_config(tmp_path):
     (tmp_path / "pw").write_text("s3cret\n")
     assert s.password() == "s3cret"
     assert parse_config({}, None).mqtt is None
+
+
+def hall_events(url: str):
+    """Each `hall` event of a running hall's stream, as parsed JSON."""
+    import urllib.request
+
+    with urllib.request.urlopen(url + "api/hall/events", timeout=30) as stream:
+        for raw in stream:
+            if raw.startswith(b"data: "):
+                yield json.loads(raw[6:])
+
+
+def test_the_hall_command_shows_a_killed_table_go_offline(mosquitto, demo_process, tmp_path):
+    from companion.mqtt.mosquitto import free_port
+
+    port = free_port()
+    hall = subprocess.Popen([sys.executable, "-m", "companion", "hall", "--mqtt", mosquitto.url, "--port", str(port),
+                             "--db", str(tmp_path / "hall.sqlite3")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert hall.stdout.readline().startswith(f"The hall of {mosquitto.url} is on http://127.0.0.1:{port}/")
+        online = {}
+        for event in hall_events(f"http://127.0.0.1:{port}/"):
+            online.update({card["table"]: card["online"] for card in event["cards"]})
+            if online.get("k1") is True:
+                os.kill(demo_process.pid, signal.SIGKILL)
+            if online.get("k1") is False:
+                break
+        assert online == {"k1": False}
+    finally:
+        hall.terminate()
+        assert hall.wait(timeout=10) == 0
+        hall.stdout.close()
+        hall.stderr.close()
+
+
+def test_the_hall_refuses_a_bad_url_and_a_port_in_use(tmp_path):
+    import socket
+
+    done = run_cli("hall", "--mqtt", "mqtt://", "--db", str(tmp_path / "h.sqlite3"))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith("companion hall: --mqtt:")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        done = run_cli("hall", "--port", str(taken.getsockname()[1]), "--db", str(tmp_path / "h.sqlite3"))
+    assert done.returncode == 1 and "cannot listen on 127.0.0.1:" in done.stderr

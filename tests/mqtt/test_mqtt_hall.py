@@ -113,7 +113,8 @@ BAD = [
 
 
 def test_bad_payloads_on_the_broker_are_ignored_with_a_log_line(mosquitto, hall_on, caplog):
-    hall, board, _ = hall_on(mosquitto)
+    hall, board, listener = hall_on(mosquitto)
+    assert listener.subscribed.wait(WAIT_S)
     sender = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     sender.connect("127.0.0.1", mosquitto.port)
     sender.loop_start()

@@ -7,6 +7,7 @@ The hall never publishes: it can run with a read-only account.
 """
 
 import logging
+import threading
 import secrets
 
 from companion.errors import BadInput
@@ -27,6 +28,8 @@ class HallListener:
         self.settings, self.hall, self.board = settings, hall, board
         self._client = broker.make_client(settings, f"companion-hall-{secrets.token_hex(4)}", backoff=backoff)
         self._client.on_connect = self._on_connect
+        self.subscribed = threading.Event()  # set once the broker has confirmed the subscriptions
+        self._client.on_subscribe = lambda client, userdata, mid, reason_codes, properties=None: self.subscribed.set()
         self._client.on_message = lambda client, userdata, message: self.take(message.topic, message.payload)
 
     def start(self) -> "HallListener":
