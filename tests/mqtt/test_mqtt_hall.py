@@ -204,3 +204,22 @@ def test_the_page_and_its_json_are_served_in_both_languages():
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]
     assert client.get("/hall/static/hall.js").status_code == 200
     assert client.get("/api/nothing").json["error"]
+
+
+def test_the_hall_keeps_at_most_so_many_tables():
+    from companion.mqtt.hall.cards import MAX_TABLES
+
+    listener = HallListener(from_url("mqtt://127.0.0.1:1", table="hall"), Hall(), Leaderboard(":memory:"))
+    for n in range(MAX_TABLES + 5):
+        listener.take(f"companion/t{n}/availability", b"online")
+    assert len(listener.hall.view()["cards"]) == MAX_TABLES
+    listener.take("companion/t0/availability", b"offline")  # a known table still changes
+    assert listener.hall.view()["cards"][0]["online"] is False
+
+
+def test_the_hall_catalogs_have_the_same_keys_in_both_languages():
+    from companion.mqtt.hall import HERE
+
+    en, ja = (json.loads((HERE / "i18n" / f"{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "ja"))
+    assert en.keys() == ja.keys()
+    assert all(key.startswith(("hall.", "nav.hall")) for key in en)

@@ -25,6 +25,7 @@ OUTCOMES = ("idle", "running", "win", "loss", "aborted")
 TIMER_STATES = ("running", "empty", "lying", "out_of_play")
 MAX_TEXT = 80  # an event's name is at most this long on the table too
 MAX_COUNT = 1000  # stars, spaces, ids of a sane table are far below
+MAX_TABLES = 500  # cards the hall keeps: a convention's worth, and a bound on what a stray publisher can fill
 
 
 def read_json(payload: bytes, where: str):
@@ -118,6 +119,8 @@ class Hall:
         self._board, self._board_seq = board or [], 0
 
     def _card(self, table: str) -> dict:
+        if table not in self._cards and len(self._cards) >= MAX_TABLES:
+            raise BadInput("topic", f"the hall already shows {MAX_TABLES} tables; {table!r} is one too many")
         self._seq += 1
         card = self._cards.setdefault(table, {"table": table, "online": None, "show": None})
         card["seq"] = self._seq
