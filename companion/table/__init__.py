@@ -35,6 +35,7 @@ from companion.table.show import LiveShow
 log = logging.getLogger(__name__)
 
 MAX_SPEED = 100  # the demo's fastest clock; a show at that speed still draws every tick
+DURABLE_WAIT_S = 2.0  # how long a change from a phone waits for its line to be on disk
 
 
 class Table(Records):
@@ -50,8 +51,9 @@ class Table(Records):
         self.table_speed = speed
         self.listening = (config.web.host, config.web.port)  # where the web answers; the server's start sets it
         self._dirty = False
-        self.journal = Journal(store)
-        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=self._ended,
+        self.journal = Journal(store, on_problem=lambda: self.runtime.poke())
+        self._journal_problem = None
+        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=lambda: self.cradles.end(),
                              changed=self._touch)
         self.publisher = Publisher(store.next_boot())
         self.runtime = Runtime(self.clock, self._take, self._settle_and_publish, self._next_due)
@@ -69,29 +71,19 @@ class Table(Records):
         self._publish()
         self.journal.flush()
 
-    @property
-    def show(self):
-        return self.live.show
-
-    @property
-    def show_id(self) -> int | None:
-        return self.live.show_id
-
-    @property
-    def has_strip(self) -> bool:
-        return self.rig.strip is not None
-
     # ---- the runtime thread -------------------------------------------------
 
     def start(self) -> "Table":
-        """Run the runtime thread (and the LED thread) until stop()."""
+        """Run the runtime thread, the journal's writer (and the LED thread) until stop()."""
         if self.rig.leds is not None:
             self.rig.leds.start()
+        self.journal.start()
         self.runtime.start()
         return self
 
     def stop(self) -> None:
         self.runtime.stop()
+        self.journal.stop()
         self.rig.close()
         self.store.close()
         self.games.close()
@@ -122,6 +114,8 @@ class Table(Records):
         if self.live.running:
             self.cradles.settle(self.show, now, self.live.input)
         self.live.advance(now)
+        if self.journal.problem != self._journal_problem:
+            self._journal_problem, self._dirty = self.journal.problem, True
         if self._dirty:
             self._publish()
         self.journal.flush()
@@ -140,9 +134,6 @@ class Table(Records):
             self.cradles.ran_out(notice["timer"], self.clock.monotonic())
         self.rig.buzzer.notice(notice)
 
-    def _ended(self) -> None:
-        self.cradles.end()
-
     def _touch(self) -> None:
         self._dirty = True
 
@@ -154,15 +145,22 @@ class Table(Records):
 
     def start_show(self, event, challenge: bool = False) -> dict:
         """Start a show of `event` (an id, or an inline event object, which is saved for next time)."""
-        return self.runtime.submit(self._start_show, event, challenge)
+        return self._durably(self._start_show, event, challenge)
 
     def flip(self, colour: str) -> dict:
         """Flip a timer from the page: an emulated one, or a physical one whose sensors are faulty."""
-        return self.runtime.submit(self._flip, colour)
+        return self._durably(self._flip, colour)
 
     def abort(self) -> dict:
         """Stop the running show (recorded as aborted), or dismiss a finished one."""
-        return self.runtime.submit(self._abort)
+        return self._durably(self._abort)
+
+    def _durably(self, command, *args) -> dict:
+        """Run a command and answer once its journal lines are written (or say they are still pending)."""
+        snapshot = self.runtime.submit(command, *args)
+        if self.journal.wait_for(self.journal.mark(), DURABLE_WAIT_S):
+            return snapshot
+        return dict(snapshot, saved=False)  # applied, and kept for the writer to retry: never a 500
 
     def set_muted(self, muted: bool) -> dict:
         if not isinstance(muted, bool):
@@ -203,7 +201,8 @@ class Table(Records):
         cradle = self.cradles.get(colour)
         if cradle is not None and not cradle.fault:
             raise Conflict("timer", f"{colour} is read by its tilt sensors: turn the glass itself")
-        self.live.input(None, "flip", colour)
+        if not self.live.input(None, "flip", colour):
+            raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip")
         return self._snapshot_now()
 
     def _abort(self) -> dict:
@@ -229,7 +228,8 @@ class Table(Records):
 
     def _publish(self) -> None:
         self._dirty = False
-        extras = {"speed": self.live.time.speed, "muted": self.rig.buzzer.muted}
+        extras = {"speed": self.live.time.speed, "muted": self.rig.buzzer.muted,
+                  "journal_problem": self._journal_problem}
         sources = {c: t.source for c, t in self.config.timers.items()}
         self.publisher.publish(describe(self.show, self.show_id, self.live.started_wall, self.cradles, sources,
                                         extras, self.config.warn_lead_s))

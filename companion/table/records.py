@@ -10,6 +10,20 @@ from companion.skyrockets.snapshot import carried
 class Records:
     """The reading side of a Table (mixed into it): snapshots and the store's records."""
 
+    @property
+    def show(self):
+        """The show in progress (a companion.skyrockets.Show), or None."""
+        return self.live.show
+
+    @property
+    def show_id(self) -> int | None:
+        return self.live.show_id
+
+    @property
+    def has_strip(self) -> bool:
+        """Whether an LED strip is fitted (the page then draws it)."""
+        return self.rig.strip is not None
+
     def snapshot(self) -> dict:
         """The latest published state of the table."""
         return self.publisher.snapshot()

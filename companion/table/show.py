@@ -4,13 +4,15 @@ Every input (a sensor's pose, a button's flip, a page's flip) reaches the
 rules as one show-log line through `input`, stamped in show time and kept
 for the journal, so a replay of the journal is the live show. Notices the
 rules raise (low sand, a run-out, the end) go to `on_notice`; a show that
-ends is written off with its `end` line at once.
+ends is written off with its `end` line at once. The journal stays a log
+that `companion replay` takes: no line after the end instant is written, and
+a show that would outrun a log's length is ended, as aborted, at its limit.
 """
 
 import math
 
 from companion.skyrockets import Pose, Show
-from companion.skyrockets.log import apply_line
+from companion.skyrockets.log import MAX_SHOW_S, apply_line
 from companion.table.journal import Journal
 from companion.table.timebase import TimeBase
 
@@ -39,27 +41,42 @@ class LiveShow:
         return self.show is not None and self.show.outcome == "running"
 
     def next_due(self) -> float | None:
-        """The monotonic instant of the rules' next deadline, if a show runs."""
-        due = self.show.next_due() if self.running else None
-        return None if due is None else self.time.to_mono(due)
+        """The monotonic instant of the rules' next deadline (or the log's limit), if a show runs."""
+        if not self.running:
+            return None
+        due = min(MAX_SHOW_S, self.show.next_due() or MAX_SHOW_S)
+        return self.time.to_mono(due)
 
     def advance(self, mono: float) -> None:
         """Let the show run to monotonic instant `mono`."""
         if self.running and (t := self.time.to_show(mono)) > self._settled:
-            self.show.advance(t)
-            self._settled = t
-            self.after_change()
+            self._run_to(t)
 
-    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> None:
-        """Apply one line (at `mono`, or now) and keep it for the journal."""
+    def _run_to(self, t: float) -> None:
+        self.show.advance(min(t, MAX_SHOW_S))
+        self._settled = t
+        self.after_change()
+        if self.running and t >= MAX_SHOW_S:
+            self.finish("aborted", MAX_SHOW_S)
+            self.begin(None, None, 0.0, self.time.speed, 0.0)
+
+    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> bool:
+        """Apply one line (at `mono`, or now) and keep it for the journal; False if the show ended first."""
         t = max(self.show.now, self.time.now() if mono is None else self.time.to_show(mono))
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
+        if t >= MAX_SHOW_S:
+            self._run_to(t)
+            return False
         line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {})}
-        apply_line(self.show, line)
+        apply_line(self.show, line)  # what was due before this instant happens first, and may end the show
+        if self.show.ended_at is not None and self.show.ended_at < t:
+            self.after_change()
+            return False  # the show was over before this line: it never happened, and is not journaled
         self.journal.add(line)
         self._changed()
         self.after_change()
+        return True
 
     def after_change(self) -> None:
         for notice in self.show.drain_notices():
@@ -79,6 +96,4 @@ class LiveShow:
 
     def resumed_at(self, t: float) -> None:
         """A show brought back from its journal: run it to `t` at once."""
-        self.show.advance(t)
-        self._settled = t
-        self.after_change()
+        self._run_to(t)
