@@ -82,7 +82,6 @@ def model_vs_beam(shows: int, runs_per_show: int = 12, seed: int = 7) -> list[tu
 def frames_to_phone(turns: int) -> list[float]:
     """Turn a glass on a fake hub `turns` times: milliseconds from the frame written on the pty to a
     phone's SSE stream delivering the new pose (the hub's own debounce happens before the frame)."""
-    from dataclasses import replace
 
     from companion.config import Config, TiltConfig, TimerConfig, default_timers
     from companion.hardware.hub import HubConfig

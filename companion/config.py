@@ -20,6 +20,7 @@ from companion.hardware.pins import GPIO_NUMBERS, load_pinout
 from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
 from companion.hardware.tilt import TiltConfig
 from companion.calibration import check_calibrated
+from companion.mqtt import settings as mqtt_settings
 from companion.skyrockets.colours import COLOURS, DIRECTIONS, NOMINAL_S, check_colour, check_directions, check_seconds
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
@@ -69,6 +70,7 @@ class Config:
     buzzer: BuzzerConfig = BuzzerConfig()
     web: WebConfig = WebConfig()
     hub: HubConfig | None = None  # the serial sensor hub, if the table has one
+    mqtt: mqtt_settings.BrokerSettings | None = None  # no [mqtt]: the table joins no broker
 
     def durations(self) -> dict[str, float | tuple[float, float]]:
         """Calibrated durations only, per colour seconds or (A up, B up) (the nominal table fills the rest).
@@ -139,6 +141,7 @@ def parse_config(data: dict, path: Path | None) -> Config:
         buzzer=sections.owned("buzzer", BuzzerConfig.read),
         web=sections.owned("web", _web),
         hub=sections.owned("hub", hub_config),
+        mqtt=sections.owned("mqtt", mqtt_settings.read),
     )
     for s in (sections, table, nominal_section):
         s.done()

@@ -12,7 +12,7 @@ import pytest
 from companion.cli import main
 from companion.hardware.hub import HubConfig, HubSource
 from companion.hardware.hub_fake import FakeHub, firmware_module
-from companion.hardware.source import FaultChange, PoseChange
+from companion.hardware.source import PoseChange
 
 WAIT_S = 15.0
 
