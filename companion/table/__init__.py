@@ -21,6 +21,7 @@ from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
 from companion.hardware.source import BeamChange, ButtonAction, FaultChange, PoseChange
 from companion.skyrockets import COLOURS, Pose, Setup, Show, parse_event, setup_line
+from companion.skyrockets.beams import pooled_durations
 from companion.skyrockets.colours import check_colour
 from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
@@ -53,7 +54,7 @@ class Table(Records):
         self._dirty = False
         self.journal = Journal(store, on_problem=lambda: self.runtime.poke())
         self._journal_problem = None
-        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=lambda: self.cradles.end(),
+        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=self._ended,
                              changed=self._touch)
         self.publisher = Publisher(store.next_boot())
         self.runtime = Runtime(self.clock, self._take, self._settle_and_publish, self._next_due)
@@ -135,6 +136,14 @@ class Table(Records):
         if notice["kind"] == "runout" and self.show.outcome == "running":
             self.cradles.ran_out(notice["timer"], self.clock.monotonic())
         self.rig.buzzer.notice(notice)
+
+    def _ended(self) -> None:
+        self.cradles.end()
+        for colour, seconds in pooled_durations(self.show.setup, self.show.beam_runs).items():
+            try:  # the neck beams timed these glasses: they need no calibration by hand
+                self.config = set_duration(self.config, colour, seconds)
+            except BadInput as e:
+                log.warning("could not keep the beam-timed duration of %s: %s", colour, e)
 
     def _touch(self) -> None:
         self._dirty = True
