@@ -15,7 +15,7 @@ direction, and `DurationEstimate` folds such runs into the calibration.
 True
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion.skyrockets.hourglass import Hourglass, Pose
 
@@ -39,8 +39,7 @@ def emptied_by_beam(glass: Hourglass, t: float) -> Hourglass | None:
     modelled = glass.empties_at()
     if modelled is None or abs(t - modelled) > window_s(glass.duration):
         return None
-    a = 0.0 if glass.pose is Pose.A_UP else glass.duration
-    return Hourglass(glass.duration, a, glass.pose, t)
+    return replace(glass, a=0.0 if glass.pose is Pose.A_UP else glass.duration, since=t)
 
 
 def full_run_s(glass: Hourglass, t: float) -> float | None:
