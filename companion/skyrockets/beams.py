@@ -15,13 +15,14 @@ direction, and `DurationEstimate` folds such runs into the calibration.
 True
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion.skyrockets.hourglass import Hourglass, Pose
 
 WINDOW_MIN_S = 2.0  # a beam this close to the modelled instant is always believed...
 WINDOW_SHARE = 0.08  # ...and up to this share of the glass's duration (real glasses differ a few %)
 MAX_RUNS = 20  # a calibration remembers this many runs' worth of weight, so it can still follow a glass
+PRIOR_RUNS = 4  # what a stored calibration is worth when the runs behind it were not kept
 
 
 def window_s(duration: float) -> float:
@@ -38,8 +39,7 @@ def emptied_by_beam(glass: Hourglass, t: float) -> Hourglass | None:
     modelled = glass.empties_at()
     if modelled is None or abs(t - modelled) > window_s(glass.duration):
         return None
-    a = 0.0 if glass.pose is Pose.A_UP else glass.duration
-    return Hourglass(glass.duration, a, glass.pose, t)
+    return replace(glass, a=0.0 if glass.pose is Pose.A_UP else glass.duration, since=t)
 
 
 def full_run_s(glass: Hourglass, t: float) -> float | None:
@@ -66,6 +66,24 @@ class DurationEstimate:
             return self
         runs = min(self.runs, MAX_RUNS - 1)
         return DurationEstimate(round((self.seconds * runs + run_s) / (runs + 1), 3), runs + 1)
+
+
+def pooled_durations(setup, runs: list[dict], prior_runs: int = PRIOR_RUNS) -> dict[str, float]:
+    """Each beam-timed glass's one calibrated duration after a show's `runs`, both directions pooled.
+
+    For a table whose config keeps one duration per glass: the show's
+    duration counts as `prior_runs` runs, so one odd run moves it only a little.
+
+    >>> from companion.skyrockets.show import Setup
+    >>> pooled_durations(Setup(), [{"timer": "red", "pose": "a_up", "seconds": 29.0}])
+    {'red': 29.8}
+    """
+    pooled: dict[str, DurationEstimate] = {}
+    for run in runs:
+        colour = run["timer"]
+        estimate = pooled.get(colour) or DurationEstimate(setup.duration(colour), prior_runs)
+        pooled[colour] = estimate.observe(run["seconds"])
+    return {colour: estimate.seconds for colour, estimate in pooled.items()}
 
 
 def refined_durations(durations: dict, runs: list[dict]) -> dict:

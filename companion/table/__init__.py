@@ -21,6 +21,7 @@ from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
 from companion.hardware.source import BeamChange, ButtonAction, FaultChange, PoseChange
 from companion.skyrockets import Pose, Show, parse_event, setup_line
+from companion.skyrockets.beams import pooled_durations
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
@@ -55,7 +56,7 @@ class Table(Records):
         self.journal = Journal(store, on_problem=lambda: self.runtime.poke())
         self._journal_problem = None
         turned_by_table = {c for c, t in config.timers.items() if t.source == "emulated"}  # LED glasses have no hands
-        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=lambda: self.cradles.end(),
+        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=self._ended,
                              changed=self._touch, turned_by_table=turned_by_table)
         self.publisher = Publisher(store.next_boot())
         self.runtime = Runtime(self.clock, self._take, self._settle_and_publish, self._next_due)
@@ -140,6 +141,14 @@ class Table(Records):
 
     def _remind(self, colour: str) -> None:
         self.rig.buzzer.notice({"kind": "turn_reminder", "timer": colour, "t": self.show.now})
+
+    def _ended(self) -> None:
+        self.cradles.end()
+        for colour, seconds in pooled_durations(self.show.setup, self.show.beam_runs).items():
+            try:  # the neck beams timed these glasses: they need no calibration by hand
+                self.config = set_duration(self.config, colour, seconds)
+            except BadInput as e:
+                log.warning("could not keep the beam-timed duration of %s: %s", colour, e)
 
     def _touch(self) -> None:
         self._dirty = True
