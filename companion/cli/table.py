@@ -74,7 +74,7 @@ def _broker(args):
     """The broker `--mqtt URL` names (None without one), checked before the table opens."""
     from companion.mqtt.settings import from_url
 
-    return from_url(args.mqtt, "--mqtt", table=args.mqtt_table) if args.mqtt else None
+    return from_url(args.mqtt, "--mqtt") if args.mqtt else None
 
 
 def _serve(table, host: str, port: int, mqtt=None) -> int:
@@ -121,8 +121,7 @@ def register(sub) -> None:
     demo.add_argument("--pin", type=_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
     demo.add_argument("--speed", type=float, default=1.0, help="run the show clock this many times faster")
     demo.add_argument("--db", help="SQLite file (default: a fresh one)")
-    demo.add_argument("--mqtt", metavar="URL", help="join this broker (mqtt://host:port or mqtts://host:port)")
-    demo.add_argument("--mqtt-table", metavar="NAME", help="the table's name on the broker (default: the host name)")
+    demo.add_argument("--mqtt", metavar="URL", help="join a broker: mqtt://host:port[/table name], or mqtts://")
     demo.set_defaults(func=cmd_demo)
 
     run = sub.add_parser("run", help="run the table daemon")
