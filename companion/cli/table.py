@@ -27,10 +27,17 @@ def _option(check, name: str):
 
 
 def cmd_demo(args) -> int:
+    if args.db:
+        return _demo(args, Path(args.db))
+    # A fresh database lives only as long as the demo: its folder goes when the demo stops, however it stops.
+    with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:
+        return _demo(args, Path(folder) / "companion.sqlite3")
+
+
+def _demo(args, db: Path) -> int:
     from companion.table import demo_table
 
     mqtt = _broker(args)
-    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="companion-demo-")) / "companion.sqlite3"
     table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
     return _serve(table, args.host, args.port, mqtt)
@@ -87,16 +94,16 @@ def _serve(table, host: str, port: int, mqtt=None) -> int:
     except OSError as e:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
     table.start()
     bridge = Bridge(table, mqtt).start() if mqtt else None
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
-          f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C
-    notify("READY=1")
-    keep_watchdog_fed(table.alive, stop)
     try:
+        shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
+              f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
+        notify("READY=1")
+        keep_watchdog_fed(table.alive, stop)
         server.run()
     except KeyboardInterrupt:
         pass
