@@ -11,6 +11,8 @@ from companion.cli.common import Refusal
 from companion.config import check_host, check_pin, check_port
 from companion.errors import BadInput
 
+ORDER = 10  # place in `companion --help`
+
 
 def _option(check, name: str):
     """An argparse type that checks a value with the config's own rule, naming the option."""
