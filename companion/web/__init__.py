@@ -7,9 +7,10 @@ time, so tests build as many apps as they like, each on its own table.
 >>> app.test_client().get("/api/show").json["outcome"]  # doctest: +SKIP
 'idle'
 
-Areas, one blueprint each: `table` (the live show page), `scorepad`, `shows`
-(past shows) and `api` (JSON); `auth` takes the PIN on a page and `lang`
-switches the language. The board-game helpers join as blueprints of their own.
+Areas, one blueprint package each (companion.web.areas): `show` (the live
+show page, blueprint `table`), `scorepad` and `shows` (past shows); the board-game
+helpers join as packages of their own. Site-wide: `api` (JSON), `auth` (the PIN
+on a page) and `lang` (the language switch).
 """
 
 import secrets
@@ -44,14 +45,10 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     app.json.ensure_ascii = False
     app.extensions["table"] = table
 
-    from companion.web import api, auth, errors, i18n, live, scorepad, security, shows
-    from companion.web import table as table_page
+    from companion.web import api, auth, errors, i18n, live, security
+    from companion.web.areas import discover
 
-    from companion.web.areas import Area, discover
-
-    core = [Area("table", table_page.bp, "table.index", 10), Area("scorepad", scorepad.bp, "scorepad.index", 20),
-            Area("shows", shows.bp, "shows.index", 30)]
-    areas = sorted(core + discover(), key=lambda a: (a.order, a.name))
+    areas = discover()
     app.extensions["areas"] = areas
     live.init_app(app)
     security.init_app(app)

@@ -1,15 +1,18 @@
 """Past shows: the list, and each show's timeline drawn from its log, with the log to download."""
 
+from pathlib import Path
+
 from flask import Blueprint, abort, render_template
 
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS
 from companion.web import get_table
 from companion.web.api import SQLITE_MAX_ID
+from companion.web.areas import Area
 from companion.web.i18n import translate
-from companion.web.timeline import LABELS, timeline_svg
+from companion.web.shows.timeline import LABELS, timeline_svg
 
-bp = Blueprint("shows", __name__)
+bp = Blueprint("shows", __name__, template_folder="templates")
 
 
 @bp.get("/shows")
@@ -29,3 +32,6 @@ def show(show_id: int):
     except BadInput as e:  # a damaged journal still gets its page, with the reason
         svg, problem = None, str(e)
     return render_template("shows/show.html", area="shows", show=record, timeline=svg, problem=problem)
+
+
+area = Area("shows", bp, "shows.index", 30, catalogs=Path(__file__).parent / "i18n")

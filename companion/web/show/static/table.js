@@ -2,9 +2,9 @@
 // A running glass's sand is computed from the state's top_s, the show speed and the moment the
 // state arrived, once per animation frame: no polling, and smooth whatever the update rate.
 
-import { getJSON, postJSON } from "./api.js";
-import { enhance } from "./forms.js";
-import { eventName, loadMessages, t, timerName } from "./i18n.js";
+import { getJSON, postJSON } from "/static/js/api.js";
+import { enhance } from "/static/js/forms.js";
+import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { Glass } from "./glass.js";
 import { showStrip } from "./strip.js";
 

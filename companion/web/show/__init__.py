@@ -8,6 +8,7 @@ table's own screen only) and a QR code with the address for the other phones.
 import ipaddress
 import socket
 from functools import cache, lru_cache
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import segno
@@ -16,11 +17,14 @@ from flask import Blueprint, render_template, request
 from companion.skyrockets import COLOURS
 from companion.skyrockets import events as event_rules
 from companion.web import get_table
+from companion.web.areas import Area
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table, unlocked
 
-bp = Blueprint("table", __name__)
+# The area keeps the name "table": its pages and links have always been table.index and /.
+bp = Blueprint("table", __name__, template_folder="templates", static_folder="static",
+               static_url_path="/table/static")
 
 # The custom-event form checks what parse_event checks, with its limits (its text lengths are literals there).
 EVENT_LIMITS = {
@@ -84,3 +88,6 @@ def qr_svg(url: str, title: str) -> str:
     return segno.make(url, error="m").svg_inline(
         scale=1, border=2, dark="#000", light="#fff", omitsize=True, svgclass="qr-code", lineclass=None,
         title=title)
+
+
+area = Area("table", bp, "table.index", 10, catalogs=Path(__file__).parent / "i18n")
