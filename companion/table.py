@@ -74,6 +74,8 @@ class Table:
         self.games = GameShelf(store.path)  # the board games' records, beside the shows
         self.clock = clock or SystemClock()
         self.pin = pin or config.web.pin or f"{secrets.randbelow(10**4):04d}"
+        self.has_strip = config.strip.enabled  # the pages ask the table, never its config
+        self.listening = (config.web.host, config.web.port)  # where the web answers; the server's start sets it
         self.table_speed = speed
         self.speed = speed
         self.show: Show | None = None
@@ -230,6 +232,7 @@ class Table:
     def _on_pose(self, change: PoseChange) -> None:
         cradle = self.cradles[change.name]
         cradle.physical = change.pose
+        self._dirty = self._dirty or not self._running  # the setup check follows the glasses between shows
         if not self._running or self.show.timers[change.name].glass is None:
             return
         if cradle.turn_due is not None or cradle.stuck:
@@ -424,7 +427,7 @@ class Table:
             self.rig.leds.update(snapshot)
 
     def _describe(self) -> dict:
-        extras = {"speed": self.speed, "muted": self.rig.buzzer.muted}
+        extras = {"speed": self.speed, "muted": self.rig.buzzer.muted, "sensors": self._sensors()}
         if self.show is None:
             return {"outcome": "idle", "warn_lead_s": self.config.warn_lead_s, **extras}
         show, setup = self.show, self.show.setup
@@ -439,6 +442,15 @@ class Table:
                          awaiting_turn=cradle.turn_due is not None or cradle.stuck is not None,
                          changed_while_down=cradle.changed_while_down)
         return state
+
+    def _sensors(self) -> dict:
+        """What each glass's sensors read before a show, for the page's setup check."""
+        sensors = {}
+        for colour in COLOURS:
+            cradle = self.cradles.get(colour, Cradle())
+            pose = cradle.physical.value if cradle.physical else None
+            sensors[colour] = {"source": self.config.timers[colour].source, "pose": pose, "fault": cradle.fault}
+        return sensors
 
     def snapshot(self) -> dict:
         """The latest published state of the table."""

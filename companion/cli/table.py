@@ -8,6 +8,8 @@ from pathlib import Path
 
 from companion.cli.common import Refusal
 
+NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still open its address"
+
 
 def cmd_demo(args) -> int:
     from companion.table import demo_table
@@ -15,7 +17,7 @@ def cmd_demo(args) -> int:
     db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="companion-demo-")) / "companion.sqlite3"
     table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
-    return _serve(table, args.host, args.port)
+    return _serve(table, args.host, args.port, mdns=not args.no_mdns)
 
 
 def cmd_run(args) -> int:
@@ -32,7 +34,7 @@ def cmd_run(args) -> int:
     table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory))
     host = args.host or config.web.host
     port = args.port or config.web.port
-    return _serve(table, host, port)
+    return _serve(table, host, port, mdns=not args.no_mdns)
 
 
 def _open_table(database: Path, make):
@@ -47,8 +49,9 @@ def _open_table(database: Path, make):
         raise Refusal(f"cannot use the database {database} ({getattr(e, 'strerror', None) or e})", code=1) from None
 
 
-def _serve(table, host: str, port: int) -> int:
+def _serve(table, host: str, port: int, *, mdns: bool = True) -> int:
     from companion.notify import keep_watchdog_fed, notify
+    from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
     from companion.web.server import make_server, shut_down
 
     try:
@@ -56,10 +59,13 @@ def _serve(table, host: str, port: int) -> int:
     except OSError as e:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
+    listening = Listening(host, server.effective_port)
+    table.listening = (listening.host, listening.port)
     table.start()
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
-          f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
+    addresses = lan_addresses()
+    advert = Advertisement(listening, addresses).start() if mdns else None
+    for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin):
+        print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
     stop = threading.Event()
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C
     notify("READY=1")
@@ -71,6 +77,8 @@ def _serve(table, host: str, port: int) -> int:
     finally:
         notify("STOPPING=1")
         stop.set()
+        if advert is not None:
+            advert.close()
         shut_down(server)
         table.stop()
     return 0
@@ -87,6 +95,7 @@ def register(sub) -> None:
     demo.add_argument("--pin", help="the table PIN (default: a fresh one)")
     demo.add_argument("--speed", type=float, default=1.0, help="run the show clock this many times faster")
     demo.add_argument("--db", help="SQLite file (default: a fresh one)")
+    demo.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     demo.set_defaults(func=cmd_demo)
 
     run = sub.add_parser("run", help="run the table daemon")
@@ -94,4 +103,5 @@ def register(sub) -> None:
     run.add_argument("--mock", action="store_true", help="use mock pins (no GPIO needed)")
     run.add_argument("--host")
     run.add_argument("--port", type=int)
+    run.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     run.set_defaults(func=cmd_run)

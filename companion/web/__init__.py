@@ -25,6 +25,8 @@ DEFAULTS = {
     "SSE_MAX_STREAMS": 40,  # open streams at once; the server keeps threads beyond this for plain requests
     "STRIP_MAX_FPS": 15.0,  # the on-screen strip needs no more
     "MAX_CONTENT_LENGTH": 32 * 1024,  # the largest body: a custom event with its rules text fits many times
+    "LAN_ADDRESSES": None,  # this machine's network addresses for the QR code; None: looked up (ifaddr)
+    "MDNS_NAME": None,  # the name offered second, NAME.local; None: this machine's host name
 }
 
 

@@ -2,24 +2,26 @@
 
 The page is a frame that its script fills from the live stream; the server puts
 in what does not move: the controls (with the PIN), the PIN itself (on the
-table's own screen only) and a QR code with the address for the other phones.
+table's own screen only), the limits the forms check, and a QR code with the
+address for the other phones.
 """
 
-import ipaddress
-import socket
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import segno
-from flask import Blueprint, render_template, request
+from flask import Blueprint, current_app, render_template, request
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets import events as event_rules
+from companion.skyrockets.colours import MAX_DURATION_S
+from companion.skyrockets.show import CROWD_TOKENS
 from companion.web import get_table
+from companion.web.address import Listening, is_loopback, lan_addresses, mdns_name
 from companion.web.areas import Area
 from companion.web.i18n import translate
-from companion.web.looks import LOOKS
+from companion.web.looks import LOOKS, SOUNDS
 from companion.web.security import from_the_table, unlocked
 
 # The area keeps the name "table": its pages and links have always been table.index and /.
@@ -31,55 +33,44 @@ EVENT_LIMITS = {
     "id": 64, "name": 80, "rules": 2000,
     "hand_size": (0, event_rules.MAX_HAND_SIZE), "countdown_start": (1, event_rules.MAX_START_SPACE),
 }
+CALIBRATION_STEP_S = 0.01  # a stopwatch's hundredths
+MIN_CALIBRATION_S = 1  # a glass of under a second is a typo
 
 
 @bp.get("/")
 def index():
     table = get_table()
-    url = table_url(table)
+    share = phone_links(table)
+    url = share["links"][0] if share["links"] else request.host_url
+    page_data = {"looks": LOOKS, "sounds": SOUNDS, "crowd_tokens": CROWD_TOKENS}
     return render_template(
-        "table/index.html", area="table", colours=COLOURS, looks=LOOKS,
-        unlocked=unlocked(), pin=table.pin if from_the_table() else None, has_strip=table.config.strip.enabled,
-        url=url, qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS)
+        "table/index.html", area="table", colours=COLOURS, looks=LOOKS, page_data=page_data,
+        unlocked=unlocked(), pin=table.pin if from_the_table() else None, has_strip=table.has_strip,
+        url=url, also=share["links"][1:], local_only=share["local_only"],
+        qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS,
+        calibration={"min": MIN_CALIBRATION_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S})
 
 
-def table_url(table) -> str:
-    """The address the other phones can open.
+def phone_links(table) -> dict:
+    """The links the other phones can open, best first, and whether none exists (bound to loopback).
 
-    The one this page was opened on, unless that only works on this machine
-    (the table's own screen): then the table's address on its network.
+    A page opened on a network address was reached by that address, so it
+    leads. On the table's own screen (a loopback address) the links are the
+    machine's LAN addresses the server listens on, then its mDNS name.
     """
+    listening = Listening(*table.listening)
     here = urlsplit(request.host_url)
     try:
-        port = here.port or table.config.web.port
+        port = here.port or listening.port
     except ValueError:  # a Host header with a nonsense port
-        return request.host_url
-    if not _is_loopback(here.hostname or "") or _is_loopback(table.config.web.host):
-        return request.host_url
-    return f"http://{lan_address()}:{port}/"
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-@cache  # looked up once: a name lookup can be slow on a table without a network
-def lan_address() -> str:
-    """This machine's address on its network, or its mDNS name (a Pi answers to NAME.local)."""
-    name = socket.gethostname()
-    try:
-        infos = socket.getaddrinfo(name, None, socket.AF_INET)
-    except OSError:
-        infos = []
-    for info in infos:
-        if not ipaddress.ip_address(info[4][0]).is_loopback:
-            return info[4][0]
-    return f"{name}.local"
+        return {"links": [request.host_url], "local_only": listening.local_only}
+    if not is_loopback(here.hostname or ""):
+        return {"links": [request.host_url], "local_only": False}
+    addresses = current_app.config.get("LAN_ADDRESSES")
+    mdns = current_app.config.get("MDNS_NAME")
+    found = Listening(listening.host, port).links(
+        lan_addresses() if addresses is None else addresses, mdns_name() if mdns is None else mdns)
+    return {"links": found, "local_only": listening.local_only}
 
 
 @lru_cache(maxsize=8)

@@ -1,11 +1,14 @@
 // The live show page: draws every state the table sends, and lets the sand run between them.
 // A running glass's sand is computed from the state's top_s, the show speed and the moment the
 // state arrived, once per animation frame: no polling, and smooth whatever the update rate.
+// What happened since the last state (a run-out, an advance, the end) sounds on phones that opted in.
 
-import { getJSON, postJSON } from "/static/js/api.js";
+import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { enhance } from "/static/js/forms.js";
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { Alerts } from "./alerts.js";
 import { Glass } from "./glass.js";
+import { drawSetupCheck } from "./setup.js";
 import { showStrip } from "./strip.js";
 
 const $ = (id) => document.getElementById(id);
@@ -13,13 +16,18 @@ const page = $("table-page");
 const looks = JSON.parse(page.dataset.looks);
 const colours = Object.keys(looks);
 const unlocked = page.dataset.unlocked === "1";
+const crowdTokens = Number(page.dataset.crowdTokens);
+const alerts = new Alerts(JSON.parse(page.dataset.sounds));
+const DISMISSED_KEY = "companion.result_dismissed"; // the show whose result card was closed, kept on this phone
 
 await loadMessages();
 
 let show = null; // the latest state from the table
 let receivedAt = 0; // when it arrived (performance.now())
-let dismissed = null; // the show whose result screen was closed
 let animating = false;
+let heard = null; // what this page has already announced of the show: {id, runouts, advances, outcome}
+const low = new Set(); // glasses drawn as low on sand right now
+let events = []; // the events the table knows, for the setup check
 
 const tiles = Object.fromEntries(colours.map((colour) => {
   const tile = $(`timer-${colour}`);
@@ -28,6 +36,7 @@ const tiles = Object.fromEntries(colours.map((colour) => {
     tile,
     glass: new Glass(tile.querySelector(".glass"), colour, looks[colour].fill),
     seconds: tile.querySelector(".seconds"),
+    lowSign: tile.querySelector(".low-sign"),
     state: tile.querySelector(".state"),
     notes: tile.querySelector(".notes"),
     flip: tile.querySelector(".flip"),
@@ -36,7 +45,7 @@ const tiles = Object.fromEntries(colours.map((colour) => {
 
 const label = (colour) => `${looks[colour].symbol} ${timerName(colour)}`;
 const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
-const stars = (n) => "★".repeat(n) + "☆".repeat(3 - n);
+const stars = (n) => "★".repeat(n) + "☆".repeat(crowdTokens - n);
 const running = () => show?.outcome === "running";
 
 function item(text, className = "") {
@@ -60,9 +69,25 @@ function say(text) {
 // an answer to this page's own change is taken unless the stream has already brought as new a state.
 function accept(state, { answer = false } = {}) {
   if (answer && show && (state.seq < show.seq || (state.seq === show.seq && (state.t ?? 0) <= (show.t ?? 0)))) return;
+  const started = state.outcome === "running" && show?.id !== state.id;
   show = state;
   receivedAt = performance.now();
+  announce();
   render();
+  if (started && answer) $("timers").scrollIntoView({ block: "start" }); // after Start: the glasses in view
+}
+
+// Sound what is new since the last state of the same show; a page opened mid-show stays quiet about the past.
+function announce() {
+  const now = show.outcome === "idle" ? null
+    : { id: show.id, runouts: show.runouts.length, advances: show.advances.length, outcome: show.outcome };
+  if (now && heard && heard.id === now.id) {
+    if (now.outcome !== heard.outcome && (now.outcome === "win" || now.outcome === "loss")) alerts.play(now.outcome);
+    else if (now.runouts > heard.runouts) alerts.play("runout");
+    else if (now.advances > heard.advances) alerts.play("advance");
+  }
+  if (!now || now.id !== heard?.id) low.clear();
+  heard = now;
 }
 
 function sandNow(timer, now) {
@@ -78,10 +103,14 @@ function render() {
   $("board").hidden = idle;
   if (!idle) renderBoard();
   for (const colour of colours) renderTimer(colour);
+  renderBanner();
+  renderSetupCheck();
+  alerts.keepAwake(running());
   renderEvent();
   renderHappenings();
   renderResult();
   if (unlocked) renderControls();
+  renderStartPlayer();
   if (!animating) {
     animating = true;
     requestAnimationFrame(frame);
@@ -104,8 +133,8 @@ function renderBoard() {
   }
   const tokens = $("tokens");
   tokens.replaceChildren();
-  for (let i = 0; i < 3; i++) {
-    const turned = i >= 3 - show.crowd_tokens_turned;
+  for (let i = 0; i < crowdTokens; i++) {
+    const turned = i >= crowdTokens - show.crowd_tokens_turned;
     const li = item(turned ? "✕" : "★", turned ? "token turned" : "token");
     li.setAttribute("aria-label", t(turned ? "tokens.turned" : "tokens.star"));
     tokens.appendChild(li);
@@ -132,19 +161,50 @@ function renderTimer(colour) {
 
 // One glass at animation time `now`; true while its sand is still running.
 function drawTimer(colour, now) {
-  const { tile, glass, seconds } = tiles[colour];
+  const { glass, seconds } = tiles[colour];
   const timer = show.timers?.[colour];
   if (!timer || timer.top_s === null) {
     glass.draw(timer ? 0 : 1);
     seconds.textContent = "";
+    markLow(colour, false); // a warning never outlives its show
     return false;
   }
   const sand = sandNow(timer, now);
   const flowing = running() && timer.state === "running" && sand > 0;
   glass.draw(sand / timer.duration, { lying: timer.state === "lying", flowing });
   seconds.textContent = t("seconds", { n: Math.ceil(sand) });
-  tile.classList.toggle("low", flowing && timer.role === "timer" && sand <= show.warn_lead_s);
+  markLow(colour, flowing && timer.role === "timer" && sand <= show.warn_lead_s);
   return flowing;
+}
+
+// Low sand: an outline, a sign with a symbol and words, and (once per low spell) the low-sand sound.
+function markLow(colour, isLow) {
+  const { tile, lowSign } = tiles[colour];
+  if (isLow && !low.has(colour)) alerts.play("low_sand");
+  if (isLow) low.add(colour);
+  else low.delete(colour);
+  tile.classList.toggle("low", isLow);
+  lowSign.hidden = !isLow;
+}
+
+// A glass that ran out and waits for its players to turn it: a banner nobody can miss, until it is turned.
+function renderBanner() {
+  const waiting = running() ? colours.filter((colour) => show.timers[colour]?.awaiting_turn) : [];
+  const banner = $("runout-banner");
+  banner.hidden = waiting.length === 0;
+  banner.replaceChildren(...waiting.map((colour) => {
+    const line = document.createElement("p");
+    line.dataset.colour = colour;
+    line.textContent = t("table.turn_it", { timer: label(colour) });
+    return line;
+  }));
+}
+
+function renderSetupCheck() {
+  const box = $("setup-check");
+  const chosen = $("start-event")?.value;
+  const event = events.find((e) => e.id === chosen) ?? events[0];
+  drawSetupCheck(box, running() ? null : event, show.sensors, looks);
 }
 
 function frame(now) {
@@ -177,22 +237,63 @@ function renderHappenings() {
   $("happenings-list").replaceChildren(...happened.map(([when, text, kind]) => item(`${clock(when)}  ${text}`, kind)));
 }
 
+// Why the show ended: the glass whose run-out turned the last crowd token, or the countdown reaching the finale.
+function resultWhy() {
+  if (show.outcome === "loss" && show.runouts.length) {
+    const last = show.runouts[show.runouts.length - 1];
+    return t("table.why_loss", { timer: label(last.timer), time: clock(last.t), n: show.runouts.length });
+  }
+  const finale = show.advances[show.advances.length - 1];
+  return t("table.why_win", { time: clock(finale?.t ?? show.t), tokens: show.crowd_tokens_turned });
+}
+
+// A show's own name on this phone: ids start again on a fresh database, start times do not.
+const showKey = () => `${show.id}@${show.started}`;
+
 function renderResult() {
   const box = $("result");
   const over = show.outcome === "win" || show.outcome === "loss";
-  box.hidden = !over || dismissed === show.id;
+  box.hidden = !over || localStorage.getItem(DISMISSED_KEY) === showKey();
   if (box.hidden) return;
   box.dataset.outcome = show.outcome;
   $("result-title").textContent = t(`result.${show.outcome}`);
   $("result-stars").textContent = stars(show.stars);
   $("result-stars").setAttribute("aria-label", t("stars.of", { n: show.stars }));
-  $("result-detail").textContent = t("result.detail", { time: clock(show.t), tokens: show.crowd_tokens_turned });
+  $("result-detail").textContent = resultWhy();
 }
 
 $("result-close").addEventListener("click", () => {
-  dismissed = show.id;
+  localStorage.setItem(DISMISSED_KEY, showKey());
   $("result").hidden = true;
 });
+
+// ---- this phone's alerts ------------------------------------------------------------
+
+const alertsButton = $("alerts");
+
+function renderAlerts() {
+  alertsButton.setAttribute("aria-pressed", String(alerts.on));
+  alertsButton.textContent = t(alerts.on ? "table.alerts_on" : "table.alerts");
+}
+
+alertsButton.addEventListener("click", async () => {
+  await alerts.toggle();
+  renderAlerts();
+  if (show) alerts.keepAwake(running());
+});
+renderAlerts();
+
+// Who starts: the rotation on the score pad, read again whenever a show begins or ends.
+let rotationFor = undefined;
+async function renderStartPlayer() {
+  const key = `${show?.id}:${show?.outcome}`;
+  if (rotationFor === key) return;
+  rotationFor = key;
+  const pad = await getJSON("/api/scorepad");
+  const line = $("start-player");
+  line.hidden = !pad.start_player;
+  line.textContent = pad.start_player ? t("table.starts", { name: pad.start_player }) : "";
+}
 
 // ---- the controls (with the PIN) -------------------------------------------------
 
@@ -212,7 +313,7 @@ async function send(url, body) {
     say("");
     accept(answer.data, { answer: true });
   } else {
-    say(answer.data.error);
+    say(errorText(answer.data));
   }
 }
 
@@ -231,23 +332,27 @@ const eventShape = {
 };
 
 async function loadEvents() {
+  events = await getJSON("/api/events");
   const select = $("start-event");
+  if (!select) return;
   const chosen = select.value;
   const groups = [["builtin", true], ["saved", false]].map(([key, builtin]) => {
     const group = document.createElement("optgroup");
     group.label = t(`start.${key}`);
     return [group, builtin];
   });
-  for (const event of await getJSON("/api/events")) {
+  for (const event of events) {
     const [group] = groups.find(([, builtin]) => builtin === event.builtin);
     group.appendChild(new Option(eventName(event), event.id));
   }
   select.replaceChildren(...groups.map(([group]) => group).filter((group) => group.children.length));
   if (chosen) select.value = chosen;
+  if (show) renderSetupCheck();
 }
 
+loadEvents();
 if (unlocked) {
-  loadEvents();
+  $("start-event").addEventListener("change", () => { if (show) renderSetupCheck(); });
   enhance($("start-form"), { done: (state) => accept(state, { answer: true }) });
   enhance($("event-form"), {
     shape: eventShape,
