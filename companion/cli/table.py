@@ -62,15 +62,16 @@ def _serve(table, host: str, port: int, *, mdns: bool = True) -> int:
     listening = Listening(host, server.effective_port)
     table.listening = (listening.host, listening.port)
     table.start()
-    addresses = lan_addresses()
-    advert = Advertisement(listening, addresses).start() if mdns else None
-    for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin):
-        print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
-    stop = threading.Event()
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C
-    notify("READY=1")
-    keep_watchdog_fed(table.alive, stop)
+    stop = threading.Event()
+    advert = None
     try:
+        addresses = lan_addresses()
+        advert = Advertisement(listening, addresses).start() if mdns else None
+        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin):
+            print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
+        notify("READY=1")
+        keep_watchdog_fed(table.alive, stop)
         server.run()
     except KeyboardInterrupt:
         pass
