@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.config import Config, TiltConfig, default_timers  # noqa: E402
-from companion.hardware.pins import mock_pin_factory  # noqa: E402
+from companion.hardware.mock import mock_pin_factory  # noqa: E402
 from companion.store import Store  # noqa: E402
 from companion.table import Table  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
@@ -52,7 +52,7 @@ def edges_to_table(edges: int, phone_port: int | None = None) -> tuple[list[floa
         server = ServerThread(make_server(table))
         phone = Phone(server.server.effective_port, "/api/show/events")
         try:
-            switch_a, switch_b = (pins.pin(p) for p in table.config.timers["red"].pins)
+            switch_a, switch_b = (pins.pin(p) for p in table.rig.pins_of("red"))
             switch_a.drive_low()  # red stands end A up in its cradle
             time.sleep(0.1)
             snap = table.start_show(SIX)

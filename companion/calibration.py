@@ -15,7 +15,8 @@ class Calibration:
     """Collects turn instants of one glass and turns them into runs.
 
     >>> c = Calibration(runs=2)
-    >>> for t in (0.0, 31.0, 61.5): c.turned(t)
+    >>> [c.turned(t) for t in (0.0, 31.0, 61.5)]
+    [None, 31.0, 30.5]
     >>> c.durations, c.done, c.median()
     ([31.0, 30.5], True, 30.75)
     """

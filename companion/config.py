@@ -13,14 +13,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.hardware.buttons import ButtonConfig
+from companion.hardware.buzzer import BuzzerConfig
 from companion.hardware.pins import GPIO_NUMBERS, load_pinout
+from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
+from companion.hardware.tilt import TiltConfig
 from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_colour, check_seconds
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
 MIN_GLASS_S = 1.0
-STRIP_DRIVERS = ("spi", "pwm", "pi5", "fake")
+
+__all__ = ["ButtonConfig", "BuzzerConfig", "Config", "Section", "StripConfig", "TiltConfig", "TimerConfig",
+           "WebConfig", "demo_config", "load_config", "parse_config", "set_duration"]
 
 
 @dataclass(frozen=True)
@@ -29,38 +35,6 @@ class TimerConfig:
     pins: tuple[int, ...] = ()
     duration: float | None = None  # calibrated seconds; None = nominal
     single_switch: bool = False
-
-
-@dataclass(frozen=True)
-class TiltConfig:
-    settle_ms: float = 80.0
-    both_closed_fault_s: float = 3.0
-    stuck_after_s: float = 15.0  # a glass that ran out must be seen turned by then
-    start_window_s: float = 5.0  # glasses turned this soon after the start are the start itself
-
-
-@dataclass(frozen=True)
-class ButtonConfig:
-    settle_ms: float = 30.0
-    hold_s: float = 0.8
-
-
-@dataclass(frozen=True)
-class StripConfig:
-    enabled: bool = False
-    driver: str = "spi"
-    order: str = "GRB"
-    brightness: float = 0.3
-    segment_leds: int = 16
-    countdown_leds: int = 5
-    token_leds: int = 3
-
-
-@dataclass(frozen=True)
-class BuzzerConfig:
-    enabled: bool = False
-    pin: int = 19
-    muted: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,9 +62,6 @@ class Config:
     def durations(self) -> dict[str, float]:
         """Calibrated durations only (the nominal table fills the rest)."""
         return {c: t.duration for c, t in self.timers.items() if t.duration is not None}
-
-    def sources(self) -> dict[str, str]:
-        return {c: t.source for c, t in self.timers.items()}
 
 
 def default_timers(source: str = "tilt") -> dict[str, TimerConfig]:
@@ -147,11 +118,11 @@ def parse_config(data: dict, path: Path | None) -> Config:
         advance_tolerance_s=table.seconds("advance_tolerance_s", 1.5, limit=60),
         nominal=nominal,
         timers=timers,
-        tilt=_tilt(sections.section("tilt")),
-        buttons=_buttons(sections.section("buttons")),
-        strip=_strip(sections.section("strip")),
-        buzzer=_buzzer(sections.section("buzzer")),
-        web=_web(sections.section("web")),
+        tilt=sections.owned("tilt", TiltConfig.read),
+        buttons=sections.owned("buttons", ButtonConfig.read),
+        strip=sections.owned("strip", StripConfig.read),
+        buzzer=sections.owned("buzzer", BuzzerConfig.read),
+        web=sections.owned("web", _web),
     )
     for s in (sections, table, nominal_section):
         s.done()
@@ -178,58 +149,43 @@ def _timers(section: "Section") -> dict[str, TimerConfig]:
     return timers
 
 
-def _tilt(s: "Section") -> TiltConfig:
-    d = TiltConfig()
-    tilt = TiltConfig(
-        settle_ms=s.number("settle_ms", d.settle_ms, 1, 2000),
-        both_closed_fault_s=s.seconds("both_closed_fault_s", d.both_closed_fault_s, positive=True),
-        stuck_after_s=s.seconds("stuck_after_s", d.stuck_after_s, positive=True),
-        start_window_s=s.seconds("start_window_s", d.start_window_s, limit=60),
-    )
-    s.done()
-    return tilt
-
-
-def _buttons(s: "Section") -> ButtonConfig:
-    d = ButtonConfig()
-    buttons = ButtonConfig(settle_ms=s.number("settle_ms", d.settle_ms, 1, 500),
-                           hold_s=s.seconds("hold_s", d.hold_s, positive=True, limit=10))
-    s.done()
-    return buttons
-
-
-def _strip(s: "Section") -> StripConfig:
-    d = StripConfig()
-    strip = StripConfig(
-        enabled=s.boolean("enabled", d.enabled),
-        driver=s.choice("driver", STRIP_DRIVERS, d.driver),
-        order=s.choice("order", ("GRB", "RGB", "GRBW", "RGBW"), d.order),
-        brightness=s.number("brightness", d.brightness, 0.01, 1.0),
-        segment_leds=int(s.number("segment_leds", d.segment_leds, 2, 144, whole=True)),
-        countdown_leds=int(s.number("countdown_leds", d.countdown_leds, 0, 20, whole=True)),
-        token_leds=int(s.number("token_leds", d.token_leds, 0, 20, whole=True)),
-    )
-    s.done()
-    return strip
-
-
-def _buzzer(s: "Section") -> BuzzerConfig:
-    d = BuzzerConfig()
-    buzzer = BuzzerConfig(enabled=s.boolean("enabled", d.enabled),
-                          pin=s.pins("pin", (d.pin,), single=True)[0],
-                          muted=s.boolean("muted", d.muted))
-    s.done()
-    return buzzer
-
-
 def _web(s: "Section") -> WebConfig:
     d = WebConfig()
     pin = s.text("pin", None)
-    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
-        raise BadInput("web.pin", "expected 4 to 8 digits")
-    web = WebConfig(host=s.text("host", d.host), port=int(s.number("port", d.port, 1, 65535, whole=True)), pin=pin)
-    s.done()
-    return web
+    if pin is not None:
+        check_pin(pin, "web.pin")
+    return WebConfig(host=check_host(s.text("host", d.host), "web.host"),
+                     port=check_port(s.value("port", d.port), "web.port"), pin=pin)
+
+
+def check_pin(pin: str, field: str) -> str:
+    """A table PIN: 4 to 8 ASCII digits (what a phone's keypad and an HTTP header both carry)."""
+    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 8):
+        raise BadInput(field, "expected 4 to 8 digits (0-9)")
+    return pin
+
+
+def check_port(port: object, field: str) -> int:
+    """A TCP port to listen on: 1 to 65535 (0 would silently pick another)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise BadInput(field, f"expected a port number from 1 to 65535, got {str(port)[:20]}")
+    return port
+
+
+def check_host(host: str, field: str) -> str:
+    """An address to listen on: an IPv4 or IPv6 address, or a host name."""
+    import ipaddress
+    import re
+
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        pass
+    label = r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)"
+    if re.fullmatch(rf"{label}(\.{label})*", host) and len(host) <= 253 and not re.fullmatch(r"[0-9.]+", host):
+        return host
+    raise BadInput(field, f"{host[:40]!r} is not an IP address or host name")
 
 
 def _check_pins_unique(config: Config) -> None:
@@ -239,7 +195,7 @@ def _check_pins_unique(config: Config) -> None:
     if config.buzzer.enabled:
         claims.append(("buzzer.pin", (config.buzzer.pin,)))
     if config.strip.enabled and config.strip.driver == "pwm":
-        claims.append(("strip.driver", (18,)))
+        claims.append(("strip.driver", (STRIP_PWM_PIN,)))
     for key, pins in claims:
         for pin in pins:
             if pin in used:
@@ -267,6 +223,17 @@ class Section:
 
     def section(self, key: str) -> "Section":
         return Section(self._get(key, {}), self._key(key))
+
+    def owned(self, key: str, read):
+        """The section `key`, read by its owner's `read(section)`; keys its owner did not ask for are refused."""
+        section = self.section(key)
+        value = read(section)
+        section.done()
+        return value
+
+    def value(self, key: str, default):
+        """The raw value of `key`, for an owner that checks it with its own rule."""
+        return self._get(key, default)
 
     def text(self, key: str, default):
         value = self._get(key, default)

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 from companion.errors import BadInput
 from companion.skyrockets.colours import COLOURS
+from companion.skyrockets.show import CROWD_TOKENS
 
 Colour = tuple[int, int, int]
 
@@ -91,20 +92,20 @@ class StripLayout:
     segment_len: int = 16
     colours: tuple[str, ...] = COLOURS
     countdown_leds: int = 5  # spaces 4, 3, 2, 1, 0 (the button space last)
-    token_leds: int = 3
+    token_leds: int = CROWD_TOKENS
 
     def __post_init__(self):
         length = self.segment_len
-        if not (isinstance(length, int) and 4 <= length <= 64 and length % 2 == 0):
-            raise BadInput("strip.segment_len", f"must be an even number of LEDs from 4 to 64, not {length!r}")
+        if isinstance(length, bool) or not (isinstance(length, int) and 4 <= length <= 64 and length % 2 == 0):
+            raise BadInput("strip.segment_leds", f"must be an even number of LEDs from 4 to 64, not {length!r}")
         colours = tuple(self.colours)
         if not colours or len(set(colours)) != len(colours) or not set(colours) <= set(COLOURS):
             raise BadInput("strip.colours", f"must be distinct timer colours ({' '.join(COLOURS)}), not {colours!r}")
         object.__setattr__(self, "colours", colours)
-        if self.countdown_leds not in (0, *range(2, 11)):
+        if isinstance(self.countdown_leds, bool) or self.countdown_leds not in (0, *range(2, 11)):
             raise BadInput("strip.countdown_leds", f"must be 0 (no track) or 2 to 10, not {self.countdown_leds!r}")
-        if self.token_leds not in (0, 3):
-            raise BadInput("strip.token_leds", f"must be 0 or 3 (one per crowd token), not {self.token_leds!r}")
+        if isinstance(self.token_leds, bool) or self.token_leds not in (0, CROWD_TOKENS):
+            raise BadInput("strip.token_leds", f"must be 0 or {CROWD_TOKENS} (one per crowd token), not {self.token_leds!r}")
 
     def segment_start(self, colour: str) -> int:
         """The index of the first LED of `colour`'s segment (its top bulb's far end)."""

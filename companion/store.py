@@ -14,6 +14,7 @@ from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from companion.errors import BadInput
 from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
 
 SCHEMA = """
@@ -43,6 +44,21 @@ CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT 
 """
 
 MAX_PLAYERS = 8
+MAX_NAME = 40  # characters in a player's name: a phone's row shows it whole
+
+
+def check_players(names) -> list[str]:
+    """The players' names as given, trimmed; BadInput naming the entry that will not do."""
+    if not isinstance(names, list) or not 1 <= len(names) <= MAX_PLAYERS:
+        raise BadInput("players", f"expected a list of 1 to {MAX_PLAYERS} names")
+    cleaned = []
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
+            raise BadInput(f"players[{i}]", f"expected a name of 1 to {MAX_NAME} characters")
+        if name.strip() in cleaned:
+            raise BadInput(f"players[{i}]", f"{name.strip()!r} is listed twice")
+        cleaned.append(name.strip())
+    return cleaned
 
 
 def iso(wall: float) -> str:
@@ -150,16 +166,32 @@ class Store:
     def finish_show(self, show_id: int, end_line: dict, outcome: str, stars: int, wall: float) -> None:
         """The end line, the outcome, and the start player passing on, all in one transaction."""
         with self._transaction() as db:
-            self._append(db, show_id, end_line)
-            db.execute("UPDATE shows SET outcome = ?, stars = ?, ended = ? WHERE id = ?",
-                       (outcome, stars, iso(wall), show_id))
-            if outcome in ("win", "loss"):  # the start player token passes after every game, won or lost
-                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', ?)",
-                           (str(self._rotation(db) + 1),))
+            self._finish(db, show_id, end_line, outcome, stars, wall)
+
+    def _finish(self, db, show_id: int, end_line: dict, outcome: str, stars: int, wall: float) -> None:
+        self._append(db, show_id, end_line)
+        db.execute("UPDATE shows SET outcome = ?, stars = ?, ended = ? WHERE id = ?",
+                   (outcome, stars, iso(wall), show_id))
+        if outcome in ("win", "loss"):  # the start player token passes after every game, won or lost
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', ?)",
+                       (str(self._rotation(db) + 1),))
 
     def set_orientation(self, show_id: int, orientation: dict) -> None:
         with self._transaction() as db:
             db.execute("UPDATE shows SET orientation = ? WHERE id = ?", (json.dumps(orientation), show_id))
+
+    def write(self, ops: list[tuple]) -> None:
+        """A batch of the journal's writes, in order, in one transaction (one fsync for them all):
+        ("line", show_id, line), ("finish", show_id, end_line, outcome, stars, wall),
+        ("orientation", show_id, {colour: swapped})."""
+        with self._transaction() as db:
+            for kind, show_id, *rest in ops:
+                if kind == "line":
+                    self._append(db, show_id, rest[0])
+                elif kind == "finish":
+                    self._finish(db, show_id, *rest)
+                elif kind == "orientation":
+                    db.execute("UPDATE shows SET orientation = ? WHERE id = ?", (json.dumps(rest[0]), show_id))
 
     def unfinished_show(self) -> dict | None:
         """The show that was running when the daemon stopped, if any, with its journal."""

@@ -1,5 +1,6 @@
 """`companion demo` and `companion run`: the table, served to the phones."""
 
+import argparse
 import signal
 import sqlite3
 import tempfile
@@ -7,6 +8,22 @@ import threading
 from pathlib import Path
 
 from companion.cli.common import Refusal
+from companion.config import check_host, check_pin, check_port
+from companion.errors import BadInput
+
+
+def _option(check, name: str):
+    """An argparse type that checks a value with the config's own rule, naming the option."""
+    def convert(text: str):
+        try:
+            value = int(text) if check is check_port else text
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {text[:20]!r}") from None
+        try:
+            return check(value, name)
+        except BadInput as e:
+            raise argparse.ArgumentTypeError(e.problem) from None
+    return convert
 
 NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still open its address"
 
@@ -31,7 +48,10 @@ def cmd_run(args) -> int:
         pin_factory = open_pin_factory(args.mock)
     except HardwareUnavailable as e:
         raise Refusal(str(e), code=1) from None
-    table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory))
+    try:
+        table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory))
+    except BadInput as e:  # a key the hardware refused (a pin in use, a source it cannot read)
+        raise Refusal(f"{config.path}: {e}" if config.path else str(e)) from None
     host = args.host or config.web.host
     port = args.port or config.web.port
     return _serve(table, host, port, mdns=not args.no_mdns)
@@ -91,9 +111,9 @@ def _interrupt(signum, frame):
 
 def register(sub) -> None:
     demo = sub.add_parser("demo", help="run the table on mock pins with six LED-emulated hourglasses")
-    demo.add_argument("--host", default="127.0.0.1")
-    demo.add_argument("--port", type=int, default=8000)
-    demo.add_argument("--pin", help="the table PIN (default: a fresh one)")
+    demo.add_argument("--host", default="127.0.0.1", type=_option(check_host, "--host"))
+    demo.add_argument("--port", default=8000, type=_option(check_port, "--port"))
+    demo.add_argument("--pin", type=_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
     demo.add_argument("--speed", type=float, default=1.0, help="run the show clock this many times faster")
     demo.add_argument("--db", help="SQLite file (default: a fresh one)")
     demo.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
@@ -102,7 +122,7 @@ def register(sub) -> None:
     run = sub.add_parser("run", help="run the table daemon")
     run.add_argument("--config", help="config file (default /etc/companion/config.toml)")
     run.add_argument("--mock", action="store_true", help="use mock pins (no GPIO needed)")
-    run.add_argument("--host")
-    run.add_argument("--port", type=int)
+    run.add_argument("--host", type=_option(check_host, "--host"))
+    run.add_argument("--port", type=_option(check_port, "--port"))
     run.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     run.set_defaults(func=cmd_run)

@@ -12,7 +12,7 @@ from companion.cli.common import Refusal
 def _open_rig(args, q):
     from companion.config import load_config, parse_config
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
-    from companion.rig import Rig
+    from companion.table.rig import Rig
 
     config = load_config(args.config) if args.config is None or Path(args.config).exists() \
         else replace(parse_config({}, None), path=Path(args.config))
@@ -25,14 +25,12 @@ def _open_rig(args, q):
 
 
 def _feed(rig, q: queue.SimpleQueue, timeout: float | None):
-    """Hand queued raw edges to the rig's logic; return what settled."""
+    """Hand queued raw items to the rig's sources; return what changed."""
     try:
-        edge = q.get(timeout=timeout)
-        rig.input_logic(edge.device).edge(*((edge.switch,) if edge.device in rig.tilts else ()), edge.closed, edge.t)
+        rig.take(q.get(timeout=timeout))
     except queue.Empty:
         pass
-    now = time.monotonic()
-    return [c for logic in (*rig.tilts.values(), *rig.buttons.values()) for c in logic.update(now)]
+    return rig.update(time.monotonic())
 
 
 def readout(rig) -> list[str]:

@@ -1,8 +1,24 @@
 """Flip buttons: one push button per LED-emulated hourglass."""
 
+from dataclasses import dataclass
+
 from companion.hardware.debounce import StableLevel
 from companion.hardware.pins import SwitchInputs
 from companion.hardware.source import ButtonAction  # noqa: F401  (re-exported)
+
+
+@dataclass(frozen=True)
+class ButtonConfig:
+    """The [buttons] section: how flip buttons are debounced and when a press is a long one."""
+
+    settle_ms: float = 30.0
+    hold_s: float = 0.8
+
+    @classmethod
+    def read(cls, s) -> "ButtonConfig":
+        d = cls()
+        return cls(settle_ms=s.number("settle_ms", d.settle_ms, 1, 500),
+                   hold_s=s.seconds("hold_s", d.hold_s, positive=True, limit=10))
 
 
 class FlipButton:
@@ -29,6 +45,10 @@ class FlipButton:
     def pressed(self) -> bool:
         """Whether the button is (stably) held down."""
         return self._button.level
+
+    def take(self, edge) -> None:
+        """Take a raw edge from the button's pin (a companion.hardware.pins.RawEdge)."""
+        self.edge(edge.closed, edge.t)
 
     def edge(self, pressed: bool, t: float) -> None:
         """Record that the button went down or up at time `t`."""

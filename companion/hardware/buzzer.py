@@ -14,6 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,21 @@ TUNES: dict[str, Tune] = {
     "win": (("C4", 0.12), ("E4", 0.12), ("G4", 0.12), ("C5", 0.5)),
     "loss": (("G4", 0.3), ("E4", 0.3), ("C4", 0.3), ("A3", 0.8)),
 }
+
+
+@dataclass(frozen=True)
+class BuzzerConfig:
+    """The [buzzer] section: whether a buzzer is fitted, on which pin, and whether it starts muted."""
+
+    enabled: bool = False
+    pin: int = 19
+    muted: bool = False
+
+    @classmethod
+    def read(cls, s) -> "BuzzerConfig":
+        d = cls()
+        return cls(enabled=s.boolean("enabled", d.enabled), pin=s.pins("pin", (d.pin,), single=True)[0],
+                   muted=s.boolean("muted", d.muted))
 
 
 class TunePlayer:

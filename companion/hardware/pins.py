@@ -43,6 +43,8 @@ def open_pin_factory(mock: bool):
     Raises HardwareUnavailable, with a one-line reason, when there are no pins to open.
     """
     if mock:
+        from companion.hardware.mock import mock_pin_factory
+
         return mock_pin_factory()
     ok, reason = has_gpio()
     if not ok:
@@ -54,31 +56,6 @@ def open_pin_factory(mock: bool):
     except Exception as e:  # lgpio.error, a broken lgpio install, or gpiozero not knowing the board
         raise HardwareUnavailable(f"cannot open the GPIO chip ({e}): is this user in the gpio group? "
                                   "Run with --mock to use mock pins") from e
-
-
-def mock_pin_factory():
-    """gpiozero's mock pins as a table's switches behave: PWM-capable (for a buzzer), and a switch
-    closed to GND holds its pin low even when the pull-up is switched on (a glass already standing
-    in its cradle when the daemon starts)."""
-    from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-    class SwitchPin(MockPWMPin):
-        switch_closed = False
-
-        def close_switch(self) -> None:
-            self.switch_closed = True
-            self.drive_low()
-
-        def open_switch(self) -> None:
-            self.switch_closed = False
-            self.drive_high()
-
-        def _set_pull(self, value):
-            super()._set_pull(value)
-            if self.switch_closed:
-                self.drive_low()
-
-    return MockFactory(pin_class=SwitchPin)
 
 
 def load_pinout(path: Path | str | None = None) -> dict:

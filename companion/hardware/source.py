@@ -12,7 +12,9 @@ one new module:
   (the only place a source's state changes), asks `update(t)` for the
   changes that became true up to instant `t`, each stamped with its own
   instant, and sleeps until the earliest `next_due()`;
-- `close()` releases the devices.
+- `close()` releases the devices;
+- a source that reads glasses (not a button) also offers `poses()`:
+  {colour: Pose or None}, how each of its glasses stands as last settled.
 
 >>> class Quiet:
 ...     device = "quiet"

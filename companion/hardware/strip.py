@@ -29,6 +29,7 @@ from typing import Protocol
 import adafruit_pixelbuf
 
 from companion.errors import BadInput
+from companion.leds import StripLayout
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,30 @@ Frame = tuple[Colour, ...]
 ORDERS = ("GRB", "RGB", "GRBW", "RGBW")
 SPI_MOSI = 10
 DEFAULT_PIN = 18
+DRIVERS = ("spi", "pwm", "pi5", "fake")
+
+
+@dataclass(frozen=True)
+class StripConfig:
+    """The [strip] section: whether a strip is fitted, how it is driven, and its layout."""
+
+    enabled: bool = False
+    driver: str = "spi"
+    order: str = "GRB"
+    brightness: float = 0.3
+    layout: StripLayout = StripLayout()
+
+    @classmethod
+    def read(cls, s) -> "StripConfig":
+        """Read and check the [strip] section (a companion.config.Section); each key is checked here once."""
+        d, layout = cls(), StripLayout()
+        return cls(enabled=s.boolean("enabled", d.enabled),
+                   driver=s.choice("driver", DRIVERS, d.driver),
+                   order=check_order(s.value("order", d.order)),
+                   brightness=check_brightness(s.value("brightness", d.brightness)),
+                   layout=StripLayout(segment_len=s.value("segment_leds", layout.segment_len),
+                                      countdown_leds=s.value("countdown_leds", layout.countdown_leds),
+                                      token_leds=s.value("token_leds", layout.token_leds)))
 
 
 class Strip(Protocol):
@@ -165,8 +190,8 @@ def check_order(order: object) -> str:
 
 def check_brightness(brightness: object) -> float:
     """`brightness` as a float cap within 0..1, else BadInput."""
-    if isinstance(brightness, bool) or not isinstance(brightness, (int, float)) or not 0.0 <= brightness <= 1.0:
-        raise BadInput("strip.brightness", f"must be a number from 0 to 1, not {brightness!r}")
+    if isinstance(brightness, bool) or not isinstance(brightness, (int, float)) or not 0.01 <= brightness <= 1.0:
+        raise BadInput("strip.brightness", f"must be a number from 0.01 to 1, not {brightness!r}")
     return float(brightness)
 
 

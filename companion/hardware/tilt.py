@@ -1,9 +1,30 @@
 """Tilt pairs: two ball switches in an hourglass's cradle that tell which end is up."""
 
+from dataclasses import dataclass
+
 from companion.hardware.debounce import StableLevel
 from companion.hardware.pins import SwitchInputs
 from companion.hardware.source import Change, FaultChange, PoseChange  # noqa: F401  (re-exported)
 from companion.skyrockets.hourglass import Pose
+
+
+@dataclass(frozen=True)
+class TiltConfig:
+    """The [tilt] section: how tilt cradles are debounced and judged."""
+
+    settle_ms: float = 80.0
+    both_closed_fault_s: float = 3.0
+    stuck_after_s: float = 15.0  # a glass that ran out must be seen turned by then
+    start_window_s: float = 5.0  # glasses turned this soon after the start are the start itself
+
+    @classmethod
+    def read(cls, s) -> "TiltConfig":
+        """Read and check the [tilt] section (a companion.config.Section)."""
+        d = cls()
+        return cls(settle_ms=s.number("settle_ms", d.settle_ms, 1, 2000),
+                   both_closed_fault_s=s.seconds("both_closed_fault_s", d.both_closed_fault_s, positive=True),
+                   stuck_after_s=s.seconds("stuck_after_s", d.stuck_after_s, positive=True),
+                   start_window_s=s.seconds("start_window_s", d.start_window_s, limit=60))
 
 
 class TiltPair:
@@ -22,7 +43,7 @@ class TiltPair:
     >>> red = TiltPair("red", initial=(True, False))
     >>> red.edge(0, False, 5.0); red.edge(1, True, 5.0)
     >>> red.update(5.1)
-    [PoseChange(name='red', pose=<Pose.B_UP: 'b_up'>, t=5.08)]
+    [PoseChange(name='red', pose=<Pose.B_UP: 'b_up'>, t=5.08, resync=False)]
     """
 
     def __init__(self, name: str, *, settle_s: float = 0.08, both_closed_fault_s: float = 3.0,
@@ -44,6 +65,10 @@ class TiltPair:
     def raw(self) -> tuple[bool, ...]:
         """The switch levels as last reported, before debouncing."""
         return self._reading.raw
+
+    def take(self, edge) -> None:
+        """Take a raw edge from the pair's switches (a companion.hardware.pins.RawEdge)."""
+        self.edge(edge.switch, edge.closed, edge.t)
 
     def edge(self, switch: int, closed: bool, t: float) -> None:
         """Record that switch 0 or 1 opened or closed at time `t`."""

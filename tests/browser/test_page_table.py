@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from companion.config import Config, TiltConfig, default_timers
-from companion.hardware.pins import mock_pin_factory
+from companion.hardware.mock import POSES, Hands, mock_pin_factory
 from companion.store import Store
 from companion.table import Table, demo_table
 from companion.web import create_app
@@ -21,7 +21,6 @@ from companion.web.server import ServerThread, make_server
 
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 768, "height": 1024}
-PHYSICAL = {"a_up": (True, False), "b_up": (False, True), "side": (False, False)}
 TRAINING_SETUP = {"red": "a_up", "yellow": "a_up", "purple": "a_up", "orange": "a_up", "green": "side", "blue": "side"}
 
 # Wrap Web Audio, vibration and the wake lock so the test sees what the page asks of them.
@@ -106,10 +105,10 @@ def tilt_table(tmp_path, speed: float) -> Table:
 
 
 def put(table: Table, colour: str, pose: str) -> None:
-    """Set a glass in its cradle: its two ball switches closed or open, as the pose has them."""
-    for pin, closed in zip(table.config.timers[colour].pins, PHYSICAL[pose]):
-        switch = table.rig.pin_factory.pin(pin)
-        (switch.drive_low if closed else switch.drive_high)()
+    """Set a glass in its cradle, its two ball switches closed or open as the pose has them (real time passes)."""
+    hands = Hands(table)
+    for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
+        hands.close(pin, closed)
 
 
 def api(url: str, path: str, body: dict) -> dict:
@@ -228,6 +227,18 @@ def test_the_result_card_says_why_shows_once_and_leaves_no_warning_behind(serve,
     page.reload()
     expect(page.locator("#show-status")).to_have_text("Lost")
     expect(page.locator("#result")).to_be_hidden()
+
+
+def test_a_glass_is_laid_down_from_the_page(serve, phone, expect, tmp_path):
+    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    page = phone(table.url)
+    unlock(page, expect)
+    page.click("#start-form button[type=submit]")
+    expect(page.locator("#timer-green .lay")).to_be_hidden()  # it starts lying
+    page.click("#timer-red .lay")
+    expect(page.locator("#timer-red .state")).to_have_text("Lying on its side")
+    expect(page.locator("#timer-red .lay")).to_be_hidden()
+    expect(page.locator("#timer-red .flip")).to_be_visible()
 
 
 def test_low_sand_is_a_sign_with_a_symbol_on_the_glass(serve, phone, expect, tmp_path):

@@ -272,8 +272,8 @@ def test_a_smaller_layout_puts_everything_after_its_segments():
 
 
 @pytest.mark.parametrize("settings, field", [
-    ({"segment_len": 15}, "strip.segment_len"),
-    ({"segment_len": 2}, "strip.segment_len"),
+    ({"segment_len": 15}, "strip.segment_leds"),
+    ({"segment_len": 2}, "strip.segment_leds"),
     ({"colours": ("red", "pink")}, "strip.colours"),
     ({"colours": ("red", "red")}, "strip.colours"),
     ({"colours": ()}, "strip.colours"),

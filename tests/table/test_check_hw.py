@@ -5,8 +5,8 @@ import pytest
 from companion.calibration import Calibration
 from companion.cli import readout
 from companion.config import parse_config
-from companion.hardware.pins import mock_pin_factory
-from companion.rig import Rig
+from companion.hardware.mock import mock_pin_factory
+from companion.table.rig import Rig
 
 
 def test_readout_shows_every_switch_pose_and_fault():

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from companion.clock import FakeClock
-from companion.hardware.pins import mock_pin_factory
+from companion.hardware.mock import mock_pin_factory
 from companion.table import demo_table
 from conftest import ROOT
 from tabletop import Hands, journal, live, near, replayed, tilt_table

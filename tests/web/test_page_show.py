@@ -9,7 +9,7 @@ import pytest
 
 from companion.clock import FakeClock
 from companion.config import Config, TiltConfig, default_timers
-from companion.hardware.pins import mock_pin_factory
+from companion.hardware.mock import Hands, mock_pin_factory
 from companion.skyrockets import COLOURS
 from companion.skyrockets.colours import MAX_DURATION_S
 from companion.skyrockets.show import CROWD_TOKENS
@@ -103,10 +103,7 @@ def test_before_a_show_the_snapshot_carries_what_each_glass_reads_and_follows_it
         assert before["outcome"] == "idle"
         assert set(before["sensors"]) == set(COLOURS)
         assert before["sensors"]["red"] == {"source": "tilt", "pose": "side", "fault": None}
-        first, second = table.config.timers["red"].pins
-        table.rig.pin_factory.pin(first).drive_low()  # the A end's switch closes: A is up
-        clock.advance(0.5)
-        table.pump()
+        Hands(table).set("red", "a_up", settle=0.5)
         after = table.current()
         assert after["sensors"]["red"]["pose"] == "a_up" and after["seq"] > before["seq"]
     finally:
@@ -135,3 +132,20 @@ def test_past_shows_are_numbered_with_duration_outcome_and_a_time_for_the_phones
 def test_a_show_still_running_has_no_duration():
     assert lasted({"started": "2025-05-04T19:30:00Z", "ended": None}) == "–"
     assert lasted({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T20:31:02Z"}) == "61:02"
+
+
+# ---- laying a glass down from the page ----------------------------------------------------
+
+def test_a_glass_is_laid_on_its_side_from_the_page_as_a_long_press_does(client, table, clock):
+    client.post("/api/show/start", json={"event": "training"}, headers=PIN)
+    clock.advance(5)
+    laid = client.post("/api/show/lay", json={"timer": "red"}, headers=PIN)
+    assert laid.status_code == 200
+    red = laid.json["timers"]["red"]
+    assert red["state"] == "lying" and red["pose"] == "side" and 24 <= red["top_s"] <= 25.5
+    again = client.post("/api/show/lay", json={"timer": "red"}, headers=PIN)
+    assert again.status_code == 409 and again.json["field"] == "timer"
+    assert client.post("/api/show/lay", json={"timer": "red"}).status_code == 403
+    assert client.post("/api/show/lay", json={"timer": "pink"}, headers=PIN).json["field"] == "timer"
+    log = client.get(f"/api/shows/{laid.json['id']}/log").get_data(as_text=True).splitlines()
+    assert json.loads(log[-1]) == {"t": json.loads(log[-1])["t"], "type": "pose", "timer": "red", "pose": "side"}

@@ -4,15 +4,13 @@ from pathlib import Path
 
 from flask import Blueprint, render_template
 
-from companion.store import MAX_PLAYERS
+from companion.store import MAX_NAME, MAX_PLAYERS
 from companion.web import get_table
 from companion.web.areas import Area
 from companion.web.security import unlocked
 
 bp = Blueprint("scorepad", __name__, template_folder="templates", static_folder="static",
                static_url_path="/scorepad/static")
-
-MAX_NAME = 40  # what the table accepts for a player's name
 
 
 @bp.get("/scorepad")

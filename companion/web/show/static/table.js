@@ -40,6 +40,7 @@ const tiles = Object.fromEntries(colours.map((colour) => {
     state: tile.querySelector(".state"),
     notes: tile.querySelector(".notes"),
     flip: tile.querySelector(".flip"),
+    lay: tile.querySelector(".lay"),
   }];
 }));
 
@@ -142,7 +143,7 @@ function renderBoard() {
 }
 
 function renderTimer(colour) {
-  const { tile, state, notes, flip } = tiles[colour];
+  const { tile, state, notes, flip, lay } = tiles[colour];
   const timer = show.timers?.[colour];
   const inPlay = timer && timer.state !== "out_of_play";
   tile.dataset.state = timer ? timer.state : "idle";
@@ -156,6 +157,7 @@ function renderTimer(colour) {
   if (timer?.changed_while_down) notes.appendChild(item(t("note.changed_while_down"), "alert"));
   if (running() && timer?.role === "countdown" && timer.state === "empty") notes.appendChild(item(t("note.turn_countdown"), "go"));
   flip.hidden = !(unlocked && running() && inPlay && (timer.source === "emulated" || timer.fault));
+  lay.hidden = flip.hidden || timer.pose === "side"; // as a long press on its button lays it down
   drawTimer(colour, performance.now());
 }
 
@@ -369,6 +371,7 @@ if (unlocked) {
   });
   for (const colour of colours) {
     tiles[colour].flip.addEventListener("click", () => send("/api/show/flip", { timer: colour }));
+    tiles[colour].lay.addEventListener("click", () => send("/api/show/lay", { timer: colour }));
   }
   muteButton.addEventListener("click", () => send("/api/mute", { muted: !show?.muted }));
   // Aborting takes two taps, so a stray touch cannot end a show.

@@ -1,0 +1,257 @@
+"""The running table: sensors in, the rules core in the middle, a durable record out.
+
+One runtime thread owns the show (runtime.py). It wakes for each raw item
+and command, and at the next deadline (a debounce settling, a glass running
+low or out, the start window closing), and catches up: the rig's sources
+turn raw items into changes, changes become journal lines and show inputs,
+and every change is published as a snapshot to the web, the LEDs and the
+buzzer. The parts: the show in progress and its time base (show.py,
+timebase.py), the physical glasses (cradles.py), the journal (journal.py)
+and recovery (recovery.py), the publisher (publisher.py), the hardware
+(rig.py). `Table` is the commands, and the wiring between the parts.
+"""
+
+import logging
+import secrets
+
+from companion.clock import SystemClock
+from companion.config import Config, demo_config, set_duration
+from companion.errors import BadInput, Conflict
+from companion.games import GameShelf
+from companion.hardware.mock import mock_pin_factory
+from companion.hardware.source import ButtonAction, FaultChange, PoseChange
+from companion.skyrockets import COLOURS, Pose, Setup, Show, parse_event, setup_line
+from companion.skyrockets.colours import check_colour
+from companion.store import MAX_PLAYERS, Store, check_players
+from companion.table.cradles import Cradles
+from companion.table.journal import Journal
+from companion.table.publisher import FrameTap, Publisher, describe
+from companion.table.records import Records
+from companion.table.recovery import resume
+from companion.table.rig import Rig
+from companion.table.runtime import Runtime
+from companion.table.show import LiveShow
+
+log = logging.getLogger(__name__)
+
+MAX_SPEED = 100  # the demo's fastest clock; a show at that speed still draws every tick
+DURABLE_WAIT_S = 2.0  # how long a change from a phone waits for its line to be on disk
+
+
+class Table(Records):
+    """A game table: its config, its hardware, its records, and the show in progress."""
+
+    def __init__(self, config: Config, store: Store, pin_factory, *, clock=None, speed: float = 1.0,
+                 pin: str | None = None):
+        if not 0.1 <= speed <= MAX_SPEED:
+            raise BadInput("speed", f"{speed:g} is out of range (0.1-{MAX_SPEED})")
+        self.config, self.store, self.clock = config, store, clock or SystemClock()
+        self.games = GameShelf(store.path)  # the board games' records, beside the shows
+        self.pin = pin or config.web.pin or f"{secrets.randbelow(10**4):04d}"
+        self.table_speed = speed
+        self.listening = (config.web.host, config.web.port)  # where the web answers; the server's start sets it
+        self._dirty = False
+        self.journal = Journal(store, on_problem=lambda: self.runtime.poke())
+        self._journal_problem = None
+        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=lambda: self.cradles.end(),
+                             changed=self._touch)
+        self.publisher = Publisher(store.next_boot())
+        self.runtime = Runtime(self.clock, self._take, self._settle_and_publish, self._next_due)
+        self.rig = Rig(config, pin_factory, self.runtime.put, self.clock.monotonic, show_clock=self.show_time)
+        self.cradles = Cradles(self.rig.poses(), start_window_s=config.tilt.start_window_s,
+                               stuck_after_s=config.tilt.stuck_after_s, journal=self.journal, changed=self._touch)
+        self._frames = FrameTap(self.rig.strip, self.rig.layout)
+        if self.rig.leds is not None:
+            self.publisher.listen(self.rig.leds.update)
+        resumed = resume(store, self.clock.wall())
+        if resumed is not None:
+            self.live.begin(resumed.show, resumed.show_id, resumed.t, resumed.speed, resumed.started_wall)
+            self.live.resumed_at(resumed.t)
+            self.cradles.resume(self.show, resumed.orientation, self.live.input)
+        self._publish()
+        self.journal.flush()
+
+    # ---- the runtime thread -------------------------------------------------
+
+    def start(self) -> "Table":
+        """Run the runtime thread, the journal's writer (and the LED thread) until stop()."""
+        if self.rig.leds is not None:
+            self.rig.leds.start()
+        self.journal.start()
+        self.runtime.start()
+        return self
+
+    def stop(self) -> None:
+        self.runtime.stop()
+        self.journal.stop()
+        self.rig.close()
+        self.store.close()
+        self.games.close()
+
+    def pump(self) -> None:
+        """Take everything queued and settle everything due by now (tests call this; the thread does)."""
+        self.runtime.pump()
+
+    def alive(self, timeout: float = 5.0) -> bool:
+        return self.runtime.alive(timeout)
+
+    def _next_due(self) -> float | None:
+        """The next monotonic instant at which something is due, if any."""
+        due = [self.rig.next_due(), *(self.cradles.due() if self.live.running else ()), self.live.next_due()]
+        return min((d for d in due if d is not None), default=None)
+
+    def _take(self, item) -> None:
+        self.rig.take(item)
+
+    def _settle_and_publish(self, now: float) -> None:
+        for change in self.rig.update(now):
+            if isinstance(change, PoseChange) and change.name in self.cradles:
+                self.cradles.on_pose(self.show, change, self.live.input)
+            elif isinstance(change, FaultChange) and change.name in self.cradles:
+                self.cradles.on_fault(self.show, change, self.live.input)
+            elif isinstance(change, ButtonAction):
+                self._on_button(change)
+        if self.live.running:
+            self.cradles.settle(self.show, now, self.live.input)
+        self.live.advance(now)
+        if self.journal.problem != self._journal_problem:
+            self._journal_problem, self._dirty = self.journal.problem, True
+        if self._dirty:
+            self._publish()
+        self.journal.flush()
+
+    def _on_button(self, action: ButtonAction) -> None:
+        glass = self.show.timers[action.name].glass if self.live.running else None
+        if glass is None:
+            return
+        if action.action == "lay" and glass.pose.upright:
+            self.live.input(action.t, "pose", action.name, Pose.SIDE)
+        else:
+            self.live.input(action.t, "flip", action.name)
+
+    def _notice(self, notice: dict) -> None:
+        if notice["kind"] == "runout" and self.show.outcome == "running":
+            self.cradles.ran_out(notice["timer"], self.clock.monotonic())
+        self.rig.buzzer.notice(notice)
+
+    def _touch(self) -> None:
+        self._dirty = True
+
+    def show_time(self) -> float:
+        """Show seconds now."""
+        return self.live.time.now()
+
+    # ---- commands (thread-safe; run on the runtime thread) -------------------
+
+    def start_show(self, event, challenge: bool = False) -> dict:
+        """Start a show of `event` (an id, or an inline event object, which is saved for next time)."""
+        return self._durably(self._start_show, event, challenge)
+
+    def flip(self, colour: str) -> dict:
+        """Flip a timer from the page: an emulated one, or a physical one whose sensors are faulty."""
+        return self._durably(self._flip, colour)
+
+    def lay(self, colour: str) -> dict:
+        """Lay a timer on its side from the page, as a long press on its button does."""
+        return self._durably(self._flip, colour, Pose.SIDE)
+
+    def abort(self) -> dict:
+        """Stop the running show (recorded as aborted), or dismiss a finished one."""
+        return self._durably(self._abort)
+
+    def _durably(self, command, *args) -> dict:
+        """Run a command and answer once its journal lines are written (or say they are still pending)."""
+        snapshot = self.runtime.submit(command, *args)
+        if self.journal.wait_for(self.journal.mark(), DURABLE_WAIT_S):
+            return snapshot
+        return dict(snapshot, saved=False)  # applied, and kept for the writer to retry: never a 500
+
+    def set_muted(self, muted: bool) -> dict:
+        if not isinstance(muted, bool):
+            raise BadInput("muted", f"expected true or false, got {muted!r}")
+        return self.runtime.submit(self._set_muted, muted)
+
+    def calibrate(self, colour: str, seconds: float) -> dict:
+        """Store a glass's measured duration (used from the next show on)."""
+        return self.runtime.submit(self._calibrate, colour, seconds)
+
+    def set_players(self, names: list) -> dict:
+        """The players in clockwise order from the next start player."""
+        self.store.set_players(check_players(names))
+        return self.store.scorepad()
+
+    def _start_show(self, event, challenge) -> dict:
+        if self.live.running:
+            raise Conflict("show", "a show is already running: abort it first")
+        if not isinstance(challenge, bool):
+            raise BadInput("challenge", f"expected true or false, got {challenge!r}")
+        chosen = parse_event(event, "event", self.store.events())
+        setup = show_setup(self.config, chosen, challenge)
+        setup.played_event  # no challenge for a purple countdown: refused before anything is written
+        wall = self.clock.wall()
+        if isinstance(event, dict):
+            self.store.save_event(chosen, wall)
+        show_id = self.store.begin_show(chosen, challenge, setup_line(setup), wall, self.table_speed)
+        self.live.begin(Show(setup), show_id, 0.0, self.table_speed, wall)
+        self.cradles.begin(self.show, self.clock.monotonic())
+        return self._snapshot_now()
+
+    def _flip(self, colour, pose: Pose | None = None) -> dict:
+        colour = check_colour(colour, "timer")
+        if not self.live.running:
+            raise Conflict("timer", "no show is running")
+        if self.show.timers[colour].glass is None:
+            raise Conflict("timer", f"{colour} is not in play in this event")
+        cradle = self.cradles.get(colour)
+        if cradle is not None and not cradle.fault:
+            raise Conflict("timer", f"{colour} is read by its tilt sensors: turn the glass itself")
+        if pose is not None and not self.show.timers[colour].glass.pose.upright:
+            raise Conflict("timer", f"{colour} is already lying on its side")
+        if not self.live.input(None, "flip" if pose is None else "pose", colour, pose):
+            raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip")
+        return self._snapshot_now()
+
+    def _abort(self) -> dict:
+        if self.live.running:
+            self.live.finish("aborted", max(self.show.now, self.show_time()))
+        self.live.begin(None, None, 0.0, self.table_speed, 0.0)
+        return self._snapshot_now()
+
+    def _set_muted(self, muted: bool) -> dict:
+        self.rig.buzzer.muted = muted
+        self._dirty = True
+        return self._snapshot_now()
+
+    def _calibrate(self, colour, seconds) -> dict:
+        self.config = set_duration(self.config, colour, seconds)
+        return {"timer": colour, "duration": self.config.timers[colour].duration}
+
+    # ---- what the table looks like ----------------------------------------------
+
+    def _snapshot_now(self) -> dict:
+        self.pump()
+        return self.publisher.snapshot()
+
+    def _publish(self) -> None:
+        self._dirty = False
+        sources = {c: t.source for c, t in self.config.timers.items()}
+        extras = {"speed": self.live.time.speed, "muted": self.rig.buzzer.muted,
+                  "journal_problem": self._journal_problem, "sensors": self.cradles.readings(sources)}
+        self.publisher.publish(describe(self.show, self.show_id, self.live.started_wall, self.cradles, sources,
+                                        extras, self.config.warn_lead_s))
+
+
+def show_setup(config: Config, event, challenge: bool) -> Setup:
+    """A show's parameters from the config; grace and tolerance only where a glass is physical."""
+    physical = any(config.timers[c].source != "emulated" for c in COLOURS if event.in_play(c))
+    return Setup(event, challenge, durations=config.durations(), nominal=config.nominal,
+                 warn_lead_s=config.warn_lead_s, runout_grace_s=config.runout_grace_s if physical else 0.0,
+                 advance_tolerance_s=config.advance_tolerance_s if physical else 0.0)
+
+
+def demo_table(db_path, *, speed: float = 1.0, pin: str | None = "1234", clock=None) -> Table:
+    """The embedded default table: mock pins, six emulated timers, a fake strip, a buzzer."""
+    return Table(demo_config(db_path), Store(db_path), mock_pin_factory(), clock=clock, speed=speed, pin=pin)
+
+
+__all__ = ["MAX_PLAYERS", "Table", "demo_table"]

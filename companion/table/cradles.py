@@ -1,0 +1,148 @@
+"""The physical glasses as the table knows them and the rules do not: their cradles' sensors.
+
+A glass stands in its cradle either way round, so the table learns which
+end of the cradle holds the model's bulb A (`swapped`) from an upright
+reading: at the start, the end up holds the sand. For the first seconds of a
+show (the start window) turns are the players setting the table up, not
+flips. A glass that ran out is reminded until its sensors see it turned.
+Every move of the model that the sensors cause goes through `apply`, the
+table's one way to put a line into the show.
+"""
+
+from dataclasses import dataclass
+
+from companion.skyrockets import Pose
+
+STUCK = "ran out, but its sensors never saw it turned: stuck or unplugged?"
+
+
+@dataclass
+class Cradle:
+    """What the table knows about one physical glass: its sensors' reading and how to map it."""
+
+    physical: Pose | None = None
+    swapped: bool | None = None  # None until an upright reading settles it
+    sensor_fault: str | None = None
+    stuck: str | None = None
+    turn_due: float | None = None  # monotonic instant by which a glass that ran out must be seen turned
+    changed_while_down: bool = False
+
+    @property
+    def fault(self) -> str | None:
+        return self.sensor_fault or self.stuck
+
+    def to_model(self, pose: Pose) -> Pose:
+        return pose.turned if self.swapped else pose
+
+
+class Cradles(dict):
+    """Every physical glass's Cradle by colour, with the start window and the reminders."""
+
+    def __init__(self, poses: dict, *, start_window_s: float, stuck_after_s: float, journal, changed):
+        super().__init__({colour: Cradle(physical=pose) for colour, pose in poses.items()})
+        self.start_window_s, self.stuck_after_s = start_window_s, stuck_after_s
+        self.window_until: float | None = None
+        self._journal, self._changed = journal, changed
+
+    def due(self) -> list[float | None]:
+        return [self.window_until, *(cradle.turn_due for cradle in self.values())]
+
+    # ---- a show begins, resumes, ends --------------------------------------------
+
+    def begin(self, show, mono: float) -> None:
+        """A new show: glasses standing at the start hold their sand on top."""
+        for colour, cradle in self.items():
+            cradle.swapped = cradle.stuck = cradle.turn_due = None
+            cradle.changed_while_down = False
+            if colour in show.event.running and cradle.physical is not None and cradle.physical.upright:
+                cradle.swapped = cradle.physical is Pose.B_UP
+        self._journal.orientation(self)
+        in_play = [c for c in self if show.timers[c].glass is not None]
+        self.window_until = mono + self.start_window_s if in_play else None
+
+    def resume(self, show, orientation: dict, apply) -> None:
+        """A show resumed: read every glass afresh and flag those moved while the table was down."""
+        for colour, cradle in self.items():
+            cradle.swapped = orientation.get(colour)
+            if show.outcome == "running" and show.timers[colour].glass is not None:
+                cradle.changed_while_down = self.follow(show, colour, None, apply)
+
+    def end(self) -> None:
+        self.window_until = None
+        for cradle in self.values():
+            cradle.turn_due = None
+
+    # ---- what the sensors say ---------------------------------------------------------
+
+    def on_pose(self, show, change, apply) -> None:
+        cradle = self[change.name]
+        cradle.physical = change.pose
+        if show is None or show.outcome != "running":
+            self._changed()  # between shows the page's setup check follows the glasses
+            return
+        if show.timers[change.name].glass is None:
+            return
+        if cradle.turn_due is not None or cradle.stuck:
+            cradle.turn_due, cradle.stuck = None, None
+            self._changed()
+        if cradle.sensor_fault:
+            return  # a faulty pair is not believed; the page's manual flips stand in for it
+        if self.window_until is not None:
+            if change.name in show.event.running and change.pose.upright:
+                self.orient(change.name, swapped=change.pose is Pose.B_UP)  # turned to start: sand on top
+            return
+        self.follow(show, change.name, change.t, apply)
+
+    def readings(self, sources: dict[str, str]) -> dict:
+        """What each glass's sensors read now, for the page's setup check (no pose for an emulated one)."""
+        readings = {}
+        for colour, source in sources.items():
+            cradle = self.get(colour, Cradle())
+            readings[colour] = {"source": source, "pose": cradle.physical.value if cradle.physical else None,
+                                "fault": cradle.fault}
+        return readings
+
+    def on_fault(self, show, change, apply) -> None:
+        cradle = self[change.name]
+        cradle.sensor_fault = change.fault
+        self._changed()
+        if change.fault is None and show is not None and show.outcome == "running" \
+                and show.timers[change.name].glass is not None:
+            self.follow(show, change.name, change.t, apply)
+
+    def follow(self, show, colour: str, mono: float | None, apply) -> bool:
+        """Bring the model to the pose the sensors read; True if it had to move."""
+        cradle, glass = self[colour], show.timers[colour].glass
+        if cradle.physical is None:
+            return False
+        if cradle.swapped is None and cradle.physical.upright:
+            fuller_up = Pose.A_UP if glass.sand_in_a(show.now) >= glass.duration / 2 else Pose.B_UP
+            self.orient(colour, swapped=cradle.physical is not fuller_up)
+        pose = cradle.to_model(cradle.physical)
+        if pose is glass.pose:
+            return False
+        apply(mono, "pose", colour, pose)
+        return True
+
+    def orient(self, colour: str, swapped: bool) -> None:
+        self[colour].swapped = swapped
+        self._journal.orientation(self)
+
+    # ---- time passing ---------------------------------------------------------------------
+
+    def settle(self, show, now: float, apply) -> None:
+        """Close the start window and give up on reminders whose time has come."""
+        if self.window_until is not None and now >= self.window_until:
+            mono, self.window_until = self.window_until, None
+            for colour, cradle in self.items():
+                if show.timers[colour].glass is not None and not cradle.sensor_fault:
+                    self.follow(show, colour, mono, apply)
+        for cradle in self.values():
+            if cradle.turn_due is not None and now >= cradle.turn_due:
+                cradle.turn_due, cradle.stuck = None, STUCK
+                self._changed()
+
+    def ran_out(self, colour: str, mono: float) -> None:
+        """A glass ran out: remind the players until its sensors see it turned."""
+        if colour in self:
+            self[colour].turn_due = mono + self.stuck_after_s

@@ -1,0 +1,169 @@
+"""The table's hardware, assembled from its config: sensor sources, LED strip, buzzer.
+
+Every sensor source (a tilt pair, a flip button, and any source that sends
+whole poses) plugs in through the one interface of
+companion.hardware.source: its devices hand raw items to the rig's `sink`
+(the runtime's queue), and the runtime thread gives them back with `take`,
+asks `update(now)` for what changed, and sleeps until `next_due()`. The rig
+knows nothing of what a source means; the table reads its changes. With
+gpiozero's mock pin factory the same rig runs on a laptop, in the demo and
+in the tests.
+"""
+
+from contextlib import contextmanager
+
+from companion.config import Config
+from companion.errors import BadInput
+from companion.hardware.buttons import FlipButton, GpioFlipButton
+from companion.hardware.buzzer import Buzzer, NullBuzzer
+from companion.hardware.source import Change, Source
+from companion.hardware.tilt import GpioTiltPair, TiltPair
+from companion.skyrockets.hourglass import Pose
+
+PHYSICAL_SOURCES = ("tilt", "hub")  # a glass the players turn by hand, read by sensors
+
+
+class Wired:
+    """Pure input logic (a TiltPair, a FlipButton) and the device that feeds it, as one Source."""
+
+    def __init__(self, logic, device):
+        self.logic, self.device_io = logic, device
+        self.device = logic.name
+
+    def take(self, item) -> None:
+        self.logic.take(item)
+
+    def poses(self) -> dict[str, Pose | None]:
+        return {self.device: self.logic.pose} if isinstance(self.logic, TiltPair) else {}
+
+    def update(self, t: float) -> list[Change]:
+        return self.logic.update(t)
+
+    def next_due(self) -> float | None:
+        return self.logic.next_due()
+
+    def close(self) -> None:
+        self.device_io.close()
+
+
+class Rig:
+    """Every input and output device of one table."""
+
+    def __init__(self, config: Config, pin_factory, sink, clock, *, show_clock=None, leds: bool = True):
+        self.config = config
+        self.pin_factory = pin_factory
+        self.sources: dict[str, Source] = {}
+        self.tilts: dict[str, TiltPair] = {}
+        self.buttons: dict[str, FlipButton] = {}
+        self.layout = config.strip.layout  # where things sit on a strip, fitted or not
+        self.strip = None
+        self.leds = None
+        self.buzzer = NullBuzzer()
+        try:
+            self._open_inputs(sink, clock)
+            self._open_buzzer()
+            if config.strip.enabled:
+                self._open_strip(show_clock if leds else None)
+        except BaseException:
+            self.close()
+            raise
+
+    # ---- the one input interface ----------------------------------------------
+
+    def take(self, item) -> None:
+        """Hand a raw item to the source it came from."""
+        self.sources[item.device].take(item)
+
+    def update(self, now: float) -> list[Change]:
+        """Every source's changes up to `now`, in the order they happened."""
+        changes = [change for source in self.sources.values() for change in source.update(now)]
+        return sorted(changes, key=lambda change: change.t)
+
+    def next_due(self) -> float | None:
+        """The earliest instant at which any source may change without a new raw item."""
+        return min((due for s in self.sources.values() if (due := s.next_due()) is not None), default=None)
+
+    def poses(self) -> dict[str, Pose | None]:
+        """How each sensor-read glass stands right now, as its source last settled it.
+
+        A source that reads glasses offers `poses()` ({colour: Pose or None}); buttons have none.
+        """
+        poses = {}
+        for source in self.sources.values():
+            poses.update(source.poses() if hasattr(source, "poses") else {})
+        return poses
+
+    def physical(self) -> list[str]:
+        """The colours whose glasses are real and read by sensors."""
+        return [c for c, timer in self.config.timers.items() if timer.source in PHYSICAL_SOURCES]
+
+    # ---- opening the devices ------------------------------------------------------
+
+    def _open_inputs(self, sink, clock) -> None:
+        tilt, buttons, now = self.config.tilt, self.config.buttons, clock()
+        for colour, timer in self.config.timers.items():
+            if timer.source == "hub":
+                raise BadInput(f"timers.{colour}.source",
+                               "'hub' needs the serial sensor hub, which this version cannot read yet: use tilt or emulated")
+            if timer.source == "tilt":
+                pins = timer.pins[:1] if timer.single_switch else timer.pins
+                with self._opening(f"timers.{colour}.pins"):
+                    device = GpioTiltPair(colour, pins, sink, clock, self.pin_factory)
+                logic = TiltPair(colour, settle_s=tilt.settle_ms / 1000, both_closed_fault_s=tilt.both_closed_fault_s,
+                                 single=timer.single_switch, initial=device.levels(), t0=now)
+                self.tilts[colour] = logic
+            else:
+                with self._opening(f"timers.{colour}.pins"):
+                    device = GpioFlipButton(colour, timer.pins[0], sink, clock, self.pin_factory)
+                logic = FlipButton(colour, settle_s=buttons.settle_ms / 1000, hold_s=buttons.hold_s)
+                self.buttons[colour] = logic
+            self.sources[colour] = Wired(logic, device)
+
+    def _open_buzzer(self) -> None:
+        if self.config.buzzer.enabled:
+            from gpiozero import TonalBuzzer
+
+            with self._opening("buzzer.pin"):
+                device = TonalBuzzer(self.config.buzzer.pin, pin_factory=self.pin_factory)
+            self.buzzer = Buzzer(device, muted=self.config.buzzer.muted)
+
+    def _open_strip(self, show_clock) -> None:
+        from companion.hardware.strip import open_strip
+
+        strip = self.config.strip
+        self.strip = open_strip(strip.driver, self.layout.total, order=strip.order, brightness=strip.brightness)
+        if show_clock is not None:
+            from companion.hardware.ledshow import LedShow
+
+            self.leds = LedShow(self.strip, self.layout, show_clock)
+
+    @contextmanager
+    def _opening(self, key: str):
+        """A device that will not open is a config problem: name the key (e.g. a pin already in use)."""
+        from gpiozero.exc import GPIOZeroError
+
+        try:
+            yield
+        except GPIOZeroError as e:
+            raise BadInput(key, f"cannot open the pin ({e})") from None
+
+    # ---- readouts and closing --------------------------------------------------------
+
+    def readings(self) -> dict[str, tuple[bool, ...]]:
+        """The switch levels of every tilt pair right now."""
+        return {c: s.device_io.levels() for c, s in self.sources.items() if c in self.tilts}
+
+    def pins_of(self, colour: str) -> tuple[int, ...]:
+        """The GPIO pins wired to `colour`'s switches or button (what the mock hands drive)."""
+        timer = self.config.timers[colour]
+        return timer.pins[:1] if timer.single_switch or timer.source == "emulated" else timer.pins
+
+    def close(self) -> None:
+        if self.leds is not None:
+            self.leds.close()
+        self.buzzer.close()
+        if self.strip is not None:
+            self.strip.close()
+        for source in reversed(list(self.sources.values())):
+            source.close()
+        self.sources.clear()

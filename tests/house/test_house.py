@@ -1,0 +1,60 @@
+"""The shape of the house: the rules import no shell, the web sees the table through its methods only."""
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+COMPANION = ROOT / "companion"
+RULES = ("skyrockets", "flock", "geese")
+SHELL_MODULES = {"flask", "gpiozero", "serial", "sqlite3", "threading", "time", "socket", "paho", "waitress",
+                 "companion.table", "companion.hardware", "companion.web", "companion.store", "companion.cli"}
+
+
+def imported(path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("package", [p for p in RULES if (COMPANION / p).is_dir()])
+def test_the_rules_import_no_shell(package):
+    for path in sorted((COMPANION / package).rglob("*.py")):
+        shells = {name for name in imported(path) if any(name == s or name.startswith(s + ".") for s in SHELL_MODULES)}
+        assert not shells, f"{path.relative_to(ROOT)} imports {sorted(shells)}"
+
+
+def test_importing_the_web_loads_neither_the_runtime_nor_the_hardware():
+    code = ("import importlib, pkgutil, sys, companion.web as web\n"
+            "for m in pkgutil.walk_packages(web.__path__, 'companion.web.'): importlib.import_module(m.name)\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('companion.table', 'companion.hardware', "
+            "'gpiozero', 'serial')))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
+
+
+def test_no_route_reaches_through_the_table_into_its_store_or_config():
+    for path in sorted((COMPANION / "web").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for reach in ("table().store", "table().config", "table.store.", "table.config."):
+            assert reach not in text, f"{path.relative_to(ROOT)} reaches through the table: {reach}"
+
+
+def test_every_sensor_source_plugs_in_through_the_one_interface(tmp_path):
+    from companion.clock import FakeClock
+    from companion.hardware.source import Source
+    from companion.table import demo_table
+
+    table = demo_table(tmp_path / "t.sqlite3", clock=FakeClock())
+    try:
+        assert table.rig.sources and all(isinstance(s, Source) for s in table.rig.sources.values())
+    finally:
+        table.stop()

@@ -1,0 +1,42 @@
+"""Config and command-line values are refused with one line naming the key or option, never a traceback."""
+
+import pytest
+
+from companion.config import load_config
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "-5"], "argument --port: expected a port number from 1 to 65535, got -5"),
+    (["--port", "99999"], "argument --port: expected a port number from 1 to 65535, got 99999"),
+    (["--host", "999.1.1.1"], "argument --host: '999.1.1.1' is not an IP address or host name"),
+    (["--pin", "\u0661\u0662\u0663\u0664"], "argument --pin: expected 4 to 8 digits (0-9)"),
+    (["--speed", "nan"], "speed: nan is out of range"),
+])
+def test_bad_demo_options_are_refused_in_one_line(cli, args, message, tmp_path):
+    done = cli("demo", "--db", str(tmp_path / "d.sqlite3"), *args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 3  # argparse's usage line, then the one reason
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[web]\nhost = "999.1.1.1"\n', "web.host: '999.1.1.1' is not an IP address or host name"),
+    ('[web]\nport = -5\n', "web.port: expected a port number from 1 to 65535, got -5"),
+    ('[web]\npin = "\u0661\u0662\u0663\u0664"\n', "web.pin: expected 4 to 8 digits (0-9)"),
+    ('[strip]\nsegment_leds = 3\n', "strip.segment_leds: must be an even number of LEDs from 4 to 64"),
+    ('[strip]\norder = "BGR"\n', "strip.order: 'BGR' is not a pixel order"),
+])
+def test_bad_config_values_name_the_file_and_key(tmp_path, text, message):
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(Exception) as e:
+        load_config(path)
+    assert str(e.value).startswith(f"{path}: ") and message in str(e.value)
+
+
+def test_a_source_the_rig_refuses_names_the_config_file(cli, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n[timers.red]\nsource = "hub"\n')
+    done = cli("run", "--mock", "--config", str(config))
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith(f"companion run: {config}: timers.red.source")

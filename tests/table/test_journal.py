@@ -1,0 +1,140 @@
+"""The journal: always a log `companion replay` takes, nothing acknowledged lost, the runtime never waits for it."""
+
+import json
+import sqlite3
+import threading
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.clock import FakeClock
+from companion.errors import Conflict
+from companion.skyrockets import COLOURS, replay
+from companion.skyrockets.log import MAX_SHOW_S
+from companion.store import Store
+from companion.table import Table, demo_table
+from companion.config import demo_config
+from companion.hardware.mock import mock_pin_factory
+
+ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "purple", "countdown_start": 4,
+            "running": ["red"], "lying": ["purple"], "rules": ""}
+
+
+def lines(table) -> list[dict]:
+    return [json.loads(line) for line in table.show_log(table.snapshot()["id"])]
+
+
+def test_a_flip_stamped_after_the_loss_instant_is_not_journaled(tmp_path, clock):
+    table = demo_table(tmp_path / "t.sqlite3", clock=clock)
+    try:
+        table.start_show(ONLY_RED)
+        clock.advance(90.5)  # red ran out at 30, 60 and 90: lost at 90, though the runtime has not looked yet
+        assert table.live.input(None, "flip", "red") is False
+        table.pump()
+        log = lines(table)
+        assert log[-1] == {"t": 90.0, "type": "end"} and all(line["t"] <= 90.0 for line in log)
+        assert replay(table.show_log(table.show_id)).result()["outcome"] == "loss"
+    finally:
+        table.stop()
+
+
+class BusyClock(FakeClock):
+    """A clock that moves on a little at every reading, as time passes between two steps on a busy machine."""
+
+    def monotonic(self) -> float:
+        self.advance(0.003)
+        return super().monotonic()
+
+
+@settings(max_examples=12, deadline=None)
+@given(steps=st.lists(st.tuples(st.floats(0.0, 12.0), st.sampled_from(COLOURS)), min_size=1, max_size=15))
+def test_a_journal_always_replays_to_the_live_result(tmp_path_factory, steps):
+    table = demo_table(tmp_path_factory.mktemp("j") / "t.sqlite3", clock=BusyClock())
+    try:
+        table.start_show("training")
+        for wait, colour in steps:
+            table.clock.advance(wait)
+            try:
+                table.flip(colour)
+            except Conflict:
+                pass  # not in play, or the show is over: refused, and nothing journaled
+        table.pump()
+        log = table.show_log(table.snapshot()["id"])
+        times = [json.loads(line)["t"] for line in log]
+        assert times == sorted(times)
+        snapshot, replayed = table.snapshot(), replay(log + [json.dumps({"t": table.show.now, "type": "end"})])
+        assert replayed.result()["outcome"] == snapshot["outcome"]
+        assert replayed.result()["crowd_tokens_turned"] == snapshot["crowd_tokens_turned"]
+    finally:
+        table.stop()
+
+
+def test_a_show_left_running_past_a_logs_length_is_ended_as_aborted(tmp_path, clock):
+    table = demo_table(tmp_path / "t.sqlite3", clock=clock)
+    try:
+        table.start_show({**ONLY_RED, "id": "idle", "running": [], "lying": ["purple", "red"]})
+        clock.advance(MAX_SHOW_S + 60)
+        table.pump()
+        assert table.snapshot()["outcome"] == "idle" and table.shows()[0]["outcome"] == "aborted"
+        log = table.show_log(table.shows()[0]["id"])
+        assert json.loads(log[-1]) == {"t": MAX_SHOW_S, "type": "end"}
+        replay(log)  # accepted
+    finally:
+        table.stop()
+
+
+def test_a_flip_on_a_locked_database_is_kept_retried_and_never_lost(tmp_path):
+    db = tmp_path / "t.sqlite3"
+    table = demo_table(db, clock=FakeClock()).start()
+    blocker = sqlite3.connect(db, isolation_level=None, timeout=0)
+    try:
+        table.start_show("training")
+        blocker.execute("BEGIN EXCLUSIVE")  # another process holds the database
+        answer = table.flip("green")  # lying at the start: stood up with its sand on top
+        assert answer["saved"] is False and answer["timers"]["green"]["state"] == "running"
+        assert table.wait_for_change(answer["seq"], 20)["journal_problem"]
+        blocker.execute("ROLLBACK")
+        assert table.journal.wait_for(table.journal.mark(), 30)
+        assert [line for line in lines(table) if line["type"] == "flip"][0]["timer"] == "green"
+    finally:
+        blocker.close()
+        table.stop()
+    again = demo_table(db, clock=FakeClock())
+    try:
+        assert again.snapshot()["timers"]["green"]["state"] == "running"  # resumed with the flip
+    finally:
+        again.stop()
+
+
+class HeldStore(Store):
+    """A store whose journal writes wait until released: an SD card stalling on fsync."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.release = threading.Event()
+
+    def write(self, ops):
+        self.release.wait(30)
+        super().write(ops)
+
+
+def test_the_runtime_never_waits_for_the_disk(tmp_path):
+    store = HeldStore(tmp_path / "t.sqlite3")
+    table = Table(demo_config(tmp_path / "t.sqlite3"), store, mock_pin_factory(), clock=FakeClock(), pin="1234")
+    table.start()
+    try:
+        store.release.set()
+        table.start_show("training")
+        store.release.clear()  # from now on every write stalls
+        first = table.runtime.submit(table.live.input, None, "flip", "red")
+        seen = table.wait_for_change(table.snapshot()["seq"] - 1, 5)
+        second = table.runtime.submit(table.live.input, None, "flip", "yellow")
+        assert first and second  # both applied while the first write still waits
+        assert table.wait_for_change(seen["seq"], 5)["timers"]["yellow"]["pose"] == "b_up"
+        assert table.journal.pending >= 1
+        store.release.set()
+        assert table.journal.wait_for(table.journal.mark(), 30)
+        assert [line["timer"] for line in lines(table) if line["type"] == "flip"] == ["red", "yellow"]
+    finally:
+        store.release.set()
+        table.stop()
