@@ -268,6 +268,9 @@ def test_after_a_restart_a_change_asks_for_the_pin_again_in_the_pages_language(s
     dialog = page.locator("#pin-again")
     expect(dialog).to_be_visible()
     expect(dialog.locator("h2")).to_have_text("テーブルの暗証番号をもう一度入力してください")
+    said = page.locator("#start-form .error[data-error-for='']")
+    expect(said).not_to_be_empty()
+    assert "header" not in said.inner_text() and "PIN" not in said.inner_text()  # the catalogue's words, not the API's
     shot(page, "page-pin-again-ja")
 
     page.fill("#pin-again-pin", "0000")

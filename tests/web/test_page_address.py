@@ -3,6 +3,7 @@
 import logging
 import re
 import signal
+import socket
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -163,8 +164,15 @@ def test_the_announcement_is_an_http_service_on_the_lan_addresses(monkeypatch):
 
 # ---- the start-up line of a real demo ---------------------------------------------------
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def test_the_demo_on_loopback_says_where_to_open_it_and_that_phones_cannot(tmp_path):
-    daemon = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", "0", "--pin", "2468",
+    port = free_port()
+    daemon = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", str(port), "--pin", "2468",
                                "--db", str(tmp_path / "demo.sqlite3")],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -172,6 +180,6 @@ def test_the_demo_on_loopback_says_where_to_open_it_and_that_phones_cannot(tmp_p
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
-    assert re.match(r"Open http://127\.0\.0\.1:\d+/ on this computer; the table PIN is 2468\.", lines[1]), lines
+    assert lines[1].startswith(f"Open http://127.0.0.1:{port}/ on this computer; the table PIN is 2468."), lines
     assert lines[2].startswith("Phones cannot reach it") and "--host 0.0.0.0" in lines[2]
     assert daemon.returncode == 0

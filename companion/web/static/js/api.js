@@ -16,9 +16,12 @@ export async function postJSON(url, body = {}) {
       headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfMeta.content },
       body: JSON.stringify(body),
     });
-    const data = await response.json().catch(() => ({ error: response.statusText }));
+    let data = await response.json().catch(() => ({ error: response.statusText }));
     // A page never sends the PIN header, so any 403 means its session has lapsed: ask for the PIN again.
-    if (response.status === 403 || LAPSED.has(data.code)) document.dispatchEvent(new CustomEvent("companion:pin-needed"));
+    if (response.status === 403 || LAPSED.has(data.code)) {
+      if (!known(data.code)) data = { ...data, code: "session.title" };
+      document.dispatchEvent(new CustomEvent("companion:pin-needed"));
+    }
     return { ok: response.ok, status: response.status, data };
   } catch {
     return { ok: false, status: 0, data: { error: t("live.offline"), code: "live.offline" } };
