@@ -18,6 +18,8 @@ from collections.abc import Mapping
 
 from flask import Flask, current_app
 
+from companion.skyrockets.show import CROWD_TOKENS
+
 # Settings a caller may override through `config` (tests shorten the keep-alive).
 DEFAULTS = {
     "SSE_KEEPALIVE_S": 15.0,  # a comment line on a quiet stream, well inside every timeout on the way
@@ -52,6 +54,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
 
     areas = discover()
     app.extensions["areas"] = areas
+    app.jinja_env.globals["crowd_tokens"] = CROWD_TOKENS  # the stars a show can earn, for every page
     live.init_app(app)
     security.init_app(app)
     i18n.init_app(app, areas)
