@@ -7,6 +7,7 @@ import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { enhance } from "/static/js/forms.js";
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { Alerts } from "./alerts.js";
+import { Board, eventShape, item } from "./board.js";
 import { Glass } from "./glass.js";
 import { drawSetupCheck } from "./setup.js";
 import { showStrip } from "./strip.js";
@@ -18,7 +19,7 @@ const colours = Object.keys(looks);
 const unlocked = page.dataset.unlocked === "1";
 const crowdTokens = Number(page.dataset.crowdTokens);
 const alerts = new Alerts(JSON.parse(page.dataset.sounds));
-const DISMISSED_KEY = "companion.result_dismissed"; // the show whose result card was closed, kept on this phone
+const board = new Board(looks, crowdTokens);
 
 await loadMessages();
 
@@ -44,17 +45,8 @@ const tiles = Object.fromEntries(colours.map((colour) => {
   }];
 }));
 
-const label = (colour) => `${looks[colour].symbol} ${timerName(colour)}`;
-const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
-const stars = (n) => "★".repeat(n) + "☆".repeat(crowdTokens - n);
+const label = (colour) => board.label(colour);
 const running = () => show?.outcome === "running";
-
-function item(text, className = "") {
-  const li = document.createElement("li");
-  li.textContent = text;
-  if (className) li.className = className;
-  return li;
-}
 
 function say(text) {
   const box = $("message");
@@ -101,44 +93,16 @@ function render() {
   $("show-title").textContent = idle ? t("show.title")
     : eventName(show.event) + (show.challenge ? ` · ${t("start.challenge")}` : "");
   $("show-status").textContent = idle ? t("show.idle") : t(`outcome.${show.outcome}`);
-  $("board").hidden = idle;
-  if (!idle) renderBoard();
+  board.draw(show);
   for (const colour of colours) renderTimer(colour);
   renderBanner();
   renderSetupCheck();
   alerts.keepAwake(running());
-  renderEvent();
-  renderHappenings();
-  renderResult();
   if (unlocked) renderControls();
   renderStartPlayer();
   if (!animating) {
     animating = true;
     requestAnimationFrame(frame);
-  }
-}
-
-function renderBoard() {
-  const { timer, position } = show.countdown;
-  const track = $("countdown");
-  track.replaceChildren();
-  for (let space = show.event.countdown_start; space >= 0; space--) {
-    const name = space === 0 ? t("countdown.button") : String(space);
-    const li = item(space === position ? `${name} ${looks[timer].symbol}` : name, space === 0 ? "button" : "");
-    if (space === position) {
-      li.classList.add("here");
-      li.setAttribute("aria-current", "step");
-      li.setAttribute("aria-label", t("countdown.here", { space: name, timer: timerName(timer) }));
-    }
-    track.appendChild(li);
-  }
-  const tokens = $("tokens");
-  tokens.replaceChildren();
-  for (let i = 0; i < crowdTokens; i++) {
-    const turned = i >= crowdTokens - show.crowd_tokens_turned;
-    const li = item(turned ? "✕" : "★", turned ? "token turned" : "token");
-    li.setAttribute("aria-label", t(turned ? "tokens.turned" : "tokens.star"));
-    tokens.appendChild(li);
   }
 }
 
@@ -215,60 +179,6 @@ function frame(now) {
   else animating = false;
 }
 
-function renderEvent() {
-  const box = $("event");
-  box.hidden = show.outcome === "idle";
-  if (box.hidden) return;
-  const event = show.event;
-  const list = (cs) => cs.map(label).join("  ") || "–";
-  $("event-hand").textContent = event.hand_size;
-  $("event-countdown").textContent = `${label(show.countdown.timer)} · ${t("event.start_space", { n: event.countdown_start })}`;
-  $("event-running").textContent = list(event.running);
-  $("event-lying").textContent = list(event.lying);
-  $("event-rules").textContent = event.rules;
-  $("event-rules").hidden = !event.rules;
-}
-
-function renderHappenings() {
-  const happened = show.outcome === "idle" ? [] : [
-    ...show.runouts.map((r) => [r.t, t("happening.runout", { timer: label(r.timer) }), "alert"]),
-    ...show.advances.map((a) => [a.t, a.position > 0 ? t("happening.advance", { n: a.position }) : t("happening.button"), "go"]),
-    ...show.warnings.map((w) => [w.t, t(`warning.${w.kind}`, { timer: label(w.timer) }), "warn"]),
-  ].sort((a, b) => b[0] - a[0]);
-  $("happenings").hidden = happened.length === 0;
-  $("happenings-list").replaceChildren(...happened.map(([when, text, kind]) => item(`${clock(when)}  ${text}`, kind)));
-}
-
-// Why the show ended: the glass whose run-out turned the last crowd token, or the countdown reaching the finale.
-function resultWhy() {
-  if (show.outcome === "loss" && show.runouts.length) {
-    const last = show.runouts[show.runouts.length - 1];
-    return t("table.why_loss", { timer: label(last.timer), time: clock(last.t), n: show.runouts.length });
-  }
-  const finale = show.advances[show.advances.length - 1];
-  return t("table.why_win", { time: clock(finale?.t ?? show.t), tokens: show.crowd_tokens_turned });
-}
-
-// A show's own name on this phone: ids start again on a fresh database, start times do not.
-const showKey = () => `${show.id}@${show.started}`;
-
-function renderResult() {
-  const box = $("result");
-  const over = show.outcome === "win" || show.outcome === "loss";
-  box.hidden = !over || localStorage.getItem(DISMISSED_KEY) === showKey();
-  if (box.hidden) return;
-  box.dataset.outcome = show.outcome;
-  $("result-title").textContent = t(`result.${show.outcome}`);
-  $("result-stars").textContent = stars(show.stars);
-  $("result-stars").setAttribute("aria-label", t("stars.of", { n: show.stars }));
-  $("result-detail").textContent = resultWhy();
-}
-
-$("result-close").addEventListener("click", () => {
-  localStorage.setItem(DISMISSED_KEY, showKey());
-  $("result").hidden = true;
-});
-
 // ---- this phone's alerts ------------------------------------------------------------
 
 const alertsButton = $("alerts");
@@ -318,20 +228,6 @@ async function send(url, body) {
     say(errorText(answer.data));
   }
 }
-
-// The same rules as companion.skyrockets.parse_event: the countdown glass must be in play.
-const eventShape = {
-  body({ event, setup, challenge }) {
-    const chosen = (state) => Object.keys(setup).filter((colour) => setup[colour] === state);
-    const body = { ...event, running: chosen("running"), lying: chosen("lying") };
-    if (!body.name.trim()) delete body.name;
-    return { event: body, challenge };
-  },
-  check({ event }) {
-    const inPlay = event.running.includes(event.countdown) || event.lying.includes(event.countdown);
-    return inPlay ? [] : [["event.countdown", t("custom.countdown_in_play", { timer: timerName(event.countdown) })]];
-  },
-};
 
 async function loadEvents() {
   events = await getJSON("/api/events");
