@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 ALL_HOSTS = frozenset({"0.0.0.0", "::", ""})  # a server bound to these answers on every address
 SERVICE_TYPE = "_http._tcp.local."  # what a phone's or laptop's browser for local services looks for
 SERVICE_NAME = "Hourglass table"  # the name a service browser lists (renamed if a second table uses it)
-ALLOW_PHONES = "start it with --host 0.0.0.0 (or set host = \"0.0.0.0\" under [web] in the config)"
+ALLOW_PHONES_OPTION = "--host 0.0.0.0"  # what lets phones in: listening on every address
+ALLOW_PHONES = f"start it with {ALLOW_PHONES_OPTION} (or set host = \"0.0.0.0\" under [web] in the config)"
 
 
 def is_loopback(host: str) -> bool:

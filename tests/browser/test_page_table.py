@@ -148,7 +148,7 @@ def test_the_setup_check_ticks_each_glass_as_the_players_set_it(serve, phone, ex
     expect(check.locator("li[data-colour=red]")).to_contain_text("stand it up")
     expect(check.locator("li[data-colour=orange]")).to_contain_text("countdown track's space 4")
     expect(check.locator("li[data-colour=green]")).to_have_class("ok")  # lying, and the sensors read lying
-    expect(check.locator("li[data-colour=red]")).to_have_class("todo")
+    expect(check.locator("li[data-colour=red]")).to_have_class("unset")
     expect(page.locator("#setup-check-ready")).to_be_hidden()
 
     put(table.table, "red", "a_up")

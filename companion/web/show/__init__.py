@@ -18,7 +18,7 @@ from companion.skyrockets import events as event_rules
 from companion.skyrockets.colours import MAX_DURATION_S
 from companion.skyrockets.show import CROWD_TOKENS
 from companion.web import get_table
-from companion.web.address import Listening, is_loopback, lan_addresses, mdns_name
+from companion.web.address import ALLOW_PHONES_OPTION, Listening, is_loopback, lan_addresses, mdns_name
 from companion.web.areas import Area
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS, SOUNDS
@@ -46,7 +46,7 @@ def index():
     return render_template(
         "table/index.html", area="table", colours=COLOURS, looks=LOOKS, page_data=page_data,
         unlocked=unlocked(), pin=table.pin if from_the_table() else None, has_strip=table.has_strip,
-        url=url, also=share["links"][1:], local_only=share["local_only"],
+        url=url, also=share["links"][1:], local_only=share["local_only"], allow_phones=ALLOW_PHONES_OPTION,
         qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS,
         calibration={"min": MIN_CALIBRATION_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S})
 

@@ -22,16 +22,16 @@ function line(colour, symbol, event, sensor) {
   const ok = !sensor.fault && matches(want, sensor.pose);
   const li = document.createElement("li");
   li.dataset.colour = colour;
-  li.className = want === "unused" ? "unused" : ok ? "ok" : "todo";
+  li.className = want === "unused" ? "unused" : ok ? "ok" : "unset";
   const mark = document.createElement("span");
   mark.className = "mark";
   mark.textContent = want === "unused" ? "–" : ok ? "✓" : "✗";
-  mark.setAttribute("aria-label", t(want === "unused" ? "table.setup_unused_mark" : ok ? "table.setup_ok" : "table.setup_todo"));
+  mark.setAttribute("aria-label", t(want === "unused" ? "table.setup_unused_mark" : ok ? "table.setup_ok" : "table.setup_unset"));
   const what = document.createElement("span");
   what.className = "what";
-  let task = t(`table.setup_${want}`);
-  if (colour === event.countdown) task += ` ${t("table.setup_countdown", { n: event.countdown_start })}`;
-  what.textContent = `${symbol} ${timerName(colour)}: ${task}`;
+  let asked = t(`table.setup_${want}`);
+  if (colour === event.countdown) asked += ` ${t("table.setup_countdown", { n: event.countdown_start })}`;
+  what.textContent = `${symbol} ${timerName(colour)}: ${asked}`;
   const reads = document.createElement("span");
   reads.className = "reads";
   reads.textContent = sensor.fault ? t("table.setup_fault", { reason: sensor.fault })

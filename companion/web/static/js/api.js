@@ -19,7 +19,7 @@ export async function postJSON(url, body = {}) {
     let data = await response.json().catch(() => ({ error: response.statusText }));
     // A page never sends the PIN header, so any 403 means its session has lapsed: ask for the PIN again.
     if (response.status === 403 || LAPSED.has(data.code)) {
-      if (!known(data.code)) data = { ...data, code: "session.title" };
+      if (!known(data.code)) data = { ...data, code: "pin_again.title" };
       document.dispatchEvent(new CustomEvent("companion:pin-needed"));
     }
     return { ok: response.ok, status: response.status, data };
