@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion.config import Config, TiltConfig, default_timers  # noqa: E402
 from companion.hardware.mock import mock_pin_factory  # noqa: E402
-from companion.store import Store  # noqa: E402
+from companion.store import SlowStore, Store  # noqa: E402
 from companion.table import Table  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
 
@@ -37,18 +37,20 @@ SIX = {"id": "all-six", "name": "All six", "hand_size": 4, "countdown": "purple"
 SETTLE_S = 0.01
 
 
-def tilt_table(tmp: str, pins) -> Table:
+def tilt_table(tmp: str, pins, fsync_delay_s: float = 0.0) -> Table:
     config = Config(database=Path(tmp) / "b.sqlite3", timers=default_timers("tilt"),
                     tilt=TiltConfig(settle_ms=SETTLE_S * 1000, start_window_s=0.0, stuck_after_s=3600))
-    return Table(config, Store(config.database), pins, pin="1234").start()
+    store = SlowStore(config.database, fsync_delay_s) if fsync_delay_s else Store(config.database)
+    return Table(config, store, pins, pin="1234").start()
 
 
-def edges_to_table(edges: int, phone_port: int | None = None) -> tuple[list[float], list[float]]:
-    """Turn a glass over through its mock pins `edges` times. Milliseconds from the pin edge to the
-    table publishing the new pose, and to a phone's SSE stream delivering it, debounce excluded."""
+def edges_to_table(edges: int, fsync_delay_s: float = 0.0, gap_s: float = 0.005) -> tuple[list[float], list[float]]:
+    """Turn a glass over through its mock pins `edges` times, `gap_s` apart. Milliseconds from the pin
+    edge to the table publishing the new pose, and to a phone's SSE stream delivering it, debounce
+    excluded; with every journal write slowed by `fsync_delay_s` if given."""
     with tempfile.TemporaryDirectory() as tmp:
         pins = mock_pin_factory()
-        table = tilt_table(tmp, pins)
+        table = tilt_table(tmp, pins, fsync_delay_s)
         server = ServerThread(make_server(table))
         phone = Phone(server.server.effective_port, "/api/show/events")
         try:
@@ -69,7 +71,7 @@ def edges_to_table(edges: int, phone_port: int | None = None) -> tuple[list[floa
                 published.append((time.perf_counter() - start - SETTLE_S) * 1000)
                 arrived = phone.arrival(snap["seq"])
                 delivered.append((arrived - start - SETTLE_S) * 1000)
-                time.sleep(0.005)
+                time.sleep(gap_s)
             return published, delivered
         finally:
             phone.close()

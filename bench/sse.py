@@ -66,9 +66,13 @@ class Phone(threading.Thread):
             pass  # the connection was closed
 
     def arrival(self, event_id: int, timeout: float = 5.0) -> float | None:
+        """When this phone first had state `event_id` or a newer one (a stream sends only the newest)."""
+        def seen():
+            return [at for i, at in self.arrived.items() if i >= event_id]
+
         with self.changed:
-            self.changed.wait_for(lambda: event_id in self.arrived, timeout)
-            return self.arrived.get(event_id)
+            self.changed.wait_for(seen, timeout)
+            return min(seen(), default=None)
 
     def close(self):
         self.connection.close()

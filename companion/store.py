@@ -263,3 +263,20 @@ def _show_row(row: sqlite3.Row) -> dict:
     return {"id": row["id"], "event": row["event_id"], "event_name": row["event_name"],
             "outcome": row["outcome"], "stars": row["stars"], "started": row["started"],
             "ended": row["ended"], "challenge": bool(row["challenge"]), "start_player": row["start_player"]}
+
+
+class SlowStore(Store):
+    """A store whose every journal write takes `delay_s` longer, as an SD card's fsync can.
+
+    For benchmarks and tests of a table that must not wait for its disk.
+    """
+
+    def __init__(self, path: Path | str, delay_s: float = 0.05):
+        super().__init__(path)
+        self.delay_s = delay_s
+
+    def write(self, ops: list[tuple]) -> None:
+        import time
+
+        time.sleep(self.delay_s)
+        super().write(ops)
