@@ -7,6 +7,7 @@ page loads; nothing leaves 127.0.0.1.
 """
 
 import json
+import re
 import urllib.request
 from types import SimpleNamespace
 
@@ -305,3 +306,27 @@ def test_japanese_labels_never_break_mid_word(serve, phone, expect, shot, tmp_pa
     assert all(style in ("keep-all", "auto-phrase") for style in styles), styles
     assert "スカイロケッツ" not in page.content()
     shot(page, f"page-japanese-{viewport['width']}")
+
+
+def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, playwright, expect, tmp_path):
+    from datetime import datetime, timedelta
+
+    served = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    api(served.url, "/api/show/start", {"event": "training"})
+    api(served.url, "/api/show/abort", {})
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "tokyo"), executable_path="/usr/bin/chromium", headless=True, viewport=PHONE,
+        args=["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+        timezone_id="Asia/Tokyo")
+    try:
+        context.add_cookies([{"name": "lang", "value": "ja", "url": served.url}])
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(served.url + "shows")
+        started = page.locator("time").first
+        expect(started).not_to_have_text(re.compile("UTC"))
+        utc = datetime.fromisoformat(started.get_attribute("datetime"))
+        tokyo = utc + timedelta(hours=9)  # Japan keeps no summer time
+        assert started.inner_text() == f"{tokyo:%Y/%m/%d %H:%M}"  # in the page's language too
+        assert started.get_attribute("title").endswith("UTC")
+    finally:
+        context.close()

@@ -123,7 +123,7 @@ def test_past_shows_are_numbered_with_duration_outcome_and_a_time_for_the_phones
     table.pump()
     client.post("/api/show/abort", headers=PIN)
     page = client.get("/shows").get_data(as_text=True)
-    assert re.search(r'<th scope="row"><a href="/shows/1">Show 1</a></th>', page)
+    assert re.search(r'<th scope="row"><a href="/shows/1" aria-label="Show 1">#1</a></th>', page)
     assert re.search(r'<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">[^<]+ UTC</time>', page)
     assert "<td>0:45</td>" in page and "Aborted" in page
     assert '<script type="module" src="/shows/static/times.js">' in page
