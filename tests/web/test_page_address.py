@@ -9,6 +9,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from companion.web import create_app
 from companion.web.address import ALLOW_PHONES, Advertisement, Listening, lan_addresses, mdns_name
@@ -183,3 +184,19 @@ def test_the_demo_on_loopback_says_where_to_open_it_and_that_phones_cannot(tmp_p
     assert lines[1].startswith(f"Open http://127.0.0.1:{port}/ on this computer; the table PIN is 2468."), lines
     assert lines[2].startswith("Phones cannot reach it") and "--host 0.0.0.0" in lines[2]
     assert daemon.returncode == 0
+
+ADDRESSES = st.lists(st.ip_addresses(v=4).map(str).filter(lambda a: not a.startswith(("127.", "169.254."))),
+                     max_size=4, unique=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(host=st.sampled_from(["0.0.0.0", "::", "127.0.0.1", "localhost", "192.168.1.20"]), addresses=ADDRESSES,
+       port=st.integers(1, 65535), mdns=st.sampled_from([None, "pi.local"]))
+def test_links_never_lead_to_loopback_and_the_name_comes_last(host, addresses, port, mdns):
+    links = Listening(host, port).links(addresses, mdns)
+    assert not any("127.0.0.1" in link or "localhost" in link for link in links)
+    assert all(link.endswith(f":{port}/") for link in links)
+    if mdns and links:
+        assert links[-1] == f"http://{mdns}:{port}/" and links.count(links[-1]) == 1
+    if host in ("0.0.0.0", "::"):
+        assert links[:len(addresses)] == [f"http://{a}:{port}/" for a in addresses]
