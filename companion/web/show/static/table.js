@@ -62,13 +62,14 @@ function say(text) {
 // an answer to this page's own change is taken unless the stream has already brought as new a state.
 function accept(state, { answer = false } = {}) {
   if (answer && show && (state.seq < show.seq || (state.seq === show.seq && (state.t ?? 0) <= (show.t ?? 0)))) return;
-  const started = state.outcome === "running" && show?.id !== state.id;
   show = state;
   receivedAt = performance.now();
   announce();
   render();
-  if (started && answer) $("timers").scrollIntoView({ block: "start" }); // after Start: the glasses in view
 }
+
+// After Start on this phone: the glasses in view.
+const showGlasses = () => $("timers").scrollIntoView({ block: "start" });
 
 // Sound what is new since the last state of the same show; a page opened mid-show stays quiet about the past.
 function announce() {
@@ -251,12 +252,18 @@ async function loadEvents() {
 loadEvents();
 if (unlocked) {
   $("start-event").addEventListener("change", () => { if (show) renderSetupCheck(); });
-  enhance($("start-form"), { done: (state) => accept(state, { answer: true }) });
+  enhance($("start-form"), {
+    done(state) {
+      accept(state, { answer: true });
+      showGlasses();
+    },
+  });
   enhance($("event-form"), {
     shape: eventShape,
     done(state, form) {
       accept(state, { answer: true });
       form.closest("details").open = false;
+      showGlasses();
       loadEvents();
     },
   });
