@@ -1,6 +1,17 @@
 """The one error type for bad input anywhere: it names the field and says what is wrong."""
 
 
+def printable(text: str) -> str:
+    """`text` with every character that is not printable written as its escape, so a message stays one line.
+
+    >>> printable("durations.\\r")
+    'durations.\\\\r'
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 class BadInput(ValueError):
     """Input that cannot be used, with the field (dotted path) it concerns.
 
@@ -9,7 +20,8 @@ class BadInput(ValueError):
     """
 
     def __init__(self, field: str, problem: str):
-        super().__init__(f"{field}: {problem}" if field else problem)
+        # Fields can carry keys from outside (a JSON key of a control character): shown escaped, on one line.
+        super().__init__(printable(f"{field}: {problem}" if field else problem))
         self.field = field
         self.problem = problem
 

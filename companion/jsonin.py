@@ -14,11 +14,15 @@ companion.errors.BadInput: body: not valid JSON (NaN is not a number JSON allows
 """
 
 import json
+import unicodedata
 
 from companion.errors import BadInput
 
 MAX_DEPTH = 32  # no document of ours nests deeper than a handful of levels
 MAX_INT_DIGITS = 18  # every count, id and time of ours fits in 64 bits
+# Characters that are not text: C0/C1 controls and lone surrogates. (U+2028 and U+2029 are text,
+# and a log keeps them: it splits lines at \n only.)
+NOT_TEXT = frozenset({"Cc", "Cs"})
 
 
 def _refuse_constant(name: str):
@@ -76,3 +80,19 @@ def check_text(text: str, where: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput(where, "contains a lone surrogate (not valid Unicode text)") from None
+
+
+def check_line(text: str, where: str, *, keep: str = "") -> str:
+    r"""`text` if it is printable text (control characters other than those in `keep` refused).
+
+    >>> check_line("Ann 🎉", "players[0]")
+    'Ann 🎉'
+    >>> check_line("Ann\x07", "players[0]")
+    Traceback (most recent call last):
+    ...
+    companion.errors.BadInput: players[0]: contains the control character U+0007
+    """
+    for ch in text:
+        if ch not in keep and unicodedata.category(ch) in NOT_TEXT:
+            raise BadInput(where, f"contains the control character U+{ord(ch):04X}")
+    return text

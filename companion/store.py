@@ -8,14 +8,21 @@ reads open their own connection, so any thread may call them.
 """
 
 import json
+import logging
+import math
 import sqlite3
 import threading
+import time
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from companion.errors import BadInput
+from companion import jsonin
+from companion.errors import BadInput, Conflict
+from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -59,6 +66,67 @@ def check_players(names) -> list[str]:
             raise BadInput(f"players[{i}]", f"{name.strip()!r} is listed twice")
         cleaned.append(name.strip())
     return cleaned
+MAX_COUNT = 10**18  # boots and rotations: far more than a table will ever see, and within 64 bits
+MAX_SPEED = 1000.0  # the fastest a show is ever played (the demo's --speed)
+
+
+class StoreError(sqlite3.DatabaseError):
+    """A row of the table's own database that cannot be used: the message names the row and the field.
+
+    It is a database error, so a command that opens the table answers it with one line and exit 1.
+
+    >>> str(StoreError("shows row 3", BadInput("orientation", "not valid JSON")))
+    'shows row 3: orientation: not valid JSON'
+    """
+
+    def __init__(self, row: str, problem: BadInput, then: str = ""):
+        super().__init__(f"{row}: {problem}{then}")
+        self.row, self.field = row, problem.field
+
+
+def whole(value: object, field: str) -> int:
+    """A stored count: a whole number 0..MAX_COUNT, as SQLite or our own text holds it."""
+    text = value.strip() if isinstance(value, str) else value
+    if isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= len(str(MAX_COUNT)):
+        text = int(text)
+    if isinstance(text, bool) or not isinstance(text, int) or not 0 <= text <= MAX_COUNT:
+        raise BadInput(field, f"{str(value)[:40]!r} is not a whole number 0-{MAX_COUNT}")
+    return text
+
+
+def finite(value: object, field: str, *, low: float, high: float) -> float:
+    """A stored real number within low..high."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadInput(field, f"{str(value)[:40]!r} is not a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise BadInput(field, "is too large a number") from None
+    if not math.isfinite(number) or not low <= number <= high:
+        raise BadInput(field, f"{number!r} is out of range ({low:g}-{high:g})")
+    return number
+
+
+def orientation(value: object, field: str = "orientation") -> dict:
+    """A show's cradle orientations: {colour: true, false or null}, stored as JSON text."""
+    if not isinstance(value, str):
+        raise BadInput(field, f"expected JSON text, got {type(value).__name__}")
+    data = jsonin.parse(value, field)
+    if not isinstance(data, dict):
+        raise BadInput(field, f"expected an object of colour: true/false/null, got {type(data).__name__}")
+    for colour, swapped in data.items():
+        if colour not in COLOURS:
+            raise BadInput(f"{field}.{colour[:20]}", "is not a timer colour")
+        if swapped is not None and not isinstance(swapped, bool):
+            raise BadInput(f"{field}.{colour}", f"expected true, false or null, got {swapped!r}")
+    return data
+
+
+def line_text(value: object) -> str:
+    """A stored journal line as text (a line stored as bytes is decoded; nothing else is altered)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
 
 
 def iso(wall: float) -> str:
@@ -84,6 +152,7 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
         db.row_factory = sqlite3.Row
+        db.text_factory = _text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error
         db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA foreign_keys=ON")
         return db
@@ -119,23 +188,42 @@ class Store:
         """Count daemon starts, so numbers handed out per run keep increasing across restarts."""
         with self._transaction() as db:
             row = db.execute("SELECT value FROM meta WHERE key = 'boots'").fetchone()
-            boots = int(row["value"]) + 1 if row else 1
+            try:
+                boots = whole(row["value"], "value") + 1 if row else 1
+            except BadInput as e:
+                raise StoreError("meta row 'boots'", e) from None
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('boots', ?)", (str(boots),))
         return boots
 
     # ---- events ---------------------------------------------------------
 
     def save_event(self, event: Event, wall: float) -> None:
+        """Keep a custom event under its id, which names one setup for good.
+
+        The score pad counts attempts per id, so an id that took a second setup
+        would mix two games: a built-in id, or a saved id with another setup,
+        is refused (Conflict). The same setup under a new name keeps the name
+        as typed.
+        """
         if event.id in BUILTIN_EVENTS:
-            return
+            raise Conflict("event.id", f"{event.id!r} is the id of a built-in event: give your event another id")
         with self._transaction() as db:
+            row = db.execute("SELECT data FROM events WHERE id = ?", (event.id,)).fetchone()
+            if row is not None and _setup_of(parse_event(json.loads(row["data"]), "saved event")) != _setup_of(event):
+                raise Conflict("event.id", f"an event {event.id!r} is already saved with another setup: "
+                                           "give this one a new id")
             db.execute("INSERT OR REPLACE INTO events (id, data, saved) VALUES (?, ?, ?)",
                        (event.id, json.dumps(event.to_json(), ensure_ascii=False), iso(wall)))
 
     def events(self) -> dict[str, Event]:
         """Built-in events first, then saved ones by id."""
-        saved = {r["id"]: parse_event(json.loads(r["data"]), f"saved event {r['id']}")
-                 for r in self._read("SELECT id, data FROM events ORDER BY id")}
+        saved = {}
+        for r in self._read("SELECT id, data FROM events ORDER BY id"):
+            try:
+                saved[r["id"]] = parse_event(jsonin.parse(r["data"], "data") if isinstance(r["data"], (str, bytes))
+                                             else r["data"], "data")
+            except BadInput as e:  # set aside (the row stays as it is); every other event still loads
+                log.error("%s", StoreError(f"events row {str(r['id'])[:40]!r}", e))
         return {**BUILTIN_EVENTS, **{k: v for k, v in saved.items() if k not in BUILTIN_EVENTS}}
 
     # ---- shows and their journals --------------------------------------
@@ -199,14 +287,28 @@ class Store:
         if not rows:
             return None
         show = dict(rows[0])
+        try:
+            show["speed"] = finite(show["speed"], "speed", low=1e-3, high=MAX_SPEED)
+            show["started_wall"] = finite(show["started_wall"], "started_wall", low=0.0, high=1e11)
+            show["orientation"] = orientation(show["orientation"])
+        except BadInput as e:
+            self.set_aside(show["id"])
+            raise StoreError(f"shows row {show['id']}", e, "; that show is now recorded as aborted, its journal kept,"
+                             " and the table starts without it") from None
         show["lines"] = self.show_log(show["id"])
-        show["orientation"] = json.loads(show["orientation"])
         return show
+
+    def set_aside(self, show_id: int) -> None:
+        """Record a show that cannot be resumed as aborted, so the table starts without it; its journal is kept."""
+        with self._transaction() as db:
+            db.execute("UPDATE shows SET outcome = 'aborted', ended = ? WHERE id = ? AND outcome = 'running'",
+                       (iso(time.time()), show_id))
 
     def show_log(self, show_id: int) -> list[str] | None:
         if not self._read("SELECT 1 FROM shows WHERE id = ?", (show_id,)):
             return None
-        return [r["line"] for r in self._read("SELECT line FROM journal WHERE show_id = ? ORDER BY n", (show_id,))]
+        return [line_text(r["line"]) for r in self._read("SELECT line FROM journal WHERE show_id = ? ORDER BY n",
+                                                          (show_id,))]
 
     def shows(self, limit: int = 100) -> list[dict]:
         rows = self._read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (limit,))
@@ -238,31 +340,58 @@ class Store:
             events.append(_pad_row(event.id, event.name, row))
         events += [_pad_row(event_id, row["name"], row) for event_id, row in played.items()]
         with closing(self._connect()) as db:
-            players = [r["name"] for r in db.execute("SELECT name FROM players ORDER BY position")]
+            players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
             start_player = self._start_player(db)
         return {"events": events, "players": players, "start_player": start_player}
 
     def _rotation(self, db) -> int:
         row = db.execute("SELECT value FROM meta WHERE key = 'rotation'").fetchone()
-        return int(row["value"]) if row else 0
+        try:
+            return whole(row["value"], "value") if row else 0
+        except BadInput as e:  # the start player is a courtesy: a bad count starts the rotation again
+            log.error("%s; the start player rotation starts again", StoreError("meta row 'rotation'", e))
+            return 0
 
     def _start_player(self, db) -> str | None:
-        players = [r["name"] for r in db.execute("SELECT name FROM players ORDER BY position")]
+        players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
         return players[self._rotation(db) % len(players)] if players else None
 
 
+def _setup_of(event: Event) -> dict:
+    """What an event sets out on the table: everything but its name."""
+    return {k: v for k, v in event.to_json().items() if k != "name"}
+
+
+def _text_cell(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+# Listing rows for the pages, each cell is shown as the type it should have: a cell another program
+# wrote with a wrong type is shown plainly (text as text, a bad count as 0), never a failed page.
+
+def _text(value) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return _text_cell(value) if isinstance(value, bytes) else str(value)
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) and 0 <= value <= MAX_COUNT else 0
+
+
 def _pad_row(event_id: str, name: str, row) -> dict:
-    return {"event": event_id, "name": name,
-            "best_stars": row["best_stars"] if row else None,
-            "attempts": row["attempts"] or 0 if row else 0,
-            "wins": row["wins"] or 0 if row else 0,
-            "last_played": row["last_played"] if row else None}
+    return {"event": _text(event_id), "name": _text(name),
+            "best_stars": _count(row["best_stars"]) if row and row["best_stars"] is not None else None,
+            "attempts": _count(row["attempts"]) if row else 0,
+            "wins": _count(row["wins"]) if row else 0,
+            "last_played": _text(row["last_played"]) if row else None}
 
 
 def _show_row(row: sqlite3.Row) -> dict:
-    return {"id": row["id"], "event": row["event_id"], "event_name": row["event_name"],
-            "outcome": row["outcome"], "stars": row["stars"], "started": row["started"],
-            "ended": row["ended"], "challenge": bool(row["challenge"]), "start_player": row["start_player"]}
+    return {"id": row["id"], "event": _text(row["event_id"]), "event_name": _text(row["event_name"]),
+            "outcome": _text(row["outcome"]), "stars": _count(row["stars"]), "started": _text(row["started"]),
+            "ended": _text(row["ended"]), "challenge": bool(row["challenge"]),
+            "start_player": _text(row["start_player"])}
 
 
 class SlowStore(Store):

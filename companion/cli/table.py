@@ -29,12 +29,20 @@ NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still ope
 
 
 def cmd_demo(args) -> int:
+    if args.db:
+        return _demo(args, Path(args.db))
+    # A fresh database lives only as long as the demo: its folder goes when the demo stops, however it stops.
+    with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:
+        return _demo(args, Path(folder) / "companion.sqlite3")
+
+
+def _demo(args, db: Path) -> int:
     from companion.table import demo_table
 
-    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="companion-demo-")) / "companion.sqlite3"
+    mqtt = _broker(args)
     table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
-    return _serve(table, args.host, args.port, mdns=not args.no_mdns)
+    return _serve(table, args.host, args.port, mqtt, mdns=not args.no_mdns)
 
 
 def cmd_run(args) -> int:
@@ -44,6 +52,8 @@ def cmd_run(args) -> int:
     from companion.table import Table
 
     config = load_config(args.config)
+    if config.mqtt:
+        config.mqtt.password()  # an unreadable password file stops the start, not the show
     try:
         pin_factory = open_pin_factory(args.mock)
     except HardwareUnavailable as e:
@@ -54,7 +64,7 @@ def cmd_run(args) -> int:
         raise Refusal(f"{config.path}: {e}" if config.path else str(e)) from None
     host = args.host or config.web.host
     port = args.port or config.web.port
-    return _serve(table, host, port, mdns=not args.no_mdns)
+    return _serve(table, host, port, config.mqtt, mdns=not args.no_mdns)
 
 
 def _open_table(database: Path, make):
@@ -69,7 +79,15 @@ def _open_table(database: Path, make):
         raise Refusal(f"cannot use the database {database} ({getattr(e, 'strerror', None) or e})", code=1) from None
 
 
-def _serve(table, host: str, port: int, *, mdns: bool = True) -> int:
+def _broker(args):
+    """The broker `--mqtt URL` names (None without one), checked before the table opens."""
+    from companion.mqtt.settings import from_url
+
+    return from_url(args.mqtt, "--mqtt", table=args.mqtt_table) if args.mqtt else None
+
+
+def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
+    from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
     from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
     from companion.web.server import make_server, shut_down
@@ -81,9 +99,10 @@ def _serve(table, host: str, port: int, *, mdns: bool = True) -> int:
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
     listening = Listening(host, server.effective_port)
     table.listening = (listening.host, listening.port)
-    table.start()
-    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
+    table.start()
+    bridge = Bridge(table, mqtt).start() if mqtt else None
     advert = None
     try:
         addresses = lan_addresses()
@@ -101,6 +120,8 @@ def _serve(table, host: str, port: int, *, mdns: bool = True) -> int:
         if advert is not None:
             advert.close()
         shut_down(server)
+        if bridge:
+            bridge.stop()
         table.stop()
     return 0
 
@@ -116,6 +137,8 @@ def register(sub) -> None:
     demo.add_argument("--pin", type=_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
     demo.add_argument("--speed", type=float, default=1.0, help="run the show clock this many times faster")
     demo.add_argument("--db", help="SQLite file (default: a fresh one)")
+    demo.add_argument("--mqtt", metavar="URL", help="join this broker (mqtt://host:port or mqtts://host:port)")
+    demo.add_argument("--mqtt-table", metavar="NAME", help="the table's name on the broker (default: the host name)")
     demo.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     demo.set_defaults(func=cmd_demo)
 

@@ -8,10 +8,12 @@ event, files a table keeps, and inline objects in show logs all pass through
 from dataclasses import asdict, dataclass, field, replace
 
 from companion.errors import BadInput
+from companion.jsonin import check_line, check_text
 from companion.skyrockets.colours import COLOURS, check_colour, next_longer
 
 MAX_START_SPACE = 9
 MAX_HAND_SIZE = 20
+RULES_KEEP = "\n\t"  # an event's rules text may run over lines; its id and name may not
 EVENT_FIELDS = ("id", "name", "hand_size", "countdown", "countdown_start", "running", "lying", "rules")
 
 
@@ -49,7 +51,7 @@ class Event:
         )
 
     def to_json(self) -> dict:
-        """The inline event object of CONTRACTS.md §1."""
+        """The inline event object of a show log (docs/formats.md)."""
         data = asdict(self)
         del data["builtin"]
         data["running"], data["lying"] = list(self.running), list(self.lying)
@@ -113,13 +115,16 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
         running=running,
         lying=lying,
         countdown_start=_whole(need("countdown_start", 4), f"{where}.countdown_start", 1, MAX_START_SPACE),
-        rules=_text(need("rules", ""), f"{where}.rules", limit=2000),
+        rules=_text(need("rules", ""), f"{where}.rules", limit=2000, keep=RULES_KEEP),
     )
 
 
-def _text(value: object, field: str, *, required: bool = False, limit: int) -> str:
+def _text(value: object, field: str, *, required: bool = False, limit: int, keep: str = "") -> str:
+    """Printable text (only the control characters in `keep` allowed), stripped, within `limit`."""
     if not isinstance(value, str):
         raise BadInput(field, f"expected text, got {type(value).__name__}")
+    check_text(value, field)  # a lone surrogate could never be saved or sent
+    check_line(value, field, keep=keep)
     value = value.strip()
     if required and not value:
         raise BadInput(field, "must not be empty")

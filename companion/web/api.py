@@ -1,4 +1,4 @@
-"""The JSON API (CONTRACTS.md §4 and its extensions): what the pages do, scripts and tests can do.
+"""The JSON API (docs/web.md): what the pages do, scripts and tests can do.
 
 Reading needs nothing; every change needs the PIN (security.needs_pin). Bodies
 are JSON objects, checked field by field before the table sees them: a wrong
@@ -12,6 +12,7 @@ import json
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
+from companion import jsonin
 from companion.errors import BadInput
 from companion.skyrockets.colours import check_colour
 from companion.web import get_table
@@ -28,10 +29,7 @@ def json_body(*allowed: str) -> dict:
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise BadInput("body", "not valid JSON") from None
+    data = jsonin.parse(raw, "body")  # no NaN, huge integers, lone surrogates or deep nesting get past here
     if not isinstance(data, dict):
         raise BadInput("body", f"expected a JSON object, got {type(data).__name__}")
     unknown = sorted(set(data) - set(allowed))
@@ -160,7 +158,11 @@ def _cell(value) -> str:
 @needs_pin
 def players():
     data = json_body("players")
-    return jsonify(get_table().set_players(need(data, "players")))
+    names = need(data, "players")
+    for i, name in enumerate(names if isinstance(names, list) else ()):
+        if isinstance(name, str):
+            jsonin.check_line(name, f"players[{i}]")  # a name is one line of text
+    return jsonify(get_table().set_players(names))
 
 
 @bp.get("/shows")

@@ -1,18 +1,45 @@
 """Every error as an answer a person or a script can use: JSON under /api/, a friendly page elsewhere.
 
 Bad input is 400 naming the field, a table that cannot do it now is 409, and
-nothing ever answers with a traceback.
+nothing ever answers with a traceback. A JSON answer is
+`{"error": why, "field": which, "code": catalogue key}`: the code (for
+example `errors.pin_wrong`) lets a page show the message in its own language.
+
+>>> from werkzeug.exceptions import Forbidden
+>>> coded(Forbidden("wrong PIN"), "errors.pin_wrong").error_code
+'errors.pin_wrong'
 """
 
 import logging
+from html import escape
 
 from flask import jsonify, render_template, request
-from werkzeug.exceptions import HTTPException, InternalServerError
+from flask.globals import request_ctx
+from werkzeug.exceptions import BadHost, HTTPException, InternalServerError
 
 from companion.errors import BadInput, Conflict
 from companion.web.i18n import translate
 
 log = logging.getLogger(__name__)
+
+# The catalogue key of each status when the error names none of its own.
+STATUS_CODES = {
+    400: "errors.bad_input", 403: "errors.forbidden", 404: "errors.not_found", 405: "errors.method",
+    409: "errors.conflict", 413: "errors.too_large", 429: "errors.too_many", 431: "errors.too_large",
+    500: "errors.internal", 503: "errors.busy",
+}
+OTHER_CODE = "errors.other"
+PAGE_HEADLINES = (400, 403, 404, 405, 409, 413, 429, 500)  # the statuses with an error.<status> headline
+
+
+def coded(error: HTTPException, code: str) -> HTTPException:
+    """`error`, marked with the catalogue key a page shows it by."""
+    error.error_code = code
+    return error
+
+
+def code_of(error: Exception, status: int) -> str:
+    return getattr(error, "error_code", None) or STATUS_CODES.get(status, OTHER_CODE)
 
 
 def wants_json() -> bool:
@@ -26,17 +53,18 @@ def init_app(app) -> None:
 
 
 def bad_input(e: BadInput):
-
     status = 409 if isinstance(e, Conflict) else 400
     if wants_json():
-        return jsonify(error=str(e), field=e.field), status
+        return jsonify(error=str(e), field=e.field, code=code_of(e, status)), status
     return _page(status, str(e))
 
 
 def http_error(e: HTTPException):
     headers = [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
+    if isinstance(e, BadHost) or request_ctx.url_adapter is None:
+        return _bare(e, headers)
     if wants_json():
-        return jsonify(error=e.description), e.code, headers
+        return jsonify(error=e.description, field="", code=code_of(e, e.code)), e.code, headers
     return _page(e.code, e.description, headers)
 
 
@@ -45,8 +73,16 @@ def unexpected(e: Exception):
     return http_error(InternalServerError("something went wrong on the table; the error is in its log"))
 
 
+def _bare(e: HTTPException, headers):
+    """The answer when the request's Host cannot be used: no page can be built (its links need the host)."""
+    if wants_json():
+        return jsonify(error="the Host header is not a name or address", field="Host",
+                       code="errors.bad_host"), e.code, headers
+    text = f"<!doctype html><title>{e.code}</title><p>{escape(e.description or '')}</p>"
+    return text, e.code, [*headers, ("Content-Type", "text/html; charset=utf-8")]
+
+
 def _page(status: int, detail: str, headers=()):
-    known = status in (400, 403, 404, 405, 409, 413, 429, 500)
     page = render_template("error.html", status=status, detail=detail,
-                           headline=translate(f"error.{status}" if known else "error.other"))
+                           headline=translate(f"error.{status}" if status in PAGE_HEADLINES else "error.other"))
     return page, status, list(headers)

@@ -75,11 +75,25 @@ def other_language() -> str:
     return next(lang for lang in LANGUAGES if lang != language())
 
 
+MAX_NEXT = 512  # no page of the site has a longer path and query
+
+
 def safe_next(target: str | None, default: str = "/") -> str:
-    """A path on this site to go back to (never another host)."""
-    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
-        return target
-    return default
+    """A path on this site to go back to (never another host); anything else is `default`.
+
+    Browsers drop tabs and newlines from an address and read a backslash as a
+    slash, so `/<tab>/evil.com` and `/\\evil.com` lead away as surely as
+    `//evil.com`: a path with any control or space character, a backslash, or
+    a leading `//` is refused whole.
+
+    >>> safe_next("/scorepad?x=1"), safe_next("/\t/evil.com"), safe_next("//evil.com"), safe_next("/a\\b")
+    ('/scorepad?x=1', '/', '/', '/')
+    """
+    if (not isinstance(target, str) or not target.startswith("/") or target.startswith("//")
+            or len(target) > MAX_NEXT or "\\" in target
+            or any(not ch.isprintable() or ch.isspace() for ch in target)):
+        return default
+    return target
 
 
 def init_app(app, areas=()) -> None:

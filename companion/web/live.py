@@ -15,13 +15,17 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from flask import Response
+from flask import Response, request
+from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from companion.skyrockets.snapshot import carried
-from werkzeug.exceptions import ServiceUnavailable
+from companion.web.errors import coded
 
 KEEP_ALIVE = ": keep-alive\n\n"
-WAKE_S = 1.0  # a waiting stream looks up this often, so it ends soon after the server closes
+WAKE_S = 0.25  # a waiting stream looks up this often: it ends this soon after its phone leaves or the server stops
+# A browser opens at most 6 connections to one site, so more streams than that from one address are
+# not one phone's; the limit keeps one client from taking every slot.
+STREAMS_PER_CLIENT = 6
 
 
 def message(event: str, data: str, *, event_id: int | None = None) -> str:
@@ -78,24 +82,87 @@ def strip_stream(table, first: dict, *, keepalive_s: float, retry_ms: int, max_f
         frame = table.strip_frame(n, min(keepalive_s, WAKE_S))
 
 
-class Streams:
-    """The app's open streams: counted, so they never take every server thread, and ended on shutdown."""
+class Ending:
+    """When one stream should end: the server is closing, or its phone has gone (the connection closed).
 
-    def __init__(self, limit: int, *, keepalive_s: float, retry_ms: int):
+    It stands where a threading.Event would (`is_set`, `wait`), so the streams above need not know the server.
+
+    >>> closing = threading.Event(); ending = Ending(closing, lambda: True)
+    >>> ending.is_set(), closing.is_set()
+    (True, False)
+    """
+
+    def __init__(self, closing: threading.Event, gone: Callable[[], bool] | None = None):
+        self.closing, self.gone = closing, gone or (lambda: False)
+
+    def is_set(self) -> bool:
+        return self.closing.is_set() or bool(self.gone())
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds, looking at the phone every WAKE_S; True if the stream should end."""
+        deadline = time.monotonic() + timeout
+        while not self.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self.closing.wait(min(left, WAKE_S))
+        return True
+
+
+class Streams:
+    """The app's open streams: counted in all and per client, so none takes every slot, and ended on shutdown.
+
+    A slot is freed as soon as its stream ends: when the server closes, or
+    within WAKE_S of its phone closing the connection (waitress tells the
+    app through `waitress.client_disconnected`).
+    """
+
+    def __init__(self, limit: int, *, keepalive_s: float, retry_ms: int, per_client: int = STREAMS_PER_CLIENT):
         self.closing = threading.Event()
-        self.settings = {"keepalive_s": keepalive_s, "retry_ms": retry_ms, "closing": self.closing}
-        self._slots = threading.BoundedSemaphore(limit)
+        self.limit, self.per_client = limit, per_client
+        self._keepalive_s, self._retry_ms = keepalive_s, retry_ms
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}  # client address -> streams it holds
+
+    @property
+    def settings(self) -> dict:
+        """The keyword arguments of a stream for the current request (its `closing` sees the phone leave)."""
+        gone = request.environ.get("waitress.client_disconnected")
+        return {"keepalive_s": self._keepalive_s, "retry_ms": self._retry_ms, "closing": Ending(self.closing, gone)}
+
+    def held(self, client: str | None = None) -> int:
+        """Streams open in all, or held by `client`."""
+        with self._lock:
+            return sum(self._open.values()) if client is None else self._open.get(client, 0)
 
     def open(self, stream: Iterator[str]) -> Response:
-        """A text/event-stream response for `stream`; 503 when every slot is taken."""
-        if not self._slots.acquire(blocking=False):
+        """A text/event-stream response for `stream`; 429 past the client's share, 503 when every slot is taken."""
+        client = request.remote_addr or "?"
+        with self._lock:
+            full = sum(self._open.values()) >= self.limit
+            greedy = self._open.get(client, 0) >= self.per_client
+            if not (full or greedy):
+                self._open[client] = self._open.get(client, 0) + 1
+        if full or greedy:
             stream.close()
-            raise ServiceUnavailable("too many live streams are open; try again shortly", retry_after=5)
+            if greedy:
+                raise coded(TooManyRequests(f"this address already has {self.per_client} live streams open; "
+                                            "close one first", retry_after=5), "errors.streams_full")
+            raise coded(ServiceUnavailable("too many live streams are open; try again shortly", retry_after=5),
+                        "errors.streams_full")
         response = Response(stream, mimetype="text/event-stream")
         response.headers["Cache-Control"] = "no-cache"
         response.headers["X-Accel-Buffering"] = "no"
-        response.call_on_close(self._slots.release)
+        response.call_on_close(lambda: self._release(client))
         return response
+
+    def _release(self, client: str) -> None:
+        with self._lock:
+            left = self._open.get(client, 0) - 1
+            if left > 0:
+                self._open[client] = left
+            else:
+                self._open.pop(client, None)
 
     def close(self) -> None:
         self.closing.set()
@@ -104,4 +171,5 @@ class Streams:
 def init_app(app) -> None:
     config = app.config
     app.extensions["streams"] = Streams(config["SSE_MAX_STREAMS"], keepalive_s=config["SSE_KEEPALIVE_S"],
-                                        retry_ms=config["SSE_RETRY_MS"])
+                                        retry_ms=config["SSE_RETRY_MS"],
+                                        per_client=config.get("SSE_STREAMS_PER_CLIENT", STREAMS_PER_CLIENT))

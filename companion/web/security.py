@@ -14,12 +14,14 @@ import math
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from functools import wraps
 
-from flask import abort, current_app, request, session
+from flask import current_app, request, session
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
 from companion.web import get_table
+from companion.web.errors import coded
 
 PIN_HEADER = "X-Table-Pin"
 CSRF_HEADER = "X-CSRF-Token"
@@ -27,6 +29,16 @@ CSRF_FIELD = "csrf"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PIN_NEEDED = f"this change needs the table PIN (send the {PIN_HEADER} header, or enter it on the page)"
 LOOPBACK = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
+CLIENT_FREE_TRIES = 3  # wrong PINs one address may send before it must wait
+TABLE_FREE_TRIES = 10  # wrong PINs from all addresses together before everyone must wait
+FIRST_WAIT_S = 1.0  # the first wait; each further wrong PIN doubles it
+MAX_WAIT_S = 300.0  # the longest wait: past the ramp, one guess per 5 minutes for the whole table
+MAX_DOUBLINGS = 30  # 2**30 s is far past MAX_WAIT_S; keeps the power small whatever the count
+FORGET_AFTER_S = 900.0  # a quarter of an hour without a wrong PIN and a count starts again
+MAX_CLIENTS = 1000  # addresses remembered; the stalest is dropped first
+SESSION_MAX_AGE_S = 12 * 3600.0  # an unlocked page stays unlocked for an evening of play, not for ever
+MAX_SESSIONS = 500  # unlocked sessions remembered; the oldest is dropped first
 
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
@@ -46,51 +58,126 @@ HEADERS = {
 }
 
 
-class PinGuard:
-    """Counts wrong PINs per client; past a few, each further try must wait twice as long.
+class Backoff:
+    """One count of wrong PINs; past `free_tries`, each further try must wait twice as long as the last.
 
-    Nothing sleeps: a client that tries too soon is told how long to wait.
-
-    >>> guard = PinGuard(free_tries=1, first_wait_s=2.0)
-    >>> guard.failed("10.0.0.7", now=0.0); guard.wait_s("10.0.0.7", now=0.5)
+    >>> backoff = Backoff(free_tries=1, first_wait_s=2.0)
+    >>> backoff.failed(now=0.0); backoff.wait_s(now=0.5)
     1.5
     """
 
-    def __init__(self, *, free_tries: int = 3, first_wait_s: float = 1.0, max_wait_s: float = 300.0,
-                 forget_after_s: float = 900.0, max_clients: int = 1000):
+    def __init__(self, *, free_tries: int = CLIENT_FREE_TRIES, first_wait_s: float = FIRST_WAIT_S,
+                 max_wait_s: float = MAX_WAIT_S, forget_after_s: float = FORGET_AFTER_S):
         self.free_tries = free_tries
         self.first_wait_s = first_wait_s
         self.max_wait_s = max_wait_s
         self.forget_after_s = forget_after_s
+        self.wrong, self.last = 0, 0.0
+
+    def wait_s(self, now: float) -> float:
+        """Seconds before the next try is heard (0: now)."""
+        if self.wrong < self.free_tries or now - self.last > self.forget_after_s:
+            return 0.0
+        delay = min(self.max_wait_s, self.first_wait_s * 2 ** min(self.wrong - self.free_tries, MAX_DOUBLINGS))
+        return max(0.0, self.last + delay - now)
+
+    def failed(self, now: float) -> None:
+        if now - self.last > self.forget_after_s:
+            self.wrong = 0  # quiet long enough: counting starts again
+        self.wrong, self.last = self.wrong + 1, now
+
+
+class PinGuard:
+    """Wrong PINs counted per client and for the whole table; either count past its free tries slows every try.
+
+    Nothing sleeps: a client that tries too soon is told how long to wait. The
+    count per client slows one guesser; the table-wide count slows guessers
+    who spread their tries over many addresses, which per-client counting
+    alone cannot see.
+
+    >>> guard = PinGuard(free_tries=1, first_wait_s=2.0)
+    >>> guard.failed("10.0.0.7", now=0.0); guard.wait_s("10.0.0.7", now=0.5)
+    1.5
+    >>> guard = PinGuard(table_free_tries=2)
+    >>> guard.failed("10.0.0.1", now=0.0); guard.failed("10.0.0.2", now=0.0); guard.wait_s("10.0.0.3", now=0.0)
+    1.0
+    """
+
+    def __init__(self, *, free_tries: int = CLIENT_FREE_TRIES, first_wait_s: float = FIRST_WAIT_S,
+                 max_wait_s: float = MAX_WAIT_S, forget_after_s: float = FORGET_AFTER_S,
+                 max_clients: int = MAX_CLIENTS, table_free_tries: int = TABLE_FREE_TRIES,
+                 clock: Callable[[], float] = time.monotonic):
+        self._per_client = dict(free_tries=free_tries, first_wait_s=first_wait_s, max_wait_s=max_wait_s,
+                                forget_after_s=forget_after_s)
         self.max_clients = max_clients
+        self.clock = clock  # tests move time by hand
         self._lock = threading.Lock()
-        self._clients: dict[str, tuple[int, float]] = {}  # client -> (wrong tries, time of the last)
+        self._clients: dict[str, Backoff] = {}
+        self._table = Backoff(free_tries=table_free_tries, first_wait_s=first_wait_s, max_wait_s=max_wait_s,
+                              forget_after_s=forget_after_s)
 
     def wait_s(self, client: str, now: float) -> float:
-        """Seconds before `client` may try a PIN again (0: now)."""
+        """Seconds before `client` may try a PIN again (0: now): the longer of its own wait and the table's."""
         with self._lock:
-            wrong, last = self._clients.get(client, (0, now))
-        if wrong < self.free_tries:
-            return 0.0
-        delay = min(self.max_wait_s, self.first_wait_s * 2 ** (wrong - self.free_tries))
-        return max(0.0, last + delay - now)
+            own = self._clients.get(client)
+            return max(own.wait_s(now) if own else 0.0, self._table.wait_s(now))
 
     def failed(self, client: str, now: float) -> None:
         with self._lock:
-            wrong, last = self._clients.get(client, (0, now))
-            if now - last > self.forget_after_s:
-                wrong = 0
-            self._clients[client] = (wrong + 1, now)
+            own = self._clients.setdefault(client, Backoff(**self._per_client))
+            own.failed(now)
+            self._table.failed(now)
             if len(self._clients) > self.max_clients:  # keep memory bounded: drop the stalest
-                del self._clients[min(self._clients, key=lambda c: self._clients[c][1])]
+                del self._clients[min(self._clients, key=lambda c: self._clients[c].last)]
 
     def succeeded(self, client: str) -> None:
+        """A right PIN clears that client's count; the table's count runs down on its own, so guessers
+        cannot clear it by knowing the PIN of nothing."""
         with self._lock:
             self._clients.pop(client, None)
 
 
+class Sessions:
+    """The page sessions the PIN unlocked, kept on the server: locking one revokes it, and each ends in time.
+
+    A copied session cookie is worth nothing once its session is locked or has expired.
+
+    >>> sessions = Sessions(max_age_s=10.0)
+    >>> sid = sessions.open(now=0.0); sessions.valid(sid, now=5.0), sessions.valid(sid, now=11.0)
+    (True, False)
+    """
+
+    def __init__(self, *, max_age_s: float = SESSION_MAX_AGE_S, limit: int = MAX_SESSIONS):
+        self.max_age_s = max_age_s
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._opened: dict[str, float] = {}  # session id -> when it was unlocked
+
+    def open(self, now: float) -> str:
+        sid = secrets.token_urlsafe(24)
+        with self._lock:
+            self._opened[sid] = now
+            if len(self._opened) > self.limit:  # the oldest session must unlock again
+                del self._opened[min(self._opened, key=self._opened.__getitem__)]
+        return sid
+
+    def valid(self, sid: object, now: float) -> bool:
+        with self._lock:
+            opened = self._opened.get(sid) if isinstance(sid, str) else None
+            if opened is not None and now - opened > self.max_age_s:
+                del self._opened[sid]
+                opened = None
+        return opened is not None
+
+    def revoke(self, sid: object) -> None:
+        with self._lock:
+            if isinstance(sid, str):
+                self._opened.pop(sid, None)
+
+
 def init_app(app) -> None:
     app.extensions["pin_guard"] = PinGuard()
+    app.extensions["pin_sessions"] = Sessions()
     app.before_request(check_csrf)
     app.after_request(add_headers)
     app.jinja_env.globals.update(csrf_token=csrf_token, csrf_field=CSRF_FIELD)
@@ -113,16 +200,25 @@ def csrf_token() -> str:
     return session[CSRF_FIELD]
 
 
+def changes_nothing(view):
+    """Mark a POST view that only computes an answer (it stores nothing), so it needs no CSRF token."""
+    view.changes_nothing = True
+    return view
+
+
 def check_csrf():
     """Refuse a session-authenticated change that does not carry the session's token."""
     if request.method in SAFE_METHODS or PIN_HEADER in request.headers:
+        return None
+    if getattr(current_app.view_functions.get(request.endpoint), "changes_nothing", False):
         return None
     expected = session.get(CSRF_FIELD)
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
     if not expected or not sent or not hmac.compare_digest(sent.encode(), expected.encode()):
         if request.path.startswith("/api/") and not unlocked():
-            abort(403, PIN_NEEDED)  # most likely a script that forgot the PIN header
-        abort(403, "the form's security token is missing or out of date: reload the page and try again")
+            raise coded(Forbidden(PIN_NEEDED), "errors.pin_needed")  # most likely a script that forgot the header
+        raise coded(Forbidden("the form's security token is missing or out of date: reload the page and try again"),
+                    "errors.csrf")
     return None
 
 
@@ -139,33 +235,48 @@ def _pin_mark(pin: str) -> str:
     return hmac.new(key, pin.encode(), hashlib.sha256).hexdigest()
 
 
+def _sessions() -> Sessions:
+    return current_app.extensions["pin_sessions"]
+
+
+def _guard() -> PinGuard:
+    return current_app.extensions["pin_guard"]
+
+
 def unlocked() -> bool:
-    """True when this page session has been given the table PIN."""
+    """True when this page session has been given the table PIN, and the server still knows the session."""
     mark = session.get("pin")
-    return bool(mark) and hmac.compare_digest(mark, _pin_mark(get_table().pin))
+    if not isinstance(mark, str) or not hmac.compare_digest(mark, _pin_mark(get_table().pin)):
+        return False
+    return _sessions().valid(session.get("sid"), _guard().clock())
 
 
 def unlock(pin: str) -> None:
-    """Check `pin` (slowing down guessers) and remember it in the session."""
+    """Check `pin` (slowing down guessers) and remember it in the session, under a new session id."""
     verify_pin(pin)
+    _sessions().revoke(session.get("sid"))
+    session["sid"] = _sessions().open(_guard().clock())
     session["pin"] = _pin_mark(get_table().pin)
 
 
 def lock() -> None:
+    """Forget the PIN: the session is revoked on the server too, so a copy of its cookie unlocks nothing."""
+    _sessions().revoke(session.pop("sid", None))
     session.pop("pin", None)
 
 
 def verify_pin(given: str) -> None:
     """Raise 429 while this client must wait, 403 for a wrong PIN; a right one clears its record."""
-    guard: PinGuard = current_app.extensions["pin_guard"]
-    client, now = request.remote_addr or "?", time.monotonic()
+    guard = _guard()
+    client, now = request.remote_addr or "?", guard.clock()
     wait = guard.wait_s(client, now)
     if wait > 0:
-        raise TooManyRequests(f"too many wrong PINs: try again in {math.ceil(wait)} s",
-                              retry_after=math.ceil(wait))
-    if not hmac.compare_digest(given.encode(), get_table().pin.encode()):
+        raise coded(TooManyRequests(f"too many wrong PINs: try again in {math.ceil(wait)} s",
+                                    retry_after=math.ceil(wait)), "errors.pin_wait")
+    # Compared as UTF-8 bytes: a header of any text is refused, never a TypeError.
+    if not hmac.compare_digest(given.encode("utf-8", "replace"), get_table().pin.encode()):
         guard.failed(client, now)
-        raise Forbidden("wrong PIN")
+        raise coded(Forbidden("wrong PIN"), "errors.pin_wrong")
     guard.succeeded(client)
 
 
@@ -178,7 +289,7 @@ def needs_pin(view):
         if given is not None:
             verify_pin(given)
         elif not unlocked():
-            raise Forbidden(PIN_NEEDED)
+            raise coded(Forbidden(PIN_NEEDED), "errors.pin_needed")
         return view(*args, **kwargs)
 
     return guarded

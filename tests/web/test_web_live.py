@@ -26,8 +26,9 @@ PIN = {"X-Table-Pin": "1234", "Content-Type": "application/json"}
 class EventStream:
     """One client of an event stream: reads blocks (events or comments) as they arrive."""
 
-    def __init__(self, port: int, path: str, headers: dict | None = None):
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    def __init__(self, port: int, path: str, headers: dict | None = None, source: str | None = None):
+        address = (source, 0) if source else None  # another loopback address stands for another phone
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5, source_address=address)
         self.connection.request("GET", path, headers=headers or {})
         self.response = self.connection.getresponse()
 
@@ -174,7 +175,7 @@ def test_the_strip_stream_sends_its_layout_then_frames(served):
 
 
 def test_plain_requests_are_answered_while_many_streams_are_open(served):
-    clients = [EventStream(served.port, "/api/show/events") for _ in range(12)]
+    clients = [EventStream(served.port, "/api/show/events", source=f"127.0.0.{2 + i}") for i in range(12)]
     try:
         for client in clients:
             client.next_state()

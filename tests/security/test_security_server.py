@@ -1,0 +1,160 @@
+"""The server stays reachable: slow senders, greedy clients, big bodies, and a prompt stop."""
+
+import http.client
+import socket
+import time
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.table import demo_table
+from companion.web import create_app
+from companion.web import server as web_server
+from companion.web.live import STREAMS_PER_CLIENT
+from companion.web.server import CONNECTIONS_PER_CLIENT, ServerThread, make_server
+
+WAIT_S = 10.0  # the longest any condition below may take to come true before the test fails
+
+
+@pytest.fixture
+def served(tmp_path):
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock()).start()
+    server = ServerThread(make_server(table, "127.0.0.1", 0))
+    yield SimpleNamespace(table=table, port=urlsplit(server.url).port, server=server,
+                          streams=server.server.flask_app.extensions["streams"])
+    server.close()
+    table.stop()
+
+
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=WAIT_S, source_address=(source, 0))
+
+
+def get(port: int, path: str, source: str = "127.0.0.1") -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S, source_address=(source, 0))
+    connection.request("GET", path)
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+def open_stream(port: int, source: str) -> tuple[http.client.HTTPConnection, int]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S, source_address=(source, 0))
+    connection.request("GET", "/api/show/events")
+    response = connection.getresponse()
+    if response.status == 200:
+        response.readline()  # the retry line: the stream is running
+    return connection, response.status
+
+
+def until(condition, what: str) -> None:
+    """Wait for `condition` to come true (the server acts on its own thread), failing after WAIT_S."""
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_200_half_sent_requests_leave_plain_requests_answered(served):
+    slow = []
+    for _ in range(200):
+        try:
+            sock = connect(served.port)
+            sock.sendall(b"GET /api/show HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
+            slow.append(sock)
+        except OSError:
+            pass  # refused outright: as good
+    try:
+        assert get(served.port, "/api/show", source="127.0.0.2") == 200
+        held = sum(1 for c in list(served.server.server.active_channels.values()) if c.addr[0] == "127.0.0.1")
+        assert held <= CONNECTIONS_PER_CLIENT
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_a_request_head_that_dawdles_is_dropped(served, monkeypatch):
+    class Later:
+        """time for the server module, moved past the request deadline once the head has begun."""
+        offset = 0.0
+
+        @staticmethod
+        def monotonic():
+            return time.monotonic() + Later.offset
+
+    monkeypatch.setattr(web_server, "time", Later)
+    sock = connect(served.port)
+    sock.sendall(b"GET /api/show HTTP/1.1\r\nHost: x\r\n")
+    until(lambda: any(c.request_started for c in list(served.server.server.active_channels.values())),
+          "the server never saw the head begin")
+    Later.offset = web_server.REQUEST_TIMEOUT_S + 1
+    assert closed_by_server(sock)
+    sock.close()
+
+
+def test_one_address_may_hold_only_its_share_of_streams(served):
+    mine = [open_stream(served.port, "127.0.0.3") for _ in range(STREAMS_PER_CLIENT)]
+    try:
+        assert all(status == 200 for _, status in mine)
+        extra, status = open_stream(served.port, "127.0.0.3")
+        assert status == 429
+        extra.close()
+        other, status = open_stream(served.port, "127.0.0.4")
+        assert status == 200
+        other.close()
+    finally:
+        for connection, _ in mine:
+            connection.close()
+
+
+def test_a_closed_stream_frees_its_slot_at_once(served):
+    connection, status = open_stream(served.port, "127.0.0.5")
+    assert status == 200 and served.streams.held("127.0.0.5") == 1
+    connection.close()
+    # No keep-alive (15 s) is due: the slot is freed because the server sees the connection close.
+    until(lambda: served.streams.held("127.0.0.5") == 0, "the closed stream kept its slot")
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(served):
+    sock = connect(served.port)
+    sock.sendall(b"POST /api/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 1073741824\r\n\r\n")  # a gibibyte announced, none of it sent
+    sock.settimeout(WAIT_S)
+    answer = sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+    sock.close()
+
+
+def test_ctrl_c_or_sigterm_ends_the_streams_before_waiting_for_the_threads(tmp_path, monkeypatch):
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock())
+    server = make_server(table, "127.0.0.1", 0)
+    streams = server.flask_app.extensions["streams"]
+    seen = []
+
+    def interrupted(**kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(server.asyncore, "loop", interrupted)
+    monkeypatch.setattr(server.task_dispatcher, "shutdown", lambda **kw: seen.append(streams.closing.is_set()))
+    server.run()
+    assert seen and seen[0] is True
+    table.stop()
+
+
+def test_the_app_refuses_a_body_over_the_limit_too(tmp_path):
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock())
+    app = create_app(table, testing=True)
+    big = b'{"players": ["' + b"x" * app.config["MAX_CONTENT_LENGTH"] + b'"]}'
+    answer = app.test_client().post("/api/players", data=big, headers={"X-Table-Pin": "1234",
+                                                                          "Content-Type": "application/json"})
+    assert answer.status_code == 413 and answer.json["code"] == "errors.too_large"
+    table.stop()
