@@ -19,7 +19,7 @@ from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
-from companion.skyrockets import Show, parse_event, setup_line
+from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.beams import pooled_durations
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players

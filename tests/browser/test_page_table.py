@@ -101,7 +101,7 @@ def phone(launch):
 
 def tilt_table(tmp_path, speed: float) -> Table:
     config = Config(database=tmp_path / "tilt.sqlite3", timers=default_timers("tilt"),
-                    tilt=TiltConfig(start_window_s=2.0, stuck_after_s=600.0))
+                    tilt=TiltConfig(start_window_s=2.0))
     return Table(config, Store(config.database), mock_pin_factory(), speed=speed, pin="1234")
 
 

@@ -41,7 +41,7 @@ MIN_CALIBRATION_S = 1  # a glass of under a second is a typo
 def index():
     table = get_table()
     share = phone_links(table)
-    url = share["links"][0] if share["links"] else request.host_url
+    url = table_url(table, share)
     page_data = {"looks": LOOKS, "sounds": SOUNDS, "crowd_tokens": CROWD_TOKENS}
     return render_template(
         "table/index.html", area="table", colours=COLOURS, looks=LOOKS, page_data=page_data,
@@ -71,6 +71,12 @@ def phone_links(table) -> dict:
     found = Listening(listening.host, port).links(
         lan_addresses() if addresses is None else addresses, mdns_name() if mdns is None else mdns)
     return {"links": found, "local_only": listening.local_only}
+
+
+def table_url(table, share: dict | None = None) -> str:
+    """The one address to give the other phones (the QR code's): the best link, else the one this page came by."""
+    links = (share or phone_links(table))["links"]
+    return links[0] if links else request.host_url
 
 
 @lru_cache(maxsize=8)
