@@ -1,6 +1,6 @@
 """Replay speed: a generated 10-minute show log, replayed as `companion replay` does.
 
-Prints figures; it asserts nothing. Target (DESIGN.md): <= 50 ms per replay.
+Prints figures; it asserts nothing. Target: <= 50 ms per replay.
 
     python bench/replay.py [--minutes 10] [--runs 20] [--seed 1]
 """

@@ -1,6 +1,6 @@
 """The table runtime: sensor edge -> published state -> phone, idle CPU during a show, memory.
 
-Prints figures; asserts nothing. Targets (DESIGN.md): edge -> phone (mock pin -> core -> SSE
+Prints figures; asserts nothing. Targets: edge -> phone (mock pin -> core -> SSE
 client over HTTP, debounce excluded) p99 <= 20 ms and <= 2x the floor (a bare gpiozero callback
 pushing to a bare Flask SSE app) measured in the same run; idle CPU <= 0.5 % of one core during
 a 6-timer show; resident memory <= 60 MB.
@@ -39,7 +39,7 @@ SETTLE_S = 0.01
 
 def tilt_table(tmp: str, pins, fsync_delay_s: float = 0.0) -> Table:
     config = Config(database=Path(tmp) / "b.sqlite3", timers=default_timers("tilt"),
-                    tilt=TiltConfig(settle_ms=SETTLE_S * 1000, start_window_s=0.0, stuck_after_s=3600))
+                    tilt=TiltConfig(settle_ms=SETTLE_S * 1000, start_window_s=0.0, remind_every_s=3600))
     store = SlowStore(config.database, fsync_delay_s) if fsync_delay_s else Store(config.database)
     return Table(config, store, pins, pin="1234").start()
 

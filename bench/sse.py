@@ -1,6 +1,6 @@
 """Live-update latency of the web layer, and the weight of the table page.
 
-Prints figures; it asserts nothing. Targets (DESIGN.md): 20 phones on SSE with
+Prints figures; it asserts nothing. Targets: 20 phones on SSE with
 p99 update latency <= 50 ms while plain requests are still answered; the table
 page <= 100 KB in all with 0 external requests.
 

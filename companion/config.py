@@ -15,17 +15,20 @@ from pathlib import Path
 from companion.errors import BadInput
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
+from companion.hardware.hub import HubConfig, hub_config
 from companion.hardware.pins import GPIO_NUMBERS, load_pinout
 from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
 from companion.hardware.tilt import TiltConfig
-from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_colour, check_seconds
+from companion.calibration import check_calibrated
+from companion.mqtt import settings as mqtt_settings
+from companion.skyrockets.colours import COLOURS, DIRECTIONS, NOMINAL_S, check_colour, check_directions, check_seconds
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
 MIN_GLASS_S = 1.0
 
-__all__ = ["ButtonConfig", "BuzzerConfig", "Config", "Section", "StripConfig", "TiltConfig", "TimerConfig",
+__all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "Section", "StripConfig", "TiltConfig", "TimerConfig",
            "WebConfig", "demo_config", "load_config", "parse_config", "set_duration"]
 
 
@@ -33,8 +36,16 @@ __all__ = ["ButtonConfig", "BuzzerConfig", "Config", "Section", "StripConfig", "
 class TimerConfig:
     source: str = "tilt"
     pins: tuple[int, ...] = ()
-    duration: float | None = None  # calibrated seconds; None = nominal
+    duration: float | None = None  # calibrated seconds standing A up (and B up too, unless duration_b_up); None = nominal
     single_switch: bool = False
+    duration_b_up: float | None = None  # calibrated seconds standing B up, when they differ
+
+    @property
+    def directions(self) -> tuple[float, float] | None:
+        """The calibrated seconds (A up, B up), or None."""
+        if self.duration is None:
+            return None
+        return self.duration, self.duration if self.duration_b_up is None else self.duration_b_up
 
 
 @dataclass(frozen=True)
@@ -58,10 +69,16 @@ class Config:
     strip: StripConfig = StripConfig()
     buzzer: BuzzerConfig = BuzzerConfig()
     web: WebConfig = WebConfig()
+    hub: HubConfig | None = None  # the serial sensor hub, if the table has one
+    mqtt: mqtt_settings.BrokerSettings | None = None  # no [mqtt]: the table joins no broker
 
-    def durations(self) -> dict[str, float]:
-        """Calibrated durations only (the nominal table fills the rest)."""
-        return {c: t.duration for c, t in self.timers.items() if t.duration is not None}
+    def durations(self) -> dict[str, float | tuple[float, float]]:
+        """Calibrated durations only, per colour seconds or (A up, B up) (the nominal table fills the rest).
+
+        A and B are the ends of the glass's cradle: A is up when the first of its pins reads closed.
+        """
+        return {c: t.duration if t.duration_b_up is None else t.directions
+                for c, t in self.timers.items() if t.duration is not None}
 
 
 def default_timers(source: str = "tilt") -> dict[str, TimerConfig]:
@@ -109,7 +126,7 @@ def parse_config(data: dict, path: Path | None) -> Config:
     for colour in nominal_section.keys():
         check_colour(colour, f"nominal.{colour}")
         nominal[colour] = nominal_section.seconds(colour, None, positive=True)
-    timers = _timers(sections.section("timers"))
+    timers = _timers(sections.section("timers"), nominal)
     config = Config(
         path=path,
         database=Path(table.text("database", str(DEFAULT_DATABASE))),
@@ -123,14 +140,19 @@ def parse_config(data: dict, path: Path | None) -> Config:
         strip=sections.owned("strip", StripConfig.read),
         buzzer=sections.owned("buzzer", BuzzerConfig.read),
         web=sections.owned("web", _web),
+        hub=sections.owned("hub", hub_config),
+        mqtt=sections.owned("mqtt", mqtt_settings.read),
     )
     for s in (sections, table, nominal_section):
         s.done()
     _check_pins_unique(config)
+    on_hub = [c for c, t in timers.items() if t.source == "hub"]
+    if on_hub and config.hub is None:
+        raise BadInput("hub.port", f"missing: timers.{on_hub[0]}.source is \"hub\", so the [hub] section needs the hub's port")
     return config
 
 
-def _timers(section: "Section") -> dict[str, TimerConfig]:
+def _timers(section: "Section", nominal: dict[str, float]) -> dict[str, TimerConfig]:
     defaults = default_timers()
     for colour in section.keys():
         check_colour(colour, f"timers.{colour}")
@@ -142,9 +164,10 @@ def _timers(section: "Section") -> dict[str, TimerConfig]:
         pins = s.pins("pins", defaults[colour].pins)
         if source == "tilt" and len(pins) < (1 if single else 2):
             raise BadInput(f"timers.{colour}.pins", "a tilt pair needs two pins (or set single_switch = true)")
-        duration = s.seconds("duration", None, positive=True)
+        a_up, b_up = _calibrated(s.value("duration", None), nominal[colour], f"timers.{colour}.duration")
         s.done()
-        timers[colour] = TimerConfig(source=source, pins=pins, duration=duration, single_switch=single)
+        timers[colour] = TimerConfig(source=source, pins=pins, duration=a_up, single_switch=single,
+                                     duration_b_up=None if b_up == a_up else b_up)
     section.done()
     return timers
 
@@ -286,12 +309,29 @@ class Section:
             raise BadInput(self._key(unknown[0]), "unknown key")
 
 
-def set_duration(config: Config, colour: str, seconds: float) -> Config:
-    """Store a calibrated duration: in the config file when there is one (comments kept), always in memory."""
+def _calibrated(value, nominal: float, field: str) -> tuple[float | None, float | None]:
+    """A calibration as read: None, seconds, or {"a_up": s, "b_up": s}; each way near the nominal seconds."""
+    if value is None:
+        return None, None
+    pair = check_directions(value, field)
+    if pair[0] < MIN_GLASS_S or pair[1] < MIN_GLASS_S:
+        raise BadInput(field, f"{min(pair):g} s is too short for an hourglass (at least {MIN_GLASS_S:g} s)")
+    for way, seconds in zip(DIRECTIONS, pair):
+        check_calibrated(seconds, nominal, field if pair[0] == pair[1] else f"{field}.{way}")
+    return pair
+
+
+def set_duration(config: Config, colour: str, seconds) -> Config:
+    """Store a calibrated duration: in the config file when there is one (comments kept), always in memory.
+
+    `seconds` is one number (both ways alike), or (A up, B up), or {"a_up": s, "b_up": s}.
+    """
     colour = check_colour(colour, "timer")
-    seconds = round(check_seconds(seconds, "seconds", positive=True), 2)
-    if seconds < MIN_GLASS_S:
-        raise BadInput("seconds", f"{seconds:g} s is too short for an hourglass (at least {MIN_GLASS_S:g} s)")
+    if isinstance(seconds, (tuple, list)) and len(seconds) == 2:
+        seconds = dict(zip(DIRECTIONS, seconds))
+    if seconds is None:
+        raise BadInput("seconds", "missing")
+    a_up, b_up = (round(s, 2) for s in _calibrated(seconds, config.nominal[colour], "seconds"))
     if config.path is not None:
         import tomlkit
 
@@ -299,12 +339,15 @@ def set_duration(config: Config, colour: str, seconds: float) -> Config:
             text = config.path.read_text(encoding="utf-8") if config.path.exists() else ""
             document = tomlkit.parse(text)
             timers = document.setdefault("timers", tomlkit.table(is_super_table=True))
-            timers.setdefault(colour, tomlkit.table())["duration"] = seconds
+            kept = a_up if a_up == b_up else tomlkit.inline_table()
+            if a_up != b_up:
+                kept.update({"a_up": a_up, "b_up": b_up})
+            timers.setdefault(colour, tomlkit.table())["duration"] = kept
             _write_atomically(config.path, tomlkit.dumps(document))
         except OSError as e:
             raise BadInput(str(config.path), f"cannot save the calibration ({e.strerror or e})") from None
     timers = dict(config.timers)
-    timers[colour] = replace(timers[colour], duration=seconds)
+    timers[colour] = replace(timers[colour], duration=a_up, duration_b_up=None if b_up == a_up else b_up)
     return replace(config, timers=timers)
 
 

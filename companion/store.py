@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from companion import jsonin
-from companion.errors import BadInput
+from companion.errors import BadInput, Conflict
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
 
@@ -198,9 +198,20 @@ class Store:
     # ---- events ---------------------------------------------------------
 
     def save_event(self, event: Event, wall: float) -> None:
+        """Keep a custom event under its id, which names one setup for good.
+
+        The score pad counts attempts per id, so an id that took a second setup
+        would mix two games: a built-in id, or a saved id with another setup,
+        is refused (Conflict). The same setup under a new name keeps the name
+        as typed.
+        """
         if event.id in BUILTIN_EVENTS:
-            return
+            raise Conflict("event.id", f"{event.id!r} is the id of a built-in event: give your event another id")
         with self._transaction() as db:
+            row = db.execute("SELECT data FROM events WHERE id = ?", (event.id,)).fetchone()
+            if row is not None and _setup_of(parse_event(json.loads(row["data"]), "saved event")) != _setup_of(event):
+                raise Conflict("event.id", f"an event {event.id!r} is already saved with another setup: "
+                                           "give this one a new id")
             db.execute("INSERT OR REPLACE INTO events (id, data, saved) VALUES (?, ?, ?)",
                        (event.id, json.dumps(event.to_json(), ensure_ascii=False), iso(wall)))
 
@@ -344,6 +355,11 @@ class Store:
     def _start_player(self, db) -> str | None:
         players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
         return players[self._rotation(db) % len(players)] if players else None
+
+
+def _setup_of(event: Event) -> dict:
+    """What an event sets out on the table: everything but its name."""
+    return {k: v for k, v in event.to_json().items() if k != "name"}
 
 
 def _text_cell(raw: bytes) -> str:

@@ -36,7 +36,7 @@ TEXT, MUTED, GND_INK, DATA_INK, POWER_INK = "#1e1e1e", "#5f5f5f", "#3a3a3a", "#0
 CARD_EDGE = "#6f9a6f"
 FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"  # what it was checked with, else narrower
 
-WIDTH, HEIGHT = 1040, 900
+WIDTH, HEIGHT = 1040, 1230
 ROW = 24                       # pin pitch of the header in the drawing
 TOP = 116                      # y of pins 1 and 2
 CX = 590                       # the header's centre line
@@ -50,6 +50,10 @@ CRADLE_TOP = TRACKS + 11 * GAP + 20
 BUS_Y = CRADLE_TOP + CRADLE_H + 20
 BUS_PIN = 14                   # above every right-hand wire, so its lane runs outside all of them
 STRIP_GND_PIN, BUZZER_GND_PIN = 25, 39  # on the left, level with those devices: short, straight wires
+DETAIL_TOP = 935               # the two detail panels under the overview
+RAIL_5V, RAIL_GND = DETAIL_TOP + 62, DETAIL_TOP + 250
+# The 74AHCT125: one gate buffers the data; the pins of the three unused gates go to GND.
+SHIFTER_SPARE_PINS = "2A 3A 4A and 2/OE 3/OE 4/OE (pins 5, 9, 12 and 4, 10, 13)"
 
 
 def main() -> None:
@@ -93,6 +97,10 @@ def draw(pinout: dict) -> str:
             wires.append(alternative_data_pin(pinout["strip"]["pwm"], used))
     if "buzzer" in pinout:
         devices.append(buzzer(pinout["buzzer"]["pin"], used))
+    if "strip" in pinout:
+        devices.append(strip_detail(pinout["strip"]["spi_mosi"]))
+    if cradles:
+        devices.append(single_switch_cradle(pinout["timers"][cradles[0]]["pins"]))
 
     parts += wires + devices + [header_card_frame(outline=True), header_pins(used), legend(pinout)]
     return svg_document(parts)
@@ -252,7 +260,113 @@ def strip_chain(gpio: int, used: dict) -> str:
         text(plus, bottom + 30, "5 V supply", size=11, anchor="middle"),
         wire_label(pin, f"GPIO {gpio} · pin {pin}"),
         wire_label(gnd, f"GND · pin {gnd}"),
-        text(strip[0], gy + 20, "5 V supply, common ground; never the Pi's 5 V pins", size=11),
+        text(strip[0], gy + 20, "5 V supply, common ground; never the Pi's 5 V pins (detail below)", size=11),
+    ])
+
+
+def strip_detail(gpio: int) -> str:
+    """The strip's data and power in full: the shifter's supply and enable, resistor, capacitors, fuse."""
+    pin, top = HEADER_PIN[gpio], DETAIL_TOP
+    data_y, oe_y = top + 140, top + 182
+    pi, shifter, strip, supply = (20, 150), (250, 400), (560, 650), (770, 860)  # (left, right) of each box
+    vcc_x, strip_x, bulk_x, small_x, supply_x = 325, 605, 690, 440, 815
+    gnd_taps = [170, 225, vcc_x, small_x, strip_x, bulk_x, supply_x]
+    return "\n".join([
+        text(20, top, "LED strip in detail: level shifter, data resistor, capacitors, supply and grounds",
+             size=14, weight="bold"),
+        text(20, top + 18, "Any 5 V supply rated for the LEDs (hw/bom.csv); the Pi keeps its own USB supply.",
+             size=11, fill=MUTED),
+        # the two rails
+        wire([(vcc_x, RAIL_5V), (supply_x, RAIL_5V)], POWER_INK, width=4),
+        text(vcc_x + 6, RAIL_5V - 8, "+5 V rail", size=11, weight="bold", fill=POWER_INK),
+        wire([(170, RAIL_GND), (supply_x, RAIL_GND)], GND_INK, width=4),
+        text(20, RAIL_GND + 4, "GND rail: one ground", size=11, weight="bold"),
+        *[dot(x, RAIL_GND) for x in gnd_taps],
+        # the Pi
+        rect(pi[0], top + 110, pi[1] - pi[0], 100, fill="#eef5ee", stroke=CARD_EDGE),
+        lines(pi[0] + 10, top + 128, ["Raspberry Pi", f"GPIO {gpio} · pin {pin}", "", f"GND · pin {STRIP_GND_PIN}"],
+              bold_first=True),
+        wire([(pi[1], data_y), (shifter[0], data_y)], DATA_INK) + arrow(shifter[0] - 9, data_y),
+        wire([(pi[1], top + 190), (170, top + 190), (170, RAIL_GND)], GND_INK),
+        # the level shifter
+        rect(shifter[0], top + 100, shifter[1] - shifter[0], 110, fill="#ffffff", stroke=TEXT),
+        lines((shifter[0] + shifter[1]) // 2, top + 158, ["74AHCT125", "3.3 → 5 V"], anchor="middle",
+              bold_first=True),
+        text(shifter[0] + 6, data_y + 4, "2 1A", size=11),
+        text(shifter[0] + 6, oe_y + 4, "1 /OE", size=11),
+        text(shifter[1] - 6, data_y + 4, "1Y 3", size=11, anchor="end"),
+        text(vcc_x, top + 116, "14 VCC", size=11, anchor="middle"),
+        text(vcc_x, top + 204, "7 GND", size=11, anchor="middle"),
+        wire([(vcc_x, RAIL_5V), (vcc_x, top + 100)], POWER_INK),
+        wire([(vcc_x, top + 210), (vcc_x, RAIL_GND)], GND_INK),
+        wire([(shifter[0], oe_y), (225, oe_y), (225, RAIL_GND)], GND_INK),
+        lines(shifter[0], RAIL_GND + 22, ["1 /OE to GND keeps the gate on. "
+                                          f"Unused {SHIFTER_SPARE_PINS}: to GND too."]),
+        # the 100 nF decoupling capacitor beside the shifter
+        capacitor(small_x, "100 nF", polarised=False),
+        # the data resistor and the strip
+        wire([(shifter[1], data_y), (480, data_y)], DATA_INK),
+        resistor(480, 540, data_y, "330 Ω"),
+        wire([(540, data_y), (strip[0], data_y)], DATA_INK) + arrow(strip[0] - 9, data_y),
+        rect(strip[0], top + 100, strip[1] - strip[0], 110, fill="#ffffff", stroke=TEXT),
+        lines((strip[0] + strip[1]) // 2, top + 158, ["WS2812", "strip"], anchor="middle", bold_first=True),
+        text(strip[0] + 6, data_y + 4, "DIN", size=11),
+        text(strip_x, top + 116, "5V", size=11, anchor="middle"),
+        text(strip_x, top + 204, "GND", size=11, anchor="middle"),
+        wire([(strip_x, RAIL_5V), (strip_x, top + 100)], POWER_INK),
+        wire([(strip_x, top + 210), (strip_x, RAIL_GND)], GND_INK),
+        # the bulk capacitor where the supply joins the strip
+        capacitor(bulk_x, "1000 µF", polarised=True),
+        # the supply, fused
+        rect(supply[0], top + 140, supply[1] - supply[0], 60, fill="#ffffff", stroke=TEXT),
+        lines((supply[0] + supply[1]) // 2, top + 160, ["5 V supply", "+ above, − below"], anchor="middle",
+              bold_first=True),
+        wire([(supply_x, RAIL_5V), (supply_x, top + 140)], POWER_INK),
+        rect(supply_x - 7, top + 92, 14, 26, fill="#ffffff", stroke=TEXT, rx=2),
+        text(supply_x + 12, top + 110, "fuse", size=11),
+        wire([(supply_x, top + 200), (supply_x, RAIL_GND)], GND_INK),
+    ])
+
+
+def capacitor(x: int, value: str, polarised: bool) -> str:
+    """A capacitor standing between the 5 V rail and the GND rail; a polarised one marked + on the rail side."""
+    mid = (RAIL_5V + RAIL_GND) // 2
+    plates = (f'<line x1="{x - 12}" y1="{mid - 4}" x2="{x + 12}" y2="{mid - 4}" stroke="{TEXT}" stroke-width="3"/>'
+              f'<line x1="{x - 12}" y1="{mid + 4}" x2="{x + 12}" y2="{mid + 4}" stroke="{TEXT}" stroke-width="3"/>')
+    return "\n".join([
+        wire([(x, RAIL_5V), (x, mid - 4)], POWER_INK),
+        wire([(x, mid + 4), (x, RAIL_GND)], GND_INK),
+        plates,
+        text(x + 16, mid - 8, "+" if polarised else "", size=12, weight="bold"),
+        text(x + 16, mid + 16, value, size=11),
+    ])
+
+
+def resistor(x0: int, x1: int, y: int, value: str) -> str:
+    """A zig-zag resistor on a horizontal wire from x0 to x1."""
+    step = (x1 - x0) // 8
+    points = [(x0, y)] + [(x0 + step * (i + 1), y + (-6 if i % 2 == 0 else 6)) for i in range(7)] + [(x1, y)]
+    return wire(points, TEXT, width=2) + text((x0 + x1) // 2, y - 12, value, size=11, anchor="middle")
+
+
+def single_switch_cradle(pins: list) -> str:
+    """The cheaper cradle: switch 0 only, on the colour's first pin; the second pin stays free."""
+    left, top = 878, DETAIL_TOP
+    box_top = top + 100
+    sx, gx = left + 40, left + 110
+    return "\n".join([
+        text(left, top, "One-switch cradle", size=14, weight="bold"),
+        lines(left, top + 18, ["One switch, leads to B, on", "the colour's first pin:",
+                               "closed = A up, open = B up;", "it never reads lying.",
+                               "single_switch = true"]),
+        wire([(sx, box_top - 10), (sx, box_top)], TEXT),
+        text(sx, box_top - 14, f"GPIO {pins[0]}", size=11, anchor="middle"),
+        wire([(gx, box_top - 10), (gx, box_top)], GND_INK),
+        text(gx, box_top - 14, "GND", size=11, anchor="middle"),
+        rect(left, box_top, 150, 92, fill="#ffffff", stroke=TEXT),
+        dot(sx, box_top, TEXT), dot(gx, box_top),
+        lines(left + 75, box_top + 24, ["switch 0 (A up)", "between the GPIO", "and GND;",
+                                        f"GPIO {pins[1]} free"], anchor="middle"),
     ])
 
 

@@ -27,12 +27,20 @@ def _option(check, name: str):
 
 
 def cmd_demo(args) -> int:
+    if args.db:
+        return _demo(args, Path(args.db))
+    # A fresh database lives only as long as the demo: its folder goes when the demo stops, however it stops.
+    with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:
+        return _demo(args, Path(folder) / "companion.sqlite3")
+
+
+def _demo(args, db: Path) -> int:
     from companion.table import demo_table
 
-    db = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="companion-demo-")) / "companion.sqlite3"
+    mqtt = _broker(args)
     table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
-    return _serve(table, args.host, args.port)
+    return _serve(table, args.host, args.port, mqtt)
 
 
 def cmd_run(args) -> int:
@@ -42,6 +50,8 @@ def cmd_run(args) -> int:
     from companion.table import Table
 
     config = load_config(args.config)
+    if config.mqtt:
+        config.mqtt.password()  # an unreadable password file stops the start, not the show
     try:
         pin_factory = open_pin_factory(args.mock)
     except HardwareUnavailable as e:
@@ -52,7 +62,7 @@ def cmd_run(args) -> int:
         raise Refusal(f"{config.path}: {e}" if config.path else str(e)) from None
     host = args.host or config.web.host
     port = args.port or config.web.port
-    return _serve(table, host, port)
+    return _serve(table, host, port, config.mqtt)
 
 
 def _open_table(database: Path, make):
@@ -67,7 +77,15 @@ def _open_table(database: Path, make):
         raise Refusal(f"cannot use the database {database} ({getattr(e, 'strerror', None) or e})", code=1) from None
 
 
-def _serve(table, host: str, port: int) -> int:
+def _broker(args):
+    """The broker `--mqtt URL` names (None without one), checked before the table opens."""
+    from companion.mqtt.settings import from_url
+
+    return from_url(args.mqtt, "--mqtt", table=args.mqtt_table) if args.mqtt else None
+
+
+def _serve(table, host: str, port: int, mqtt=None) -> int:
+    from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
     from companion.web.server import make_server, shut_down
 
@@ -76,15 +94,16 @@ def _serve(table, host: str, port: int) -> int:
     except OSError as e:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
-    table.start()
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
-          f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C
-    notify("READY=1")
-    keep_watchdog_fed(table.alive, stop)
+    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
+    table.start()
+    bridge = Bridge(table, mqtt).start() if mqtt else None
     try:
+        shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
+              f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
+        notify("READY=1")
+        keep_watchdog_fed(table.alive, stop)
         server.run()
     except KeyboardInterrupt:
         pass
@@ -92,6 +111,8 @@ def _serve(table, host: str, port: int) -> int:
         notify("STOPPING=1")
         stop.set()
         shut_down(server)
+        if bridge:
+            bridge.stop()
         table.stop()
     return 0
 
@@ -107,6 +128,8 @@ def register(sub) -> None:
     demo.add_argument("--pin", type=_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
     demo.add_argument("--speed", type=float, default=1.0, help="run the show clock this many times faster")
     demo.add_argument("--db", help="SQLite file (default: a fresh one)")
+    demo.add_argument("--mqtt", metavar="URL", help="join this broker (mqtt://host:port or mqtts://host:port)")
+    demo.add_argument("--mqtt-table", metavar="NAME", help="the table's name on the broker (default: the host name)")
     demo.set_defaults(func=cmd_demo)
 
     run = sub.add_parser("run", help="run the table daemon")

@@ -74,8 +74,6 @@ def cmd_check_hw(args) -> int:
 def cmd_calibrate(args) -> int:
     from companion.calibration import Calibration
     from companion.config import set_duration
-    from companion.hardware.buttons import ButtonAction
-    from companion.hardware.tilt import PoseChange
     from companion.skyrockets.colours import check_colour
 
     colour = check_colour(args.colour, "COLOUR")
@@ -85,30 +83,38 @@ def cmd_calibrate(args) -> int:
     if config.path is None:
         rig.close()
         raise Refusal("no config file to store the result in: pass --config FILE")
-    how = "turn the glass" if colour in rig.tilts else "press its flip button"
+    how = "turn the glass" if colour in rig.tilts else "press its flip button (runs alternate, the first A up)"
     print(f"Calibrating {colour}: {how} to start, then again the moment its top runs dry "
-          f"({args.runs} runs; Ctrl-C stops).", flush=True)
+          f"({args.runs} runs each way; Ctrl-C stops).", flush=True)
     last_upright = rig.tilts[colour].pose if colour in rig.tilts else None
     try:
         while not calibration.done:
             for change in _feed(rig, q, 0.1):
-                turn = False
-                if isinstance(change, PoseChange) and change.name == colour and change.pose.upright:
-                    turn, last_upright = change.pose != last_upright, change.pose
-                elif isinstance(change, ButtonAction) and change.name == colour:
-                    turn = True
-                if turn:
-                    run = calibration.turned(change.t)
+                turned, last_upright = turn_of(change, colour, last_upright)
+                if turned is not None:
+                    run = calibration.turned(change.t, turned or None)
                     print(f"run {len(calibration.durations)}: {run:.2f} s" if run else "started", flush=True)
     except KeyboardInterrupt:
         if not calibration.durations:
             return 0
     finally:
         rig.close()
-    seconds = calibration.median()
-    set_duration(config, colour, seconds)
-    print(f"{colour}: {seconds:.2f} s (median of {len(calibration.durations)} runs) saved in {config.path}")
+    a_up, b_up = calibration.result()
+    set_duration(config, colour, (a_up, b_up))
+    print(f"{colour}: {a_up:.2f} s A up, {b_up:.2f} s B up (medians of {len(calibration.durations)} runs) "
+          f"saved in {config.path}")
     return 0
+
+
+def turn_of(change, colour: str, last_upright):
+    """Whether `change` turned `colour`'s glass: (its new pose, "" for a button press, or None; the upright pose)."""
+    from companion.hardware.source import ButtonAction, PoseChange
+
+    if isinstance(change, PoseChange) and change.name == colour and change.pose.upright:
+        return (change.pose.value if change.pose != last_upright else None), change.pose
+    if isinstance(change, ButtonAction) and change.name == colour:
+        return "", last_upright
+    return None, last_upright
 
 
 def register(sub) -> None:
@@ -118,9 +124,9 @@ def register(sub) -> None:
     check.add_argument("--once", action="store_true", help="print one readout and stop")
     check.set_defaults(func=cmd_check_hw)
 
-    calibrate = sub.add_parser("calibrate", help="time a real glass and store its duration in the config")
+    calibrate = sub.add_parser("calibrate", help="time a real glass both ways and store its durations in the config")
     calibrate.add_argument("colour", metavar="COLOUR")
     calibrate.add_argument("--config")
     calibrate.add_argument("--mock", action="store_true")
-    calibrate.add_argument("--runs", type=int, default=3)
+    calibrate.add_argument("--runs", type=int, default=2, help="runs to time each way (default 2)")
     calibrate.set_defaults(func=cmd_calibrate)

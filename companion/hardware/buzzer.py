@@ -23,6 +23,7 @@ Tune = tuple[tuple[str | None, float], ...]
 TUNES: dict[str, Tune] = {
     "low_sand": (("E5", 0.12),),
     "runout": (("A5", 0.15), ("E5", 0.15)) * 3,
+    "turn_reminder": (("A5", 0.1), (None, 0.1), ("A5", 0.1)),  # a glass ran out and is still not turned
     "win": (("C4", 0.12), ("E4", 0.12), ("G4", 0.12), ("C5", 0.5)),
     "loss": (("G4", 0.3), ("E4", 0.3), ("C4", 0.3), ("A3", 0.8)),
 }

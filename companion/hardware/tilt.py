@@ -14,7 +14,7 @@ class TiltConfig:
 
     settle_ms: float = 80.0
     both_closed_fault_s: float = 3.0
-    stuck_after_s: float = 15.0  # a glass that ran out must be seen turned by then
+    remind_every_s: float = 10.0  # a glass that ran out: the buzzer reminds the players this often until turned
     start_window_s: float = 5.0  # glasses turned this soon after the start are the start itself
 
     @classmethod
@@ -23,7 +23,7 @@ class TiltConfig:
         d = cls()
         return cls(settle_ms=s.number("settle_ms", d.settle_ms, 1, 2000),
                    both_closed_fault_s=s.seconds("both_closed_fault_s", d.both_closed_fault_s, positive=True),
-                   stuck_after_s=s.seconds("stuck_after_s", d.stuck_after_s, positive=True),
+                   remind_every_s=s.seconds("remind_every_s", d.remind_every_s, positive=True),
                    start_window_s=s.seconds("start_window_s", d.start_window_s, limit=60))
 
 

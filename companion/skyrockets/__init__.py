@@ -1,7 +1,7 @@
 """Skyrockets rules, pure: hourglass physics, the countdown track, crowd tokens, stars.
 
-No I/O, threads or wall clock here: time is always an argument. See RULES.md §1
-for the rules and CONTRACTS.md §1 for the show log this package replays.
+No I/O, threads or wall clock here: time is always an argument. See docs/rules.md
+for the rules as implemented and docs/formats.md for the show log this package replays.
 """
 
 from companion.skyrockets.colours import COLOURS, NOMINAL_S

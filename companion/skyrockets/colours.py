@@ -52,8 +52,39 @@ def check_seconds(value: object, field: str, *, positive: bool = False, limit: f
     return seconds
 
 
-def check_durations(value: object, field: str = "durations") -> dict[str, float]:
-    """A {colour: seconds} mapping of calibrated durations (any subset of the colours)."""
+DIRECTIONS = ("a_up", "b_up")  # the two ways a glass runs: standing A up (sand A to B), or B up
+
+
+def check_durations(value: object, field: str = "durations") -> dict[str, tuple[float, float]]:
+    """Calibrated durations of any subset of the colours, as {colour: (A up, B up)} seconds.
+
+    Each colour's value is one number (both ways alike) or an object with the
+    seconds of each way, ``{"a_up": 30.2, "b_up": 31.0}``.
+
+    >>> check_durations({"red": 30, "blue": {"a_up": 69.5, "b_up": 71}})
+    {'red': (30.0, 30.0), 'blue': (69.5, 71.0)}
+    """
     if not isinstance(value, dict):
         raise BadInput(field, f"expected an object of colour: seconds, got {type(value).__name__}")
-    return {check_colour(c, f"{field}.{c}"): check_seconds(s, f"{field}.{c}", positive=True) for c, s in value.items()}
+    return {check_colour(c, f"{field}.{c}"): check_directions(s, f"{field}.{c}") for c, s in value.items()}
+
+
+def check_directions(value: object, field: str) -> tuple[float, float]:
+    """One glass's seconds as (A up, B up), from a number or an {"a_up": s, "b_up": s} object."""
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(DIRECTIONS))
+        if unknown:
+            raise BadInput(f"{field}.{unknown[0]}", f"unknown direction (expected {' and '.join(DIRECTIONS)})")
+        missing = [d for d in DIRECTIONS if d not in value]
+        if missing:
+            raise BadInput(f"{field}.{missing[0]}", "missing")
+        a_up, b_up = (check_seconds(value[d], f"{field}.{d}", positive=True) for d in DIRECTIONS)
+        return a_up, b_up
+    seconds = check_seconds(value, field, positive=True)
+    return seconds, seconds
+
+
+def directions_json(pair: tuple[float, float]) -> float | dict[str, float]:
+    """A glass's seconds as a log writes them: one number when both ways agree."""
+    a_up, b_up = pair
+    return a_up if a_up == b_up else {"a_up": a_up, "b_up": b_up}

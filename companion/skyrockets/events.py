@@ -51,7 +51,7 @@ class Event:
         )
 
     def to_json(self) -> dict:
-        """The inline event object of CONTRACTS.md §1."""
+        """The inline event object of a show log (docs/formats.md)."""
         data = asdict(self)
         del data["builtin"]
         data["running"], data["lying"] = list(self.running), list(self.lying)

@@ -1,13 +1,22 @@
-"""One sand hourglass: two bulbs, a duration, and a pose.
+"""One sand hourglass: two bulbs, a duration each way, and a pose.
 
 An `Hourglass` is a value. It is anchored at an instant (`since`) with `a`
 seconds of sand in bulb A; its state at any later instant follows from the
 pose alone, so asking about time never changes it and how a quiet stretch is
 sliced into questions cannot matter.
 
+Real glasses often run a little differently one way and the other, so a
+glass may have a second duration for standing B up (sand flowing B to A).
+Sand is counted in seconds of the A-up flow; standing B up it drains at the
+other rate, and everything reported (sand on top) is in seconds of the way
+the glass would run.
+
 >>> g = Hourglass.standing(30.0, t=0.0)          # all sand in A, A up
 >>> g.top(12.0), g.flipped(12.0).top(12.0)
 (18.0, 12.0)
+>>> h = Hourglass.standing(30.0, duration_b_up=36.0).flipped(30.0)  # all sand now in B, on top
+>>> h.top(30.0), h.empties_at()
+(36.0, 66.0)
 """
 
 from dataclasses import dataclass, replace
@@ -31,30 +40,42 @@ class Pose(StrEnum):
 
 @dataclass(frozen=True)
 class Hourglass:
-    """A glass of `duration` seconds with `a` seconds of sand in bulb A at time `since`."""
+    """A glass of `duration` seconds A up (`duration_b_up` B up, if different) with `a` in bulb A at `since`."""
 
     duration: float
     a: float
     pose: Pose
     since: float = 0.0
+    duration_b_up: float | None = None
 
     @classmethod
-    def standing(cls, duration: float, t: float = 0.0) -> "Hourglass":
+    def standing(cls, duration: float, t: float = 0.0, duration_b_up: float | None = None) -> "Hourglass":
         """Upright with all the sand on top (bulb A up): running from `t`."""
-        return cls(duration, duration, Pose.A_UP, t)
+        return cls(duration, duration, Pose.A_UP, t, duration_b_up)
 
     @classmethod
-    def lying(cls, duration: float, t: float = 0.0) -> "Hourglass":
+    def lying(cls, duration: float, t: float = 0.0, duration_b_up: float | None = None) -> "Hourglass":
         """On its side with all the sand in bulb A: not running."""
-        return cls(duration, duration, Pose.SIDE, t)
+        return cls(duration, duration, Pose.SIDE, t, duration_b_up)
+
+    @property
+    def _b_rate(self) -> float:
+        """Seconds of B-up running per second of A-up sand."""
+        return 1.0 if self.duration_b_up is None else self.duration_b_up / self.duration
+
+    def duration_for(self, pose: Pose) -> float:
+        """The seconds a full glass runs standing in `pose` (a lying glass: the A-up figure)."""
+        return self.duration * self._b_rate if pose is Pose.B_UP else self.duration
 
     def sand_in_a(self, t: float) -> float:
-        """Seconds of sand in bulb A at time t (>= since): it flows 1 s per second."""
+        """Sand in bulb A at time t (>= since), in seconds of the A-up flow."""
         elapsed = t - self.since
         if self.pose is Pose.A_UP:
             return max(0.0, self.a - elapsed)
         if self.pose is Pose.B_UP:
-            return min(self.duration, self.a + elapsed)
+            if elapsed >= self._in_b(self.a):  # run dry: exactly full, whatever the division rounds to
+                return self.duration
+            return min(self.duration, self.a + elapsed / self._b_rate)
         return self.a
 
     def top(self, t: float) -> float:
@@ -63,13 +84,17 @@ class Hourglass:
         if self.pose is Pose.A_UP:
             return a
         if self.pose is Pose.B_UP:
-            return self.duration - a
-        return max(a, self.duration - a)
+            return self._in_b(a)
+        return a if a >= self.duration - a else self._in_b(a)
+
+    def _in_b(self, a: float) -> float:
+        """The sand in bulb B, in seconds of the B-up flow, when A holds `a`."""
+        return (self.duration - a) * self._b_rate
 
     def sand_under(self, upper: Pose, t: float) -> float:
         """Sand at t in the bulb that is on top in pose `upper` (an upright pose)."""
         a = self.sand_in_a(t)
-        return a if upper is Pose.A_UP else self.duration - a
+        return a if upper is Pose.A_UP else self._in_b(a)
 
     def empties_at(self) -> float | None:
         """When the top bulb is (or was) empty while upright; None when lying."""

@@ -1,4 +1,4 @@
-"""Show logs (CONTRACTS.md §1): one JSON object per line, read and replayed.
+"""Show logs (docs/formats.md): one JSON object per line, read and replayed.
 
 Every line is checked before it is used; a bad one raises `LogError`, which
 names the line number and the field, so `companion replay` can answer with one
@@ -9,12 +9,13 @@ from typing import Iterable
 
 from companion import jsonin
 from companion.errors import BadInput
-from companion.skyrockets.colours import check_colour, check_durations, check_seconds
+from companion.skyrockets.colours import check_colour, check_durations, check_seconds, directions_json
 from companion.skyrockets.events import Event, parse_event
 from companion.skyrockets.hourglass import Pose
-from companion.skyrockets.show import Setup, Show
+from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup, Show
 
-LINE_TYPES = ("setup", "pose", "flip", "end")
+LINE_TYPES = ("setup", "pose", "flip", "beam", "end")
+BEAM_STATES = ("flowing", "stopped")
 POSES = tuple(p.value for p in Pose)
 MAX_SHOW_S = 24 * 3600.0
 
@@ -30,21 +31,29 @@ class LogError(BadInput):
         return f"line {self.line}: {super().__str__()}"
 
 
+DEFAULT_WARN_LEAD_S = 10.0  # for logs written before the setup line carried the warning lead
+
+
 def setup_line(setup: Setup) -> dict:
-    """The first line of a show's log; built-in events by id, others inline."""
+    """The first line of a show's log, with every parameter of the show; built-in events by id.
+
+    A glass that runs alike both ways has one number in `durations`, one that
+    does not has ``{"a_up": s, "b_up": s}``.
+    """
     event = setup.event
     return {
         "t": 0,
         "type": "setup",
         "event": event.id if event.builtin else event.to_json(),
         "challenge": setup.challenge,
-        "durations": {c: setup.duration(c) for c in setup.nominal},
+        "durations": {c: directions_json(setup.directions(c)) for c in setup.nominal},
         "runout_grace_s": setup.runout_grace_s,
         "advance_tolerance_s": setup.advance_tolerance_s,
+        "warn_lead_s": setup.warn_lead_s,
     }
 
 
-def parse_setup(data: dict, known_events: dict[str, Event] | None = None, *, warn_lead_s: float = 10.0) -> Setup:
+def parse_setup(data: dict, known_events: dict[str, Event] | None = None) -> Setup:
     """A Setup from a setup line's fields (raises BadInput naming the field)."""
     if "event" not in data:
         raise BadInput("event", "missing")
@@ -55,9 +64,10 @@ def parse_setup(data: dict, known_events: dict[str, Event] | None = None, *, war
         event=parse_event(data["event"], "event", known_events),
         challenge=challenge,
         durations=check_durations(data.get("durations", {})),
-        runout_grace_s=check_seconds(data.get("runout_grace_s", 0), "runout_grace_s", limit=60),
-        advance_tolerance_s=check_seconds(data.get("advance_tolerance_s", 0), "advance_tolerance_s", limit=60),
-        warn_lead_s=warn_lead_s,
+        runout_grace_s=check_seconds(data.get("runout_grace_s", 0), "runout_grace_s", limit=MAX_TOLERANCE_S),
+        advance_tolerance_s=check_seconds(data.get("advance_tolerance_s", 0), "advance_tolerance_s",
+                                          limit=MAX_TOLERANCE_S),
+        warn_lead_s=check_seconds(data.get("warn_lead_s", DEFAULT_WARN_LEAD_S), "warn_lead_s", limit=MAX_WARN_LEAD_S),
     )
     setup.played_event  # challenge mode on purple is bad input, found now
     return setup
@@ -112,6 +122,11 @@ class LogReader:
             if t != 0:
                 raise BadInput("t", f"the setup line is at t = 0, not {data['t']}")
             self.setup = line["setup"] = parse_setup(data, self.known_events)
+        elif kind == "beam":
+            line["timer"] = check_colour(_need(data, "timer"), "timer")
+            line["state"] = _need(data, "state")
+            if line["state"] not in BEAM_STATES:
+                raise BadInput("state", f"{line['state']!r} is not a beam state (expected {', '.join(BEAM_STATES)})")
         elif kind in ("pose", "flip"):
             line["timer"] = check_colour(_need(data, "timer"), "timer")
             if kind == "pose":
@@ -129,6 +144,8 @@ def apply_line(show: Show, line: dict) -> None:
         show.pose(line["t"], line["timer"], line["pose"])
     elif line["type"] == "flip":
         show.flip(line["t"], line["timer"])
+    elif line["type"] == "beam":
+        show.beam(line["t"], line["timer"], line["state"] == "flowing")
     elif line["type"] == "end":
         show.advance(line["t"])
 

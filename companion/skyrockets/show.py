@@ -9,21 +9,28 @@ runtime can sleep until then instead of polling.
 >>> show = Show(Setup(TRAINING))
 >>> show.next_due()                       # red's low-sand warning (30 s glass, 10 s lead)
 20.0
->>> show.advance(30.0); show.crowd_tokens_turned
-1
+>>> show.advance(30.0); show.crowd_tokens_turned, show.result()["timers"]["red"]["state"]
+(1, 'empty')
 
 Instants: an input at time t is applied before anything due at exactly t, so
 turning a glass at the very instant it would run out saves it.
+
+A run-out never turns the glass: the crowd token pays for it and the glass
+stays empty, unable to run out again, until an input turns it (the players
+turn a real glass a moment later, and the model must run from that moment).
 """
 
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from companion.skyrockets.beams import emptied_by_beam, full_run_s
 from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_seconds
 from companion.skyrockets.events import TRAINING, Event
 from companion.skyrockets.hourglass import Hourglass, Pose
 
 CROWD_TOKENS = 3
+MAX_TOLERANCE_S = 60.0  # a grace or tolerance longer than a minute is a typo, not a table setting
+MAX_WARN_LEAD_S = 600.0
 
 # Order of things due at the same instant: a warning before the glass empties
 # before it runs out; colours in table order after that.
@@ -37,19 +44,33 @@ class Setup:
 
     event: Event = TRAINING
     challenge: bool = False
-    durations: Mapping[str, float] = field(default_factory=dict)  # calibrated; nominal fills the rest
+    # Calibrated seconds per colour: one number, or (A up, B up); the nominal table fills the rest.
+    durations: Mapping[str, float | tuple[float, float]] = field(default_factory=dict)
     runout_grace_s: float = 0.0
     advance_tolerance_s: float = 0.0
     warn_lead_s: float = 10.0
     nominal: Mapping[str, float] = field(default_factory=lambda: dict(NOMINAL_S))
 
     def __post_init__(self):
-        check_seconds(self.runout_grace_s, "runout_grace_s", limit=60)
-        check_seconds(self.advance_tolerance_s, "advance_tolerance_s", limit=60)
-        check_seconds(self.warn_lead_s, "warn_lead_s", limit=600)
+        check_seconds(self.runout_grace_s, "runout_grace_s", limit=MAX_TOLERANCE_S)
+        check_seconds(self.advance_tolerance_s, "advance_tolerance_s", limit=MAX_TOLERANCE_S)
+        check_seconds(self.warn_lead_s, "warn_lead_s", limit=MAX_WARN_LEAD_S)
+
+    def directions(self, colour: str) -> tuple[float, float]:
+        """The seconds `colour` runs standing A up and standing B up."""
+        value = self.durations.get(colour, self.nominal[colour])
+        a_up, b_up = value if isinstance(value, (tuple, list)) else (value, value)
+        return float(a_up), float(b_up)
 
     def duration(self, colour: str) -> float:
-        return float(self.durations.get(colour, self.nominal[colour]))
+        """The seconds `colour` runs standing A up (its only figure when both ways agree)."""
+        return self.directions(colour)[0]
+
+    def glass(self, colour: str, standing: bool) -> Hourglass:
+        """`colour` as the event sets it out: standing with all sand on top, or lying, all sand in A."""
+        a_up, b_up = self.directions(colour)
+        make = Hourglass.standing if standing else Hourglass.lying
+        return make(a_up, duration_b_up=None if b_up == a_up else b_up)
 
     @property
     def played_event(self) -> Event:
@@ -60,7 +81,7 @@ class Setup:
 class Timer:
     """One colour's glass in the show, with what the rules need to remember about it."""
 
-    __slots__ = ("colour", "role", "glass", "last_upright", "noted")
+    __slots__ = ("colour", "role", "glass", "last_upright", "noted", "spent")
 
     def __init__(self, colour: str, role: str | None, glass: Hourglass | None):
         self.colour = colour
@@ -68,15 +89,18 @@ class Timer:
         self.glass = glass
         self.last_upright = glass.pose if glass and glass.pose.upright else None
         self.noted: set[int] = set()  # things already due since the glass was last moved
+        self.spent = False  # ran out and not turned since: it cannot run out again
 
     @property
     def in_play(self) -> bool:
         return self.glass is not None
 
     def move(self, glass: Hourglass) -> None:
-        self.glass = glass
         if glass.pose.upright:
+            if glass.pose is not self.last_upright:
+                self.spent = False  # turned: the sand that paid the token is on top again
             self.last_upright = glass.pose
+        self.glass = glass
         self.noted.clear()
 
     def state(self, t: float) -> str:
@@ -89,7 +113,7 @@ class Timer:
     def due(self, grace: float, lead: float) -> list[tuple[float, int]]:
         """What this glass will do on its own, as (instant, kind)."""
         empties = self.glass.empties_at() if self.glass else None
-        if empties is None:
+        if empties is None or self.spent:
             return []
         due = [(empties, _EMPTY)]
         if self.role == "timer":
@@ -113,14 +137,12 @@ class Show:
         self.runouts: list[dict] = []
         self.advances: list[dict] = []
         self.warnings: list[dict] = []
+        self.beam_runs: list[dict] = []  # full runs timed by a neck beam: {"timer", "pose", "seconds"}
         self._notices: list[dict] = []
         self.timers: dict[str, Timer] = {}
         for colour in COLOURS:
-            duration = setup.duration(colour)
-            if colour in self.event.running:
-                glass = Hourglass.standing(duration)
-            elif colour in self.event.lying:
-                glass = Hourglass.lying(duration)
+            if colour in self.event.running or colour in self.event.lying:
+                glass = setup.glass(colour, standing=colour in self.event.running)
             else:
                 glass = None
             role = None if glass is None else "countdown" if colour == self.event.countdown else "timer"
@@ -155,6 +177,29 @@ class Show:
                 return
             self._warn(t, colour, "countdown_turned_while_running")
         timer.move(timer.glass.posed(pose, t))
+
+    def beam(self, t: float, colour: str, flowing: bool) -> None:
+        """The beam at `colour`'s neck saw the sand start (`flowing`) or stop at t: a stop empties the top.
+
+        A stop outside the sanity window of companion/skyrockets/beams.py, or
+        of a glass that is not upright, changes nothing.
+        """
+        self._settle(t, inclusive=False)
+        timer = self.timers[colour]
+        if self.ended_at is not None:
+            return
+        if not timer.in_play:
+            self._warn(t, colour, "not_in_play")
+            return
+        if flowing:
+            return
+        emptied = emptied_by_beam(timer.glass, t)
+        if emptied is None:
+            return
+        run = full_run_s(timer.glass, t)
+        if run is not None:
+            self.beam_runs.append({"timer": colour, "pose": timer.glass.pose.value, "seconds": round(run, 3)})
+        timer.glass = emptied  # not a move: what already happened to this run stays noted
 
     # ---- time -------------------------------------------------------------
 
@@ -197,11 +242,9 @@ class Show:
             return
         self.crowd_tokens_turned += 1
         self.runouts.append({"timer": timer.colour, "t": when})
+        timer.spent = True  # the glass stays empty until someone (or, for an LED glass, the table) turns it
         if self.crowd_tokens_turned >= CROWD_TOKENS:
             self._end(when, "loss")
-        else:
-            # The crowd token pays for it; the empty glass is flipped at once (not a turn).
-            timer.move(timer.glass.flipped(when))
 
     def _advance(self, t: float) -> None:
         self.position -= 1
@@ -232,7 +275,7 @@ class Show:
         return notices
 
     def result(self) -> dict:
-        """The replay result object of CONTRACTS.md §1 at the current time (or the end instant)."""
+        """The replay result object (docs/formats.md) at the current time (or the end instant)."""
         t = self.now if self.ended_at is None else self.ended_at
         return {
             "outcome": self.outcome,

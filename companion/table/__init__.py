@@ -19,9 +19,10 @@ from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
-from companion.hardware.source import ButtonAction, FaultChange, PoseChange
-from companion.skyrockets import COLOURS, Pose, Setup, Show, parse_event, setup_line
-from companion.skyrockets.colours import check_colour
+from companion.hardware.source import BeamChange, ButtonAction, FaultChange, PoseChange
+from companion.skyrockets import Pose, Show, parse_event, setup_line
+from companion.skyrockets.beams import pooled_durations
+from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
 from companion.table.journal import Journal
@@ -30,6 +31,7 @@ from companion.table.records import Records
 from companion.table.recovery import resume
 from companion.table.rig import Rig
 from companion.table.runtime import Runtime
+from companion.table.setup import show_setup
 from companion.table.show import LiveShow
 
 log = logging.getLogger(__name__)
@@ -53,13 +55,14 @@ class Table(Records):
         self._dirty = False
         self.journal = Journal(store, on_problem=lambda: self.runtime.poke())
         self._journal_problem = None
-        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=lambda: self.cradles.end(),
-                             changed=self._touch)
+        turned_by_table = {c for c, t in config.timers.items() if t.source == "emulated"}  # LED glasses have no hands
+        self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=self._ended,
+                             changed=self._touch, turned_by_table=turned_by_table)
         self.publisher = Publisher(store.next_boot())
         self.runtime = Runtime(self.clock, self._take, self._settle_and_publish, self._next_due)
         self.rig = Rig(config, pin_factory, self.runtime.put, self.clock.monotonic, show_clock=self.show_time)
         self.cradles = Cradles(self.rig.poses(), start_window_s=config.tilt.start_window_s,
-                               stuck_after_s=config.tilt.stuck_after_s, journal=self.journal, changed=self._touch)
+                               remind_every_s=config.tilt.remind_every_s, journal=self.journal, changed=self._touch)
         self._frames = FrameTap(self.rig.strip, self.rig.layout)
         if self.rig.leds is not None:
             self.publisher.listen(self.rig.leds.update)
@@ -111,8 +114,10 @@ class Table(Records):
                 self.cradles.on_fault(self.show, change, self.live.input)
             elif isinstance(change, ButtonAction):
                 self._on_button(change)
+            elif isinstance(change, BeamChange) and change.name in self.cradles:
+                self.cradles.on_beam(self.show, change, self.live.input)
         if self.live.running:
-            self.cradles.settle(self.show, now, self.live.input)
+            self.cradles.settle(self.show, now, self.live.input, self._remind)
         self.live.advance(now)
         if self.journal.problem != self._journal_problem:
             self._journal_problem, self._dirty = self.journal.problem, True
@@ -133,6 +138,17 @@ class Table(Records):
         if notice["kind"] == "runout" and self.show.outcome == "running":
             self.cradles.ran_out(notice["timer"], self.clock.monotonic())
         self.rig.buzzer.notice(notice)
+
+    def _remind(self, colour: str) -> None:
+        self.rig.buzzer.notice({"kind": "turn_reminder", "timer": colour, "t": self.show.now})
+
+    def _ended(self) -> None:
+        self.cradles.end()
+        for colour, seconds in pooled_durations(self.show.setup, self.show.beam_runs).items():
+            try:  # the neck beams timed these glasses: they need no calibration by hand
+                self.config = set_duration(self.config, colour, seconds)
+            except BadInput as e:
+                log.warning("could not keep the beam-timed duration of %s: %s", colour, e)
 
     def _touch(self) -> None:
         self._dirty = True
@@ -183,7 +199,8 @@ class Table(Records):
             raise BadInput("challenge", f"expected true or false, got {challenge!r}")
         chosen = parse_event(event, "event", self.store.events())
         setup = show_setup(self.config, chosen, challenge)
-        setup.played_event  # no challenge for a purple countdown: refused before anything is written
+        # No challenge for a purple countdown: refused here, before anything is written.
+        setup = show_setup(self.config, chosen, challenge, self.cradles.orientation_at_start(setup.played_event))
         wall = self.clock.wall()
         if isinstance(event, dict):
             self.store.save_event(chosen, wall)
@@ -218,7 +235,7 @@ class Table(Records):
 
     def _calibrate(self, colour, seconds) -> dict:
         self.config = set_duration(self.config, colour, seconds)
-        return {"timer": colour, "duration": self.config.timers[colour].duration}
+        return {"timer": colour, "duration": directions_json(self.config.timers[colour].directions)}
 
     # ---- what the table looks like ----------------------------------------------
 
@@ -235,17 +252,9 @@ class Table(Records):
                                         extras, self.config.warn_lead_s))
 
 
-def show_setup(config: Config, event, challenge: bool) -> Setup:
-    """A show's parameters from the config; grace and tolerance only where a glass is physical."""
-    physical = any(config.timers[c].source != "emulated" for c in COLOURS if event.in_play(c))
-    return Setup(event, challenge, durations=config.durations(), nominal=config.nominal,
-                 warn_lead_s=config.warn_lead_s, runout_grace_s=config.runout_grace_s if physical else 0.0,
-                 advance_tolerance_s=config.advance_tolerance_s if physical else 0.0)
-
-
 def demo_table(db_path, *, speed: float = 1.0, pin: str | None = "1234", clock=None) -> Table:
     """The embedded default table: mock pins, six emulated timers, a fake strip, a buzzer."""
     return Table(demo_config(db_path), Store(db_path), mock_pin_factory(), clock=clock, speed=speed, pin=pin)
 
 
-__all__ = ["MAX_PLAYERS", "Table", "demo_table"]
+__all__ = ["MAX_PLAYERS", "Table", "demo_table", "show_setup"]

@@ -4,7 +4,10 @@ A glass stands in its cradle either way round, so the table learns which
 end of the cradle holds the model's bulb A (`swapped`) from an upright
 reading: at the start, the end up holds the sand. For the first seconds of a
 show (the start window) turns are the players setting the table up, not
-flips. A glass that ran out is reminded until its sensors see it turned.
+flips. A glass that ran out stays empty in the model until its sensors see
+it turned (the players turn it, never the table); until then the players are
+reminded: the snapshot says `awaiting_turn`, the LEDs blink and the buzzer
+sounds again every `remind_every_s`. That is a reminder, not a sensor fault.
 Every move of the model that the sensors cause goes through `apply`, the
 table's one way to put a line into the show.
 """
@@ -13,9 +16,6 @@ from dataclasses import dataclass
 
 from companion.skyrockets import Pose
 
-STUCK = "ran out, but its sensors never saw it turned: stuck or unplugged?"
-
-
 @dataclass
 class Cradle:
     """What the table knows about one physical glass: its sensors' reading and how to map it."""
@@ -23,13 +23,12 @@ class Cradle:
     physical: Pose | None = None
     swapped: bool | None = None  # None until an upright reading settles it
     sensor_fault: str | None = None
-    stuck: str | None = None
-    turn_due: float | None = None  # monotonic instant by which a glass that ran out must be seen turned
+    remind_at: float | None = None  # monotonic instant of the next reminder to turn a glass that ran out
     changed_while_down: bool = False
 
     @property
     def fault(self) -> str | None:
-        return self.sensor_fault or self.stuck
+        return self.sensor_fault
 
     def to_model(self, pose: Pose) -> Pose:
         return pose.turned if self.swapped else pose
@@ -38,24 +37,31 @@ class Cradle:
 class Cradles(dict):
     """Every physical glass's Cradle by colour, with the start window and the reminders."""
 
-    def __init__(self, poses: dict, *, start_window_s: float, stuck_after_s: float, journal, changed):
+    def __init__(self, poses: dict, *, start_window_s: float, remind_every_s: float, journal, changed):
         super().__init__({colour: Cradle(physical=pose) for colour, pose in poses.items()})
-        self.start_window_s, self.stuck_after_s = start_window_s, stuck_after_s
+        self.start_window_s, self.remind_every_s = start_window_s, remind_every_s
         self.window_until: float | None = None
         self._journal, self._changed = journal, changed
 
     def due(self) -> list[float | None]:
-        return [self.window_until, *(cradle.turn_due for cradle in self.values())]
+        return [self.window_until, *(cradle.remind_at for cradle in self.values())]
 
     # ---- a show begins, resumes, ends --------------------------------------------
 
+    def orientation_at_start(self, event) -> dict[str, bool | None]:
+        """Which way round each glass sits as `event` (as played) starts: a standing one holds its sand on top.
+
+        None for a glass not standing yet: its way round is learnt when it is first stood up.
+        """
+        return {colour: cradle.physical is Pose.B_UP
+                if colour in event.running and cradle.physical is not None and cradle.physical.upright else None
+                for colour, cradle in self.items()}
+
     def begin(self, show, mono: float) -> None:
         """A new show: glasses standing at the start hold their sand on top."""
-        for colour, cradle in self.items():
-            cradle.swapped = cradle.stuck = cradle.turn_due = None
-            cradle.changed_while_down = False
-            if colour in show.event.running and cradle.physical is not None and cradle.physical.upright:
-                cradle.swapped = cradle.physical is Pose.B_UP
+        for colour, swapped in self.orientation_at_start(show.event).items():
+            cradle = self[colour]
+            cradle.swapped, cradle.remind_at, cradle.changed_while_down = swapped, None, False
         self._journal.orientation(self)
         in_play = [c for c in self if show.timers[c].glass is not None]
         self.window_until = mono + self.start_window_s if in_play else None
@@ -70,7 +76,7 @@ class Cradles(dict):
     def end(self) -> None:
         self.window_until = None
         for cradle in self.values():
-            cradle.turn_due = None
+            cradle.remind_at = None
 
     # ---- what the sensors say ---------------------------------------------------------
 
@@ -79,16 +85,21 @@ class Cradles(dict):
         cradle.physical = change.pose
         if show is None or show.outcome != "running" or show.timers[change.name].glass is None:
             return
-        if cradle.turn_due is not None or cradle.stuck:
-            cradle.turn_due, cradle.stuck = None, None
-            self._changed()
         if cradle.sensor_fault:
             return  # a faulty pair is not believed; the page's manual flips stand in for it
         if self.window_until is not None:
             if change.name in show.event.running and change.pose.upright:
                 self.orient(change.name, swapped=change.pose is Pose.B_UP)  # turned to start: sand on top
             return
-        self.follow(show, change.name, change.t, apply)
+        if self.follow(show, change.name, change.t, apply) and change.resync:
+            cradle.changed_while_down = True  # it moved while its source could not see it
+
+    def on_beam(self, show, change, apply) -> None:
+        """A neck beam saw the sand stop (or start): the rules judge it against the model."""
+        if show is None or show.outcome != "running" or show.timers[change.name].glass is None:
+            return
+        if not self[change.name].sensor_fault:
+            apply(change.t, "beam", change.name, state="flowing" if change.flowing else "stopped")
 
     def on_fault(self, show, change, apply) -> None:
         cradle = self[change.name]
@@ -118,19 +129,23 @@ class Cradles(dict):
 
     # ---- time passing ---------------------------------------------------------------------
 
-    def settle(self, show, now: float, apply) -> None:
-        """Close the start window and give up on reminders whose time has come."""
+    def settle(self, show, now: float, apply, remind) -> None:
+        """Close the start window, and `remind(colour)` again for each glass still waiting to be turned."""
         if self.window_until is not None and now >= self.window_until:
             mono, self.window_until = self.window_until, None
             for colour, cradle in self.items():
                 if show.timers[colour].glass is not None and not cradle.sensor_fault:
                     self.follow(show, colour, mono, apply)
-        for cradle in self.values():
-            if cradle.turn_due is not None and now >= cradle.turn_due:
-                cradle.turn_due, cradle.stuck = None, STUCK
-                self._changed()
+        for colour, cradle in self.items():
+            if cradle.remind_at is None:
+                continue
+            if not show.timers[colour].spent:
+                cradle.remind_at = None  # turned: the model runs from the real turn
+            elif now >= cradle.remind_at:
+                cradle.remind_at = now + self.remind_every_s
+                remind(colour)
 
     def ran_out(self, colour: str, mono: float) -> None:
         """A glass ran out: remind the players until its sensors see it turned."""
         if colour in self:
-            self[colour].turn_due = mono + self.stuck_after_s
+            self[colour].remind_at = mono + self.remind_every_s

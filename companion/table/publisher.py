@@ -61,9 +61,10 @@ def describe(show, show_id, started_wall: float, cradles, sources: dict[str, str
                  advance_tolerance_s=setup.advance_tolerance_s, **extras)
     for colour, timer in state["timers"].items():
         cradle = cradles.get(colour)
-        timer.update(duration=setup.duration(colour), role=show.timers[colour].role, source=sources[colour],
+        glass = show.timers[colour].glass  # the seconds of the way it stands: glasses may run unlike both ways
+        timer.update(duration=glass.duration_for(glass.pose) if glass else setup.duration(colour), role=show.timers[colour].role, source=sources[colour],
                      fault=cradle.fault if cradle else None,
-                     awaiting_turn=bool(cradle and (cradle.turn_due is not None or cradle.stuck is not None)),
+                     awaiting_turn=show.outcome == "running" and show.timers[colour].spent,
                      changed_while_down=bool(cradle and cradle.changed_while_down))
     return state
 

@@ -103,8 +103,7 @@ class Rig:
         tilt, buttons, now = self.config.tilt, self.config.buttons, clock()
         for colour, timer in self.config.timers.items():
             if timer.source == "hub":
-                raise BadInput(f"timers.{colour}.source",
-                               "'hub' needs the serial sensor hub, which this version cannot read yet: use tilt or emulated")
+                continue  # one source for every glass on the hub, below
             if timer.source == "tilt":
                 pins = timer.pins[:1] if timer.single_switch else timer.pins
                 with self._opening(f"timers.{colour}.pins"):
@@ -118,6 +117,11 @@ class Rig:
                 logic = FlipButton(colour, settle_s=buttons.settle_ms / 1000, hold_s=buttons.hold_s)
                 self.buttons[colour] = logic
             self.sources[colour] = Wired(logic, device)
+        on_hub = [c for c, timer in self.config.timers.items() if timer.source == "hub"]
+        if on_hub:
+            from companion.hardware.hub import HubSource
+
+            self.sources[HubSource.device] = HubSource.open(self.config.hub, on_hub, sink, clock)
 
     def _open_buzzer(self) -> None:
         if self.config.buzzer.enabled:

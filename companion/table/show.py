@@ -7,6 +7,12 @@ rules raise (low sand, a run-out, the end) go to `on_notice`; a show that
 ends is written off with its `end` line at once. The journal stays a log
 that `companion replay` takes: no line after the end instant is written, and
 a show that would outrun a log's length is ended, as aborted, at its limit.
+
+The rules never turn a glass. An LED glass has no hands, so the table turns
+it itself after its run-out: an ordinary `flip` line at the next
+representable instant after the run-out. Time is let run one deadline at a
+time so that this flip lands at that instant however late the runtime
+wakes, and a replay of the journal reaches the same result.
 """
 
 import math
@@ -22,8 +28,10 @@ FIRING = ("low_sand", "empty", "runout")  # notices that happen at an instant of
 class LiveShow:
     """The table's current show (or none), in show time."""
 
-    def __init__(self, clock, journal: Journal, speed: float, *, on_notice, on_end, changed):
+    def __init__(self, clock, journal: Journal, speed: float, *, on_notice, on_end, changed,
+                 turned_by_table: set[str] = frozenset()):
         self.clock, self.journal = clock, journal
+        self.turned_by_table = frozenset(turned_by_table)
         self.time = TimeBase(clock, speed)
         self._on_notice, self._on_end, self._changed = on_notice, on_end, changed
         self.begin(None, None, 0.0, speed, 0.0)
@@ -44,7 +52,8 @@ class LiveShow:
         """The monotonic instant of the rules' next deadline (or the log's limit), if a show runs."""
         if not self.running:
             return None
-        due = min(MAX_SHOW_S, self.show.next_due() or MAX_SHOW_S)
+        due = self.show.next_due()  # may be 0.0: a glass turned empty at the very start
+        due = MAX_SHOW_S if due is None else min(due, MAX_SHOW_S)
         return self.time.to_mono(due)
 
     def advance(self, mono: float) -> None:
@@ -53,22 +62,41 @@ class LiveShow:
             self._run_to(t)
 
     def _run_to(self, t: float) -> None:
-        self.show.advance(min(t, MAX_SHOW_S))
+        """Run one deadline at a time, so a glass the table turns is turned at its instant; never past a log's end."""
+        end = min(t, MAX_SHOW_S)
+        while self.running and (due := self.show.next_due()) is not None and due <= end:
+            self.show.advance(due)
+            self.after_change()
+        if self.running:
+            self.show.advance(max(end, self.show.now))  # a glass the table turned may lie just after `end`
+            self.after_change()
         self._settled = t
-        self.after_change()
         if self.running and t >= MAX_SHOW_S:
             self.finish("aborted", MAX_SHOW_S)
             self.begin(None, None, 0.0, self.time.speed, 0.0)
 
-    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None) -> bool:
+    def input(self, mono: float | None, kind: str, colour: str, pose: Pose | None = None, *,
+              state: str | None = None) -> bool:
         """Apply one line (at `mono`, or now) and keep it for the journal; False if the show ended first."""
-        t = max(self.show.now, self.time.now() if mono is None else self.time.to_show(mono))
+        return self.input_at(self.time.now() if mono is None else self.time.to_show(mono), kind, colour, pose,
+                             state=state)
+
+    def input_at(self, t: float, kind: str, colour: str, pose: Pose | None = None, *,
+                 state: str | None = None) -> bool:
+        """Apply one line at show time `t` (never before the show's now, nor at an instant already fired)."""
+        t = max(self.show.now, t)
+        while self.running and (due := self.show.next_due()) is not None and due < min(t, MAX_SHOW_S):
+            self.show.advance(due)  # what happens before t happens first, the table's own turns included
+            self.after_change()
+        if not self.running:
+            return False
         if t <= self._fired:  # something already happened at this instant: an input now comes just after it
             t = math.nextafter(self._fired, math.inf)
         if t >= MAX_SHOW_S:
             self._run_to(t)
             return False
-        line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {})}
+        line = {"t": t, "type": kind, "timer": colour, **({"pose": pose.value} if pose is not None else {}),
+                **({"state": state} if state is not None else {})}
         apply_line(self.show, line)  # what was due before this instant happens first, and may end the show
         if self.show.ended_at is not None and self.show.ended_at < t:
             self.after_change()
@@ -79,13 +107,19 @@ class LiveShow:
         return True
 
     def after_change(self) -> None:
+        ran_out = []
         for notice in self.show.drain_notices():
             self._changed()
             if notice["kind"] in FIRING:
                 self._fired = max(self._fired, notice["t"])
+            if notice["kind"] == "runout":
+                ran_out.append(notice["timer"])
             self._on_notice(notice)
         if self.show.outcome != "running" and not self.finished:
             self.finish(self.show.outcome, self.show.ended_at)
+        for colour in ran_out:
+            if colour in self.turned_by_table and self.running and self.show.timers[colour].spent:
+                self.input_at(self.show.now, "flip", colour)
 
     def finish(self, outcome: str, t: float) -> None:
         """Close the show as `outcome` at show time `t`: its journal ends there."""
@@ -95,5 +129,7 @@ class LiveShow:
         self._changed()
 
     def resumed_at(self, t: float) -> None:
-        """A show brought back from its journal: run it to `t` at once."""
-        self._run_to(t)
+        """A show brought back from its journal: run it to `t` at once (turning LED glasses on the way)."""
+        self.after_change()  # what the replay itself raised
+        if self.running:
+            self._run_to(t)

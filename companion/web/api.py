@@ -1,4 +1,4 @@
-"""The JSON API (CONTRACTS.md §4 and its extensions): what the pages do, scripts and tests can do.
+"""The JSON API (docs/web.md): what the pages do, scripts and tests can do.
 
 Reading needs nothing; every change needs the PIN (security.needs_pin). Bodies
 are JSON objects, checked field by field before the table sees them: a wrong

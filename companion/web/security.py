@@ -200,9 +200,17 @@ def csrf_token() -> str:
     return session[CSRF_FIELD]
 
 
+def changes_nothing(view):
+    """Mark a POST view that only computes an answer (it stores nothing), so it needs no CSRF token."""
+    view.changes_nothing = True
+    return view
+
+
 def check_csrf():
     """Refuse a session-authenticated change that does not carry the session's token."""
     if request.method in SAFE_METHODS or PIN_HEADER in request.headers:
+        return None
+    if getattr(current_app.view_functions.get(request.endpoint), "changes_nothing", False):
         return None
     expected = session.get(CSRF_FIELD)
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)

@@ -1,4 +1,4 @@
-"""`companion replay` as CONTRACTS.md §1 specifies, through the real command."""
+"""`companion replay` as docs/formats.md specifies, through the real command."""
 
 import json
 
@@ -35,7 +35,7 @@ SETUP = '{"t": 0, "type": "setup", "event": "training"}'
     ([SETUP, '{"t": 5, "type": "flip", "timer": "pink"}'], "-:2: timer: 'pink' is not a timer colour"),
     ([SETUP, '{"t": 5, "type": "flip"}'], "-:2: timer: missing"),
     ([SETUP, '{"t": 9, "type": "end"}', '{"t": 5, "type": "end"}'], "-:3: t: 5 is earlier than the previous line's 9"),
-    ([SETUP, '{"t": 5, "type": "jump"}'], "-:2: type: unknown type 'jump' (expected setup, pose, flip, end)"),
+    ([SETUP, '{"t": 5, "type": "jump"}'], "-:2: type: unknown type 'jump' (expected setup, pose, flip, beam, end)"),
     ([SETUP, '{"t": 5, "type": "pose", "timer": "red", "pose": "upside"}'], "-:2: pose: 'upside' is not a pose"),
     ([SETUP, '{"t": "5", "type": "end"}'], "-:2: t: expected a number of seconds, got '5'"),
     ([SETUP, '{"type": "end"}'], "-:2: t: missing"),

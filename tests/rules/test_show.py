@@ -1,4 +1,4 @@
-"""The rules of a show, one at a time (RULES.md §1, CONTRACTS.md §1)."""
+"""The rules of a show, one at a time (docs/rules.md, docs/formats.md)."""
 
 import pytest
 
@@ -18,13 +18,36 @@ def test_starting_state_follows_the_event():
         "green": "lying", "blue": "lying", "purple": "running"}
 
 
-def test_non_countdown_run_out_costs_one_token_and_flips_the_glass():
+def test_a_run_out_costs_one_token_and_leaves_the_glass_empty_until_turned():
     s = show()
     s.advance(30.0)
     assert s.crowd_tokens_turned == 1 and s.runouts == [{"timer": "red", "t": 30.0}]
-    assert s.timers["red"].glass.pose == "b_up" and s.timers["red"].glass.top(30.0) == 30.0
-    s.advance(59.0)
-    assert s.crowd_tokens_turned == 2  # yellow at 50; red not again until 60
+    assert s.timers["red"].glass.pose == "a_up" and s.result()["timers"]["red"]["state"] == "empty"
+    s.advance(49.0)
+    assert s.crowd_tokens_turned == 1 and s.next_due() == 50.0  # red never again on its own; yellow next
+    s.flip(49.0, "red")  # the players turn it 19 s late: it runs a full 30 s from then
+    assert s.timers["red"].glass.empties_at() == 79.0
+
+
+def test_an_empty_glass_laid_down_and_put_back_as_it_was_is_not_turned():
+    s = show()
+    s.advance(31.0)
+    s.pose(32.0, "red", "side")
+    s.pose(33.0, "red", "a_up")
+    s.advance(45.0)
+    assert [r["timer"] for r in s.runouts] == ["red"] and s.result()["timers"]["red"]["state"] == "empty"
+    s.pose(46.0, "red", "b_up")  # now turned: full on top
+    assert s.result()["timers"]["red"] == {"pose": "b_up", "top_s": 30.0, "state": "running"}
+    s.advance(76.0)
+    assert [r["timer"] for r in s.runouts] == ["red", "yellow", "red"] and s.outcome == "loss"
+
+
+def test_a_glass_runs_at_the_rate_of_the_way_it_stands():
+    s = show(durations={"red": (30.0, 36.0)})
+    s.flip(30.0, "red")  # saved at the instant; all sand now on top, B up
+    assert s.result()["timers"]["red"]["top_s"] == 36.0 and s.timers["red"].glass.empties_at() == 66.0
+    s.flip(48.0, "red")  # half the sand has run: 18 s of B-up flow is 15 s of A-up flow
+    assert s.result()["timers"]["red"]["top_s"] == 15.0
 
 
 def test_countdown_never_runs_out():
@@ -89,17 +112,19 @@ def test_laying_an_empty_glass_down_within_grace_saves_it():
 
 def test_third_runout_loses_and_nothing_after_changes_the_result():
     s = show()
-    s.advance(60.0)
-    assert s.outcome == "loss" and s.ended_at == 60.0 and s.stars == 0
+    s.advance(80.0)  # red at 30, yellow at 50, purple at 80: nobody turned anything
+    assert s.outcome == "loss" and s.ended_at == 80.0 and s.stars == 0
     before = s.result()
-    s.flip(61.0, "orange")
+    s.flip(81.0, "orange")
     s.advance(500.0)
     assert s.result() == before
 
 
 def test_stars_count_tokens_still_star_side_up():
     s = show(event=parse_event({"id": "x", "countdown": "purple", "running": ["purple", "red"], "countdown_start": 1}))
-    s.advance(70.0)  # red ran out at 30 and 60
+    s.advance(31.0)  # red ran out at 30
+    s.flip(31.0, "red")  # turned a second late: out again at 61
+    s.advance(70.0)
     s.flip(80.0, "purple")
     assert s.outcome == "win" and s.stars == 1
 
@@ -143,7 +168,7 @@ def test_next_due_lists_warning_empty_and_runout():
 
 def test_no_deadlines_after_the_end():
     s = show()
-    s.advance(60.0)
+    s.advance(80.0)
     assert s.next_due() is None
 
 

@@ -24,7 +24,11 @@ def show_logs(draw):
     """A setup line and up to 40 inputs at non-decreasing times."""
     setup = {"t": 0, "type": "setup", "event": draw(st.one_of(st.just("training"), events())),
              "runout_grace_s": draw(st.sampled_from([0, 0.5, 2])),
-             "advance_tolerance_s": draw(st.sampled_from([0, 1.5]))}
+             "advance_tolerance_s": draw(st.sampled_from([0, 1.5])),
+             "durations": draw(st.dictionaries(st.sampled_from(COLOURS), st.one_of(
+                 st.sampled_from([25, 30.5]),
+                 st.fixed_dictionaries({"a_up": st.sampled_from([20, 33.3]), "b_up": st.sampled_from([24, 35])})),
+                 max_size=3))}
     lines, t = [setup], 0.0
     for _ in range(draw(st.integers(0, 40))):
         t += draw(st.sampled_from([0.0, 0.25, 1.0, 3.0, 7.5, 12.0, 20.0]))
@@ -102,3 +106,14 @@ def test_live_stepping_by_deadlines_matches_replay(lines):
         apply_line(show, line)
     show.advance(parsed[-1]["t"])
     assert show.result() == replay(as_text(lines)).result()
+
+
+@settings(max_examples=150, deadline=None)
+@given(show_logs())
+def test_a_glass_runs_out_again_only_after_a_line_about_it(lines):
+    """The core never turns a glass: between two run-outs of one glass, something turned it."""
+    runouts = replay(as_text(lines)).result()["runouts"]
+    for colour in COLOURS:
+        times = [r["t"] for r in runouts if r["timer"] == colour]
+        for first, second in zip(times, times[1:]):
+            assert any(line.get("timer") == colour and first < line["t"] <= second for line in lines[1:])

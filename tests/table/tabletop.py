@@ -12,7 +12,7 @@ from companion.table import Table
 def tilt_table(tmp_path, clock=None, pin_factory=None, **overrides) -> Table:
     """A table whose six glasses sit in tilt cradles (grace 1 s, tolerance 1.5 s, 5 s start window)."""
     config = Config(database=tmp_path / "table.sqlite3", timers=default_timers("tilt"),
-                    tilt=TiltConfig(start_window_s=5.0, stuck_after_s=15.0), **overrides)
+                    tilt=TiltConfig(start_window_s=5.0, remind_every_s=10.0), **overrides)
     return Table(config, Store(config.database), pin_factory or mock_pin_factory(), clock=clock or FakeClock(),
                  pin="1234")
 

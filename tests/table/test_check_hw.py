@@ -30,11 +30,11 @@ def test_check_hw_once_on_mock_pins(cli):
 
 
 def test_calibration_takes_the_median_of_runs_and_ignores_fumbles():
-    c = Calibration(runs=3)
-    for t in (0.0, 30.4, 30.9, 61.0, 91.7, 200.0):
+    c = Calibration(runs=2)  # per direction; with a button the runs alternate, the first A up
+    for t in (0.0, 30.4, 30.9, 61.0, 91.7, 122.0):
         c.turned(t)
-    assert c.durations == pytest.approx([30.4, 30.6, 30.7])
-    assert c.median() == pytest.approx(30.6) and c.done
+    assert c.by_direction == {"a_up": pytest.approx([30.4, 30.7]), "b_up": pytest.approx([30.6, 30.3])}
+    assert c.result() == pytest.approx((30.55, 30.45)) and c.done
 
 
 def test_calibrate_without_a_config_file_refuses(cli):

@@ -39,4 +39,4 @@ def test_a_source_the_rig_refuses_names_the_config_file(cli, tmp_path):
     config.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n[timers.red]\nsource = "hub"\n')
     done = cli("run", "--mock", "--config", str(config))
     assert done.returncode == 2
-    assert done.stderr.strip().startswith(f"companion run: {config}: timers.red.source")
+    assert done.stderr.strip().startswith(f"companion run: {config}: hub.port")  # a hub glass needs [hub]

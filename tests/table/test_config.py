@@ -130,9 +130,9 @@ def test_run_with_hardware_or_storage_it_cannot_open_exits_1_with_one_line(cli, 
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
 
 
-def test_a_hub_timer_is_refused_until_the_hub_can_be_read(cli, tmp_path):
+def test_a_hub_timer_without_a_hub_section_is_refused_naming_the_port(cli, tmp_path):
     path = tmp_path / "config.toml"
     path.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n[timers.green]\nsource = "hub"\n')
     done = cli("run", "--config", str(path), "--mock")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert "timers.green.source: 'hub' needs the serial sensor hub" in done.stderr
+    assert "hub.port: missing: timers.green.source is \"hub\"" in done.stderr

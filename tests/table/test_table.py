@@ -57,7 +57,7 @@ def test_a_tilt_show_to_a_win_replays_to_the_same_result(table, hands):
 def test_a_tilt_show_to_a_loss_replays_to_the_same_result(table, hands):
     start_training(table, hands)
     hands.wait(40)
-    hands.turn("red")  # the table flipped red's model at its run-out; the players now turn the glass
+    hands.turn("red")  # red ran out at 31 and waited, empty; the players turn it now
     assert table.snapshot()["timers"]["red"]["awaiting_turn"] is False
     hands.wait(40)
     snap = table.snapshot()
@@ -90,20 +90,23 @@ def test_a_lying_glass_stood_up_puts_its_sand_on_top_whichever_end(table, hands)
     assert table.cradles["green"].swapped is True
 
 
-def test_stuck_sensor_after_a_run_out_is_flagged_and_cleared(table, hands):
+def test_a_run_out_glass_awaits_its_turn_and_runs_from_the_real_turn(table, hands):
     start_training(table, hands)
     hands.wait(26.5)  # red ran out at 31 (30 s + 1 s grace)
     red = table.snapshot()["timers"]["red"]
-    assert red["awaiting_turn"] is True and red["fault"] is None
+    assert red["awaiting_turn"] is True and red["fault"] is None and red["state"] == "empty"
     with pytest.raises(Conflict):
-        table.flip("red")
-    hands.wait(15)
+        table.flip("red")  # healthy sensors: the players turn the glass itself
+    hands.wait(40)  # nobody turns it: a plain reminder, never a sensor fault, and no second token
     red = table.snapshot()["timers"]["red"]
-    assert "never saw it turned" in red["fault"]
-    table.flip("red")  # the manual fallback while the sensor is faulty
-    assert lines_of(table, "flip")[-1]["timer"] == "red"
+    assert red["awaiting_turn"] is True and red["fault"] is None
+    assert [r["timer"] for r in table.snapshot()["runouts"]] == ["red", "yellow"]
     hands.turn("red")
-    assert table.snapshot()["timers"]["red"]["fault"] is None
+    turned_at = lines_of(table, "pose")[-1]["t"]
+    red = table.snapshot()["timers"]["red"]
+    assert red["awaiting_turn"] is False and red["state"] == "running"
+    assert table.show.timers["red"].glass.empties_at() == pytest.approx(turned_at + 30.0)
+    assert live(table) == near(replayed(table, at=table.snapshot()["t"]))
 
 
 def test_both_switches_closed_too_long_is_a_fault_and_the_show_goes_on(table, hands):

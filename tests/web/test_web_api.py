@@ -1,4 +1,4 @@
-"""The JSON API (CONTRACTS.md §4 and its extensions) through Flask's test client, on a demo table.
+"""The JSON API (docs/web.md) through Flask's test client, on a demo table.
 
 Every test builds its own table (a fresh database, a fake clock that only moves
 when told) and its own app.

@@ -1,0 +1,216 @@
+"""Many tables on one broker: the hall page's latency from a table's change to a browser, and the hall's weight.
+
+Prints figures; it asserts nothing. Fifty simulated tables each play a busy
+show (a change every 50 ms, which their bridges pace to ten messages a
+second) through the real bridge into one local Mosquitto; `companion hall`
+runs as its own process; headless Chromium shows the hall page. A probe
+table changes its event's name every 250 ms (outside its bridge's pacing
+window), and the page notes when each name appears in the probe's card:
+latency = that instant minus the instant of the change, on the same clock.
+The hall's CPU (share of one core) and resident memory are read from its
+process during the run.
+
+    python bench/mqtt_hall.py [--tables 50] [--samples 80]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psutil  # noqa: E402
+
+from companion.clock import FakeClock  # noqa: E402
+from companion.mqtt.bridge import Bridge  # noqa: E402
+from companion.mqtt.mosquitto import Mosquitto, free_port, mosquitto_missing  # noqa: E402
+from companion.mqtt.settings import from_url  # noqa: E402
+from companion.table import demo_table  # noqa: E402
+
+CHANGE_EVERY_S = 0.05  # each busy table changes twenty times a second
+PROBE_EVERY_S = 0.25
+CHROMIUM = "/usr/bin/chromium"
+WATCH_PROBE = """() => {
+  window.seen = {};
+  const note = () => {
+    const el = document.querySelector('.hall-card[data-table="probe"] .hall-event');
+    if (el && !(el.textContent in window.seen)) window.seen[el.textContent] = Date.now();
+  };
+  new MutationObserver(note).observe(document.getElementById('cards'),
+                                     {subtree: true, childList: true, characterData: true});
+}"""
+
+
+class SimulatedTable:
+    """What a bridge asks of a table, with a running show's state that changes when told to."""
+
+    def __init__(self, template: dict):
+        self._changed = threading.Condition()
+        self._state = dict(template, seq=1)
+
+    def snapshot(self) -> dict:
+        with self._changed:
+            return self._state
+
+    def wait_for_change(self, after_seq: int, timeout: float) -> dict:
+        with self._changed:
+            self._changed.wait_for(lambda: self._state["seq"] > after_seq, timeout)
+            return self._state
+
+    def shows(self) -> list:
+        return []
+
+    def show_log(self, show_id: int):
+        return None
+
+    def change(self, **fields) -> None:
+        with self._changed:
+            self._state = {**self._state, **fields, "seq": self._state["seq"] + 1}
+            self._changed.notify_all()
+
+    def tick(self, dt: float) -> None:
+        state = self.snapshot()
+        timers = {c: dict(t, top_s=round(max(0.0, t["top_s"] - dt), 3) if t["state"] == "running" else t["top_s"])
+                  for c, t in state["timers"].items()}
+        self.change(t=round(state["t"] + dt, 3), timers=timers)
+
+
+def running_state() -> dict:
+    """A real table's state a few seconds into a show, as the template of every simulated one."""
+    clock = FakeClock()
+    folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
+    table = demo_table(folder / "t.sqlite3", clock=clock)
+    table.start_show("training")
+    clock.advance(3.0)
+    table.pump()
+    state = table.snapshot()
+    table.stop()
+    return state
+
+
+class StreamReader(threading.Thread):
+    """A plain HTTP client on the hall's stream, noting when each probe name first arrives."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.response = urllib.request.urlopen(url + "api/hall/events", timeout=60)
+        self.seen: dict[str, float] = {}
+        self.start()
+
+    def run(self):
+        try:
+            for raw in self.response:
+                if raw.startswith(b"data: ") and b'"probe"' in raw:
+                    for card in json.loads(raw[6:])["cards"]:
+                        name = ((card.get("show") or {}).get("event") or {}).get("name")
+                        if card["table"] == "probe" and name and name not in self.seen:
+                            self.seen[name] = time.time() * 1000
+        except (OSError, ValueError):
+            pass
+
+
+def wait_listening(url: str, process) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the hall exited: {process.stderr.read()}")
+        try:
+            urllib.request.urlopen(url + "api/hall", timeout=1).read()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("the hall did not start")
+
+
+def percentile(values: list[float], share: float) -> float:
+    return values[min(len(values) - 1, int(len(values) * share))] if values else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--samples", type=int, default=80)
+    args = parser.parse_args()
+    for missing in (mosquitto_missing(), None if Path(CHROMIUM).exists() else f"{CHROMIUM} is not installed"):
+        if missing:
+            print(f"mqtt_hall: skipped ({missing})")
+            return 0
+    from playwright.sync_api import sync_playwright
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
+    template = running_state()
+    with Mosquitto(folder / "broker") as broker:
+        port = free_port()
+        hall = subprocess.Popen([sys.executable, "-m", "companion", "hall", "--mqtt", broker.url, "--port", str(port),
+                                 "--db", str(folder / "hall.sqlite3")], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+        url = f"http://127.0.0.1:{port}/"
+        tables = [SimulatedTable(template) for _ in range(args.tables)]
+        probe = SimulatedTable(dict(template, event={"id": "probe", "name": "p-start"}))
+        bridges = [Bridge(t, from_url(broker.url, table=f"table-{i:02d}")).start() for i, t in enumerate(tables)]
+        bridges.append(Bridge(probe, from_url(broker.url, table="probe")).start())
+        stop = threading.Event()
+
+        def play():
+            while not stop.wait(CHANGE_EVERY_S):
+                for table in tables:
+                    table.tick(CHANGE_EVERY_S)
+
+        player = threading.Thread(target=play, daemon=True)
+        try:
+            wait_listening(url, hall)
+            player.start()
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+                page = browser.new_page(viewport={"width": 390, "height": 844})
+                page.goto(url)
+                page.wait_for_selector('.hall-card[data-table="probe"]')
+                page.evaluate(WATCH_PROBE)
+                reader = StreamReader(url)
+                process = psutil.Process(hall.pid)
+                cpu0, wall0 = process.cpu_times(), time.perf_counter()
+                changed_at = {}
+                for n in range(args.samples):
+                    name = f"p{n}"
+                    changed_at[name] = time.time() * 1000
+                    probe.change(event={"id": "probe", "name": name})
+                    time.sleep(PROBE_EVERY_S)
+                cpu1, wall1 = process.cpu_times(), time.perf_counter()
+                rss = process.memory_info().rss / 2**20
+                time.sleep(1.0)  # the last names reach the page
+                seen = page.evaluate("window.seen")
+                cards = page.locator(".hall-card").count()
+                browser.close()
+        finally:
+            stop.set()
+            for bridge in bridges:
+                bridge.stop()
+            hall.terminate()
+            hall.wait(timeout=10)
+
+    latencies = sorted(seen[name] - t0 for name, t0 in changed_at.items() if name in seen)
+    lost = len(changed_at) - len(latencies)
+    streamed = sorted(reader.seen[name] - t0 for name, t0 in changed_at.items() if name in reader.seen)
+    cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
+    p99 = percentile(latencies, 0.99)
+    print(f"mqtt_hall: {args.tables} busy tables + a probe, {cards} cards on the page, "
+          f"{args.tables * (1 / max(CHANGE_EVERY_S, 0.1)):.0f} state messages/s into the hall")
+    print(f"  change -> browser: p50 {statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, "
+          f"max {latencies[-1]:.1f} ms over {len(latencies)} changes ({lost} not seen)")
+    print(f"  change -> the hall's stream (an HTTP client, no browser): p50 {statistics.median(streamed):.1f} ms, "
+          f"p99 {percentile(streamed, 0.99):.1f} ms over {len(streamed)} changes")
+    print(f"  the hall: CPU {cpu:.1f} % of one core, resident memory {rss:.1f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""`companion hall`: every table on a broker on one page, live, with a leaderboard across them."""
+
+import signal
+import sqlite3
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+from companion.cli.common import Refusal
+
+DEFAULT_URL = "mqtt://127.0.0.1:1883"
+DEFAULT_DB = Path.home() / ".local" / "state" / "companion" / "hall.sqlite3"
+
+
+def broker_settings(args):
+    """The broker from `--config`'s [mqtt] section (credentials, TLS, base) and/or `--mqtt URL`."""
+    from companion.mqtt.settings import check_base, from_url, parse_section
+
+    if args.config is None:
+        return from_url(args.mqtt or DEFAULT_URL, "--mqtt", base=check_base(args.base or "companion", "--base"))
+    try:
+        data = tomllib.loads(Path(args.config).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise Refusal(f"{args.config}: cannot read it as TOML ({getattr(e, 'strerror', None) or e})") from None
+    if "mqtt" not in data:
+        raise Refusal(f"{args.config}: mqtt: missing (the hall reads its broker from the [mqtt] section)")
+    settings = parse_section(data["mqtt"])
+    if args.mqtt:
+        url = from_url(args.mqtt, "--mqtt")
+        settings = replace(settings, host=url.host, port=url.port, tls=url.tls)
+    return replace(settings, base=check_base(args.base, "--base")) if args.base else settings
+
+
+def cmd_hall(args) -> int:
+    from companion.mqtt.hall import Hall, create_hall_app
+    from companion.mqtt.hall.board import Leaderboard
+    from companion.mqtt.hall.listener import HallListener
+    from companion.web.server import make_server, shut_down
+
+    settings = broker_settings(args)
+    db = Path(args.db) if args.db else DEFAULT_DB
+    try:
+        board = Leaderboard(db)
+    except (sqlite3.Error, OSError) as e:
+        raise Refusal(f"cannot use the database {db} ({getattr(e, 'strerror', None) or e})", code=1) from None
+    hall = Hall(board.rows())
+    try:
+        server = make_server(None, args.host, args.port, app=create_hall_app(hall))
+    except OSError as e:
+        board.close()
+        raise Refusal(f"cannot listen on {args.host}:{args.port} ({e.strerror or e}): try another --port",
+                      code=1) from None
+    listener = HallListener(settings, hall, board).start()
+    shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"The hall of {settings.url} is on http://{shown_host}:{server.effective_port}/ . Ctrl-C stops.",
+          flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        shut_down(server)
+        listener.stop()
+        board.close()
+    return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def register(sub) -> None:
+    hall = sub.add_parser("hall", help="a page with every table on a broker, live, and a leaderboard")
+    hall.add_argument("--mqtt", metavar="URL", help=f"the broker (default {DEFAULT_URL})")
+    hall.add_argument("--config", help="a file whose [mqtt] section gives the broker, username, password_file, CA")
+    hall.add_argument("--base", help="the topic prefix the tables use (default companion)")
+    hall.add_argument("--host", default="127.0.0.1", help="address to serve on (0.0.0.0: every network)")
+    hall.add_argument("--port", type=int, default=8100)
+    hall.add_argument("--db", help=f"the leaderboard's SQLite file (default {DEFAULT_DB})")
+    hall.set_defaults(func=cmd_hall)

@@ -1,0 +1,85 @@
+"""The two kinds of scoring card: the nest card of a stage and the movement cards in the players' hands.
+
+Neither card's values are printed in the rules, so players enter each card
+once; these functions check what they entered and score with it.
+
+>>> nest = read_nest({"points": [3, 7, 11, 14, 16], "pair": 3})
+>>> kite, goose = {"M": 2, "F": 1, "count": 3, "pairs": 1}, {"M": 0, "F": 2, "count": 2, "pairs": 0}
+>>> nest_points(nest, kite, "kite"), nest_points(nest, goose, "goose")
+(14, 7)
+"""
+
+from companion.errors import BadInput
+from companion.flock.birds import ROWS, read_int
+
+MAX_POINTS = 99  # no printed card gives more for one line or one space
+MAX_NEST_ENTRIES = 7  # a nest card's points for 1..this many landed birds (a player lands one per column at most)
+SPACES_PER_CARD = 2  # a movement card's scoring part marks two spaces
+BOTH_BONUS = 2  # for holding both marked spaces
+MAX_CARDS_SCORED = 16  # movement cards one player scores in one stage, far more than a hand holds
+
+
+def read_nest(value, field: str = "nest") -> dict:
+    """A nest card: points[k-1] for k birds landed, and the bonus (or penalty) per landed pair."""
+    if not isinstance(value, dict):
+        raise BadInput(field, "expected a nest card {points, pair}")
+    unknown = sorted(set(value) - {"points", "pair"})
+    if unknown:
+        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a nest card has points and pair)")
+    points = value.get("points")
+    if not isinstance(points, list) or not 1 <= len(points) <= MAX_NEST_ENTRIES:
+        raise BadInput(f"{field}.points",
+                       f"expected a list of 1-{MAX_NEST_ENTRIES} points (for 1, 2, ... birds landed)")
+    return {"points": [read_int(p, f"{field}.points[{i}]", 0, MAX_POINTS) for i, p in enumerate(points)],
+            "pair": read_int(value.get("pair"), f"{field}.pair", -MAX_POINTS, MAX_POINTS)}
+
+
+def read_movement(value, columns: int, field: str) -> dict:
+    """A movement card's scoring part: two different spaces on the board, each with its points."""
+    if not isinstance(value, dict) or not isinstance(value.get("spaces"), list):
+        raise BadInput(field, "expected a movement card {spaces: [{row, col, points}, ...]}")
+    unknown = sorted(set(value) - {"spaces", "name"})
+    if unknown:
+        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a movement card has spaces)")
+    spaces = value["spaces"]
+    if len(spaces) != SPACES_PER_CARD:
+        raise BadInput(f"{field}.spaces", f"a movement card marks {SPACES_PER_CARD} spaces, not {len(spaces)}")
+    read = []
+    for i, space in enumerate(spaces):
+        where = f"{field}.spaces[{i}]"
+        if not isinstance(space, dict) or set(space) != {"row", "col", "points"}:
+            raise BadInput(where, "expected {row, col, points}")
+        read.append({"row": read_int(space["row"], f"{where}.row", 0, ROWS - 1),
+                     "col": read_int(space["col"], f"{where}.col", 0, columns - 1),
+                     "points": read_int(space["points"], f"{where}.points", 0, MAX_POINTS)})
+    if (read[0]["row"], read[0]["col"]) == (read[1]["row"], read[1]["col"]):
+        raise BadInput(f"{field}.spaces[1]", "the two marked spaces are the same")
+    card = {"spaces": read}
+    if isinstance(value.get("name"), str):
+        card["name"] = value["name"]
+    return card
+
+
+def nest_points(nest: dict, landed: dict, player: str, field: str = "nest.points") -> int:
+    """What a player's landing scores: the points for the birds landed, plus the pair bonus per pair."""
+    if landed["count"] == 0:
+        return 0
+    if landed["count"] > len(nest["points"]):
+        raise BadInput(field, f"{player} lands {landed['count']} birds but the card gives points "
+                              f"for up to {len(nest['points'])}")
+    return nest["points"][landed["count"] - 1] + nest["pair"] * landed["pairs"]
+
+
+def movement_points(card: dict, board, owner: str) -> int:
+    """A movement card scored by `owner` on `board`: each held space's points, and the bonus for both."""
+    held = [s for s in card["spaces"]
+            if board[s["row"]][s["col"]] is not None and board[s["row"]][s["col"]]["owner"] == owner]
+    return sum(s["points"] for s in held) + (BOTH_BONUS if len(held) == SPACES_PER_CARD else 0)
+
+
+def tally(birds: list[dict], owner: str) -> dict:
+    """A player's landed birds counted: males, females, how many, and the male+female pairs."""
+    mine = [b for b in birds if b["owner"] == owner]
+    males = sum(1 for b in mine if b.get("sex") == "M")
+    females = sum(1 for b in mine if b.get("sex") == "F")
+    return {"M": males, "F": females, "count": len(mine), "pairs": min(males, females)}

@@ -1,0 +1,223 @@
+"""Reading a 帰る雁 record: the migrations alone, or a whole game replayed and checked action by action.
+
+`score(data)` takes either form (the formats are in docs/geese.md) and
+returns the final scores; anything unusable is a BadInput naming the field,
+an illegal action naming `actions[i]` and why. It checks the rules of play,
+not the deck, so a playtest of a draft with other cards scores too; with
+`strict=True` (the table's own tracker) every card must also be in this
+deck and no card may be in play more often than the deck holds it.
+
+>>> card = lambda n, suit: {"n": n, "suit": suit}
+>>> score({"players": ["ann", "ben", "cho"],
+...        "migrations": {"ann": [[card(1, "gull")]]}})["players"]["ann"]["total"]
+2
+"""
+
+from collections import Counter
+
+from companion.errors import BadInput
+from companion.geese.cards import Card, copies, parse_card
+from companion.geese.ground import WinteringGround
+from companion.geese.rules import DEFAULT_RULES, Rules
+from companion.geese.scoring import final_scores
+
+MAX_NAME = 40  # characters in a player's name
+MAX_ACTIONS = 2000  # far more turns than a game of 80 cards can take
+RECORD_FIELDS = frozenset({"players", "wintering", "actions"})
+MIGRATION_FIELDS = frozenset({"players", "migrations", "wintering_vp"})
+ACTION_KINDS = ("arrive", "migrate")
+
+
+def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
+    """The final scores of a record in either form (CONTRACTS-style output: players, ranking, winner)."""
+    if not isinstance(data, dict):
+        raise BadInput("", "expected a JSON object with players and migrations, or players and actions")
+    if "actions" in data or "wintering" in data:
+        return Replay.of(data, rules, strict=strict).result()
+    _only(data, MIGRATION_FIELDS, "")
+    players = read_players(data, rules)
+    migrations = read_migrations(data.get("migrations"), players, rules, strict)
+    vp = read_wintering_vp(data.get("wintering_vp", {}), players)
+    return final_scores(players, migrations, vp, rules)
+
+
+def read_players(data: dict, rules: Rules) -> list[str]:
+    players = data.get("players")
+    if not isinstance(players, list):
+        raise BadInput("players", "expected the list of player names in turn order from the start player")
+    counts = rules.player_counts
+    if len(players) not in counts:
+        raise BadInput("players", f"the game is for {counts[0]}–{counts[-1]} players, not {len(players)}")
+    for i, name in enumerate(players):
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+            raise BadInput(f"players[{i}]", f"expected a name of 1–{MAX_NAME} characters")
+        if players.index(name) != i:
+            raise BadInput(f"players[{i}]", f"{name} is named twice")
+    return players
+
+
+def read_migrations(value, players: list[str], rules: Rules, strict: bool = False) -> dict:
+    if not isinstance(value, dict):
+        raise BadInput("migrations", "expected each player's migrations: {name: [[card, ...], ...]}")
+    deck = copies(rules, len(players))
+    seen = Counter()
+    result = {}
+    for name, sets in value.items():
+        if name not in players:
+            raise BadInput(f"migrations.{name}", "not one of the players")
+        if not isinstance(sets, list):
+            raise BadInput(f"migrations.{name}", "expected a list of migrations")
+        result[name] = []
+        for i, cards in enumerate(sets):
+            field = f"migrations.{name}[{i}]"
+            if not isinstance(cards, list) or not cards:
+                raise BadInput(field, "expected a migration: a list of at least one card")
+            parsed = [parse_card(c, f"{field}[{j}]", rules, len(players) if strict else None)
+                      for j, c in enumerate(cards)]
+            for j, card in enumerate(parsed):
+                if card.n > len(parsed):
+                    raise BadInput(f"{field}[{j}]", f"a {card.n} cannot join a migration of {len(parsed)} cards "
+                                                    "(a card counts as its own number or more)")
+                seen[card] += 1
+                if strict and seen[card] > deck[card]:
+                    raise BadInput(f"{field}[{j}]", f"the deck has only {deck[card]} {_name(card, deck[card])}")
+            result[name].append((len(parsed), parsed))
+    return result
+
+
+def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise BadInput("wintering_vp", "expected {name: VP}")
+    for name, vp in value.items():
+        if name not in players:
+            raise BadInput(f"wintering_vp.{name}", "not one of the players")
+        if isinstance(vp, bool) or not isinstance(vp, int) or not 0 <= vp <= 10_000:
+            raise BadInput(f"wintering_vp.{name}", "expected a whole number of VP, 0 or more")
+    return dict(value)
+
+
+class Replay:
+    """A game record played back through the rules: the ground, each player's VP and migrations."""
+
+    def __init__(self, players: list[str], setup: list[Card], rules: Rules = DEFAULT_RULES, *, strict: bool = False):
+        self.players, self.rules, self.strict = players, rules, strict
+        self.deck = copies(rules, len(players))
+        self.ground = WinteringGround(setup, rules)
+        self.migrated = Counter()
+        self.wintering_vp = {name: 0 for name in players}
+        self.migrations = {name: [] for name in players}
+        self.log = []  # each arrival that scored: {"action", "player", "card", "vp"}
+        for i, card in enumerate(setup):
+            self._check_supply(card, f"wintering[{i}]")
+
+    @classmethod
+    def of(cls, data: dict, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> "Replay":
+        _only(data, RECORD_FIELDS, "")
+        players = read_players(data, rules)
+        setup = data.get("wintering", [])
+        if not isinstance(setup, list):
+            raise BadInput("wintering", "expected the list of cards laid out at setup")
+        in_deck = len(players) if strict else None
+        replay = cls(players, [parse_card(c, f"wintering[{i}]", rules, in_deck) for i, c in enumerate(setup)],
+                     rules, strict=strict)
+        actions = data.get("actions", [])
+        if not isinstance(actions, list):
+            raise BadInput("actions", "expected a list of actions")
+        if len(actions) > MAX_ACTIONS:
+            raise BadInput("actions", f"more than {MAX_ACTIONS} actions")
+        for i, action in enumerate(actions):
+            replay.play(action, i)
+        return replay
+
+    def _check_supply(self, card: Card, field: str) -> None:
+        if not self.strict:
+            return
+        if self.ground.cards[card] + self.migrated[card] > self.deck[card]:
+            raise BadInput(field, f"the deck has only {self.deck[card]} {_name(card, self.deck[card])}, all already "
+                                  "in the wintering ground or migrated")
+
+    def play(self, action, i: int) -> None:
+        """Apply action number `i`, or raise BadInput("actions[i]...", why it is not allowed)."""
+        where = f"actions[{i}]"
+        if not isinstance(action, dict):
+            raise BadInput(where, 'expected {"player": ..., "arrive": [...]} or {"player": ..., "migrate": {...}}')
+        kinds = [k for k in ACTION_KINDS if k in action]
+        if len(kinds) != 1:
+            raise BadInput(where, "an action either arrives or migrates (exactly one of arrive, migrate)")
+        _only(action, {"player", "arrive", "take"} if kinds == ["arrive"] else {"player", "migrate"}, where)
+        player = action.get("player")
+        if player not in self.players:
+            raise BadInput(f"{where}.player", "not one of the players")
+        if kinds == ["arrive"]:
+            self._arrive(action, player, i, where)
+        else:
+            self._migrate(action["migrate"], player, where)
+
+    def _arrive(self, action: dict, player: str, i: int, where: str) -> None:
+        cards = action["arrive"]
+        if not isinstance(cards, list) or len(cards) not in (1, 2):
+            raise BadInput(f"{where}.arrive", "birds arrive as 1 card, or 2 cards with 1 taken back")
+        parsed = [self._card(c, f"{where}.arrive[{j}]") for j, c in enumerate(cards)]
+        if len(parsed) == 1 and "take" in action:
+            raise BadInput(f"{where}.take", "a card is taken back only when 2 cards arrive")
+        if len(parsed) == 2 and "take" not in action:
+            raise BadInput(f"{where}.take", "when 2 cards arrive, 1 card must be taken back from the wintering ground")
+        for j, card in enumerate(parsed):
+            vp = self.ground.put(card)
+            self._check_supply(card, f"{where}.arrive[{j}]")
+            if vp:
+                self.wintering_vp[player] += vp
+                self.log.append({"action": i, "player": player, "card": card.to_json(), "vp": vp})
+        if "take" in action:
+            taken = self._card(action["take"], f"{where}.take")
+            if not self.ground.holds(taken):
+                raise BadInput(f"{where}.take", f"no {_one(taken)} lies in the wintering ground")
+            self.ground.take(taken)
+
+    def _migrate(self, move, player: str, where: str) -> None:
+        if not isinstance(move, dict):
+            raise BadInput(f"{where}.migrate", 'expected {"value": v, "cards": [card, ...]}')
+        _only(move, {"value", "cards"}, f"{where}.migrate")
+        value, cards = move.get("value"), move.get("cards")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise BadInput(f"{where}.migrate.value", "expected the value migrated as, a whole number 1 or more")
+        if not isinstance(cards, list) or len(cards) != value:
+            got = len(cards) if isinstance(cards, list) else "no"
+            raise BadInput(f"{where}.migrate.cards", f"migrating as {value} takes exactly {value} cards, not {got}")
+        parsed = [self._card(c, f"{where}.migrate.cards[{j}]") for j, c in enumerate(cards)]
+        for j, card in enumerate(parsed):
+            if not self.ground.usable(card, value):
+                raise BadInput(f"{where}.migrate.cards[{j}]", f"a {card.n} can be used only as "
+                                                              f"{_span(card.n, self.ground.top(card.n))} now, "
+                                                              f"not as {value}")
+        for j, card in enumerate(parsed):
+            self.migrated[card] += 1
+            self._check_supply(card, f"{where}.migrate.cards[{j}]")
+        self.migrations[player].append((value, parsed))
+
+    def _card(self, value, field: str) -> Card:
+        return parse_card(value, field, self.rules, len(self.players) if self.strict else None)
+
+    def result(self) -> dict:
+        scores = final_scores(self.players, self.migrations, self.wintering_vp, self.rules)
+        return {"players": scores["players"], "wintering": self.ground.counts(), "ranking": scores["ranking"],
+                "winner": scores["winner"]}
+
+
+def _only(data: dict, allowed, where: str) -> None:
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        field = f"{where}.{unknown[0]}" if where else unknown[0]
+        raise BadInput(field, f"unknown field (expected {', '.join(sorted(allowed))})")
+
+
+def _span(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def _name(card: Card, count: int) -> str:
+    return f"{card.suit} {card.n}" + ("" if count == 1 else "s")
+
+
+def _one(card: Card) -> str:
+    return f"{card.suit} {card.n}"

@@ -1,0 +1,76 @@
+"""What the pages show, worked out from a record: the ground by number, who earned which VP, the score sheet.
+
+All pure: a page (or a script) hands in a saved game's record and gets
+plain data back, with the arithmetic spelled out as numbers the page's
+messages put into words.
+
+>>> view = game_view({"players": ["a", "b", "c", "d"], "wintering": [{"n": 6, "suit": "gull"}], "actions": []})
+>>> view["ground"][5]["high"], view["next_player"]
+(7, 'a')
+"""
+
+from collections import Counter
+
+from companion.geese.cards import GOOSE, PLAIN_SUITS, SUITS, Card
+from companion.geese.record import Replay
+from companion.geese.rules import DEFAULT_RULES, Rules
+from companion.geese.scoring import score_migration
+
+
+def ground_view(replay: Replay) -> list[dict]:
+    """Each number's cards in the ground, w(n) and the range a card of it may be used as."""
+    ground = replay.ground
+    rows = []
+    for n in range(1, ground.rules.max_number + 1):
+        cards = [{"n": c.n, "suit": c.suit, "count": ground.cards[c]} for c in sorted(ground.cards, key=_order)
+                 if c.n == n]
+        rows.append({"n": n, "w": ground.w[n], "low": n, "high": ground.top(n), "cards": cards})
+    return rows
+
+
+def game_view(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
+    """A tracked game as every phone shows it: the ground, the VP earned so far, the scores, whose turn."""
+    replay = Replay.of(record, rules)
+    players = replay.players
+    actions = record.get("actions", [])
+    return {"players": players, "wintering": record.get("wintering", []), "actions": actions,
+            "ground": ground_view(replay), "log": replay.log, "wintering_vp": replay.wintering_vp,
+            "migrations": {name: len(replay.migrations[name]) for name in players},
+            "next_player": players[len(actions) % len(players)], "result": replay.result()}
+
+
+def explain(cards: list[Card], value: int, rules: Rules = DEFAULT_RULES) -> dict:
+    """One migration's arithmetic: its largest suit and how many geese joined it, and the reading scored."""
+    score = score_migration(cards, value, rules)
+    plain = Counter(c.suit for c in cards if c.suit != GOOSE)
+    suit = max(PLAIN_SUITS, key=lambda s: (plain[s], -PLAIN_SUITS.index(s))) if plain else GOOSE
+    reading = "rainbow" if score.rainbow and len(cards) > score.largest_suit else "suit"
+    return {**score.to_json(), "suit": suit, "of_suit": plain[suit] if plain else 0, "geese": score.geese,
+            "reading": reading, "cards_list": [c.to_json() for c in sorted(cards, key=_order)]}
+
+
+def score_sheet(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
+    """The final score sheet: every migration's arithmetic, the bonus, wintering VP, totals, and ties explained."""
+    replay = Replay.of(record, rules)
+    result = replay.result()
+    rows = []
+    for seat, name in enumerate(replay.players):
+        mine = result["players"][name]
+        rows.append({"name": name, "seat": seat + 1,
+                     "migrations": [explain(cards, value, rules) for value, cards in replay.migrations[name]],
+                     "count": len(replay.migrations[name]), "bonus": mine["no_goose_bonus"],
+                     "bonus_power": rules.bonus_power, "wintering_vp": mine["wintering_vp"],
+                     "arrivals": [entry for entry in replay.log if entry["player"] == name],
+                     "total": mine["total"]})
+    totals = {r["name"]: r["total"] for r in rows}
+    ties = []
+    for place, name in enumerate(result["ranking"][1:], start=1):
+        above = result["ranking"][place - 1]
+        if totals[name] == totals[above]:
+            ties.append({"ahead": above, "behind": name, "total": totals[name]})
+    return {"rows": rows, "ranking": result["ranking"], "winner": result["winner"], "ties": ties,
+            "wintering": result["wintering"]}
+
+
+def _order(card: Card):
+    return card.n, SUITS.index(card.suit)

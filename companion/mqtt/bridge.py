@@ -1,0 +1,185 @@
+"""One table on a broker: availability with a last will, its live state retained, each finished show.
+
+The bridge has a thread of its own that waits on the table for the next
+change (`table.wait_for_change`), and paho's network thread; the table's
+runtime thread never waits for either. While the broker is away the bridge
+keeps only the newest state and the finished shows not yet sent, and sends
+them (with the discovery config and `online`) as soon as it is back.
+
+>>> bridge = Bridge(table, from_url("mqtt://127.0.0.1:1883", table="t1")).start()  # doctest: +SKIP
+>>> bridge.stop()  # doctest: +SKIP
+"""
+
+import json
+import logging
+import threading
+import time
+from collections import deque
+
+from companion import __version__
+from companion.mqtt import client as broker
+from companion.mqtt.discovery import discovery_messages
+from companion.mqtt.pacer import Pacer
+from companion.mqtt.settings import BrokerSettings
+from companion.mqtt.topics import OFFLINE, ONLINE, QOS, Topics
+
+log = logging.getLogger(__name__)
+
+STATE_INTERVAL_S = 0.1  # at most ten state messages a second; the newest wins
+WAKE_S = 1.0  # the waiting thread looks up this often, so it ends soon after stop()
+MAX_UNSENT_SHOWS = 100  # finished shows kept while the broker is away (the oldest go first)
+STOP_TIMEOUT_S = 2.0  # how long stop() waits for `offline` to reach the broker
+
+
+def _payload(value) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class Bridge:
+    """Publishes one table (anything with snapshot/wait_for_change/shows/show_log) on a broker."""
+
+    def __init__(self, table, settings: BrokerSettings, *, interval_s: float = STATE_INTERVAL_S,
+                 backoff: tuple[float, float] = broker.BACKOFF_S, clock=time.monotonic):
+        self.table, self.settings = table, settings
+        self.topics = Topics(settings.base, settings.table)
+        self._client = broker.make_client(settings, f"companion-{settings.base}-{settings.table}".replace("/", "-"),
+                                          will=(self.topics.availability, OFFLINE), backoff=backoff)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_connect_fail = lambda client, userdata: self._answer("the broker cannot be reached")
+        self._pacer, self._clock = Pacer(interval_s), clock
+        self._lock = threading.Lock()  # one state publication at a time, so an older one never lands last
+        self._state: bytes | None = None
+        self._unsent: deque[bytes] = deque(maxlen=MAX_UNSENT_SHOWS)
+        self._online = False
+        self._running: int | None = None  # the show running at the last look
+        self._sent_up_to = 0  # shows up to this id are sent (or ended before the bridge started)
+        self._stopping = threading.Event()
+        self._answered = threading.Condition()
+        self.problem: str | None = None  # why the last try to join the broker failed (None: it did not)
+        self._answers = 0
+        self._thread = threading.Thread(target=self._follow, name="mqtt-bridge", daemon=True)
+
+    @property
+    def online(self) -> bool:
+        return self._online
+
+    def wait_for_answer(self, timeout: float) -> bool:
+        """Wait until the broker has accepted or refused the table (or cannot be reached); False after `timeout`."""
+        with self._answered:
+            return self._answered.wait_for(lambda: self._answers > 0, timeout)
+
+    def _answer(self, problem: str | None) -> None:
+        if problem:
+            log.warning("table %s cannot join the broker at %s: %s", self.topics.table, self.settings.url, problem)
+        with self._answered:
+            self.problem = problem
+            self._answers += 1
+            self._answered.notify_all()
+
+    def start(self) -> "Bridge":
+        self._sent_up_to = max((row["id"] for row in self.table.shows() if row.get("ended")), default=0)
+        broker.start(self._client, self.settings)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Say `offline` (a clean goodbye sends no will) and disconnect."""
+        self._stopping.set()
+        self._thread.join(timeout=WAKE_S * 2)
+        if self._online:
+            info = self._client.publish(self.topics.availability, OFFLINE, qos=QOS, retain=True)
+            try:
+                info.wait_for_publish(timeout=STOP_TIMEOUT_S)
+            except RuntimeError:
+                pass  # the connection went while saying goodbye: the will says it instead
+        self._online = False
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    # ---- paho's thread ----------------------------------------------------
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if reason_code.is_failure:
+            self._answer(f"refused: {reason_code}")
+            return
+        log.info("table %s joined the broker at %s", self.topics.table, self.settings.url)
+        for topic, config in discovery_messages(self.topics, __version__).items():
+            client.publish(topic, _payload(config), qos=QOS, retain=True)
+        with self._lock:
+            self._online = True
+            if self._state is not None:
+                client.publish(self.topics.state, self._state, qos=QOS, retain=True)
+            while self._unsent:
+                client.publish(self.topics.shows, self._unsent.popleft(), qos=QOS)
+        client.publish(self.topics.availability, ONLINE, qos=QOS, retain=True)
+        self._answer(None)
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if self._online:
+            log.warning("lost the broker at %s (%s); reconnecting", self.settings.url, reason_code)
+        self._online = False
+
+    # ---- the bridge's thread ---------------------------------------------
+
+    def _follow(self) -> None:
+        seq = -1
+        while not self._stopping.is_set():
+            try:
+                snapshot = self.table.wait_for_change(seq, WAKE_S)
+                if snapshot["seq"] <= seq:
+                    continue
+                hold = self._pacer.wait_s(self._clock())
+                if hold and self._stopping.wait(hold):
+                    break
+                snapshot = self.table.snapshot()  # the newest, after holding back
+                seq = snapshot["seq"]
+                self._send_state(snapshot)
+                self._pacer.sent(self._clock())
+                self._note_finished(snapshot)
+            except Exception:  # the bridge must never stop following because one message failed
+                log.exception("the bridge could not publish the table's state")
+                self._stopping.wait(WAKE_S)
+
+    def _send_state(self, snapshot: dict) -> None:
+        with self._lock:
+            self._state = _payload(snapshot)
+            if self._online:
+                self._client.publish(self.topics.state, self._state, qos=QOS, retain=True)
+
+    def _send_show(self, row: dict) -> None:
+        with self._lock:
+            if self._online:
+                self._client.publish(self.topics.shows, _payload(row), qos=QOS)
+            else:
+                self._unsent.append(_payload(row))
+
+    def _note_finished(self, snapshot: dict) -> None:
+        """Send each show that ended since the last look: its row, its run-outs and advances.
+
+        A running show cannot have ended, so the records are looked at only
+        when the state is not a running show, or is another one than before.
+        """
+        running = snapshot.get("id") if snapshot.get("outcome") == "running" else None
+        if running is not None and running == self._running:
+            return
+        self._running = running
+        for row in reversed(self.table.shows()):
+            if row["id"] <= self._sent_up_to:
+                continue
+            if row.get("ended") is None:
+                break  # still running: the shows after it wait their turn, so they go out in order
+            self._sent_up_to = row["id"]
+            self._send_show(finished_show(row, self.table.show_log(row["id"])))
+
+
+def finished_show(row: dict, log_lines: list[str] | None) -> dict:
+    """A past show's row with its run-outs and advances, replayed from its log."""
+    from companion.skyrockets.log import LogError, replay
+
+    try:
+        result = replay(log_lines or []).result()
+    except LogError as e:
+        log.warning("show %s: its log does not replay (%s); sent without run-outs", row["id"], e)
+        result = {}
+    return {**row, "runouts": result.get("runouts", []), "advances": result.get("advances", [])}

@@ -1,0 +1,68 @@
+"""Home Assistant MQTT discovery: the config messages that make a table appear without any YAML.
+
+Each entity reads the table's retained state topic with a value template,
+shares the table's availability topic, and belongs to one device per table.
+
+>>> messages = discovery_messages(Topics("companion", "t1"), "0.1.0")
+>>> sorted(messages)[0]
+'homeassistant/binary_sensor/companion_t1/blue_low/config'
+>>> messages['homeassistant/sensor/companion_t1/outcome/config']['unique_id']
+'companion_t1_outcome'
+"""
+
+from companion.mqtt.topics import OFFLINE, ONLINE, Topics
+from companion.skyrockets.colours import COLOURS
+
+PREFIX = "homeassistant"
+OUTCOMES = ("idle", "running", "win", "loss", "aborted")
+
+
+def _when_running(expression: str) -> str:
+    # Between shows the state has no countdown or glasses: the entity is then unknown, not an error.
+    return f"{{{{ {expression} if value_json.timers is defined else None }}}}"
+
+
+def _entities() -> list[tuple[str, str, dict]]:
+    """(component, object id, the entity's own keys) for every entity of a table."""
+    found = [
+        ("sensor", "outcome", {"name": "Show", "device_class": "enum", "options": list(OUTCOMES),
+                               "value_template": "{{ value_json.outcome }}", "icon": "mdi:rocket-launch"}),
+        ("sensor", "countdown", {"name": "Countdown position", "state_class": "measurement",
+                                 "value_template": _when_running("value_json.countdown.position"),
+                                 "icon": "mdi:map-marker-path"}),
+        ("sensor", "crowd_tokens", {"name": "Crowd tokens turned", "state_class": "measurement",
+                                    "value_template": _when_running("value_json.crowd_tokens_turned"),
+                                    "icon": "mdi:account-group"}),
+    ]
+    for colour in COLOURS:
+        timer = f"value_json.timers.{colour}"
+        found.append(("sensor", f"{colour}_sand", {
+            "name": f"{colour.capitalize()} sand on top", "device_class": "duration", "unit_of_measurement": "s",
+            "state_class": "measurement", "suggested_display_precision": 0,
+            "value_template": _when_running(f"{timer}.top_s")}))
+        found.append(("binary_sensor", f"{colour}_low", {
+            "name": f"{colour.capitalize()} running low", "device_class": "problem",
+            "payload_on": "ON", "payload_off": "OFF",
+            "value_template": (f"{{{{ 'ON' if value_json.timers is defined and {timer}.state == 'running' "
+                               f"and {timer}.top_s <= value_json.warn_lead_s else 'OFF' }}}}")}))
+    return found
+
+
+def node_id(topics: Topics) -> str:
+    return f"companion_{topics.table}"
+
+
+def discovery_messages(topics: Topics, version: str) -> dict[str, dict]:
+    """Topic → retained config payload for each of the table's entities."""
+    node = node_id(topics)
+    device = {"identifiers": [node], "name": f"Hourglass table {topics.table}",
+              "manufacturer": "Hourglass table companion", "model": "Skyrockets table", "sw_version": version}
+    messages = {}
+    for component, object_id, own in _entities():
+        messages[f"{PREFIX}/{component}/{node}/{object_id}/config"] = {
+            **own, "unique_id": f"{node}_{object_id}",
+            "state_topic": topics.state, "availability_topic": topics.availability,
+            "payload_available": ONLINE, "payload_not_available": OFFLINE,
+            "qos": 1, "device": device,
+        }
+    return messages

@@ -1,0 +1,149 @@
+// The hall page: a card per table, redrawn from each `hall` event, with running glasses' sand
+// counted down between events from the moment the event arrived (no polling).
+
+import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+
+const $ = (id) => document.getElementById(id);
+const page = $("hall-page");
+const looks = JSON.parse(page.dataset.looks);
+const limits = JSON.parse(page.dataset.limits);
+const colours = Object.keys(looks);
+
+await loadMessages();
+
+const cards = new Map(); // table name -> {card, element, receivedAt}
+
+function text(element, selector, value) {
+  const target = element.querySelector(selector);
+  if (target.textContent !== value) target.textContent = value;
+}
+
+function sand(card, receivedAt, colour) {
+  const glass = card.show.timers[colour];
+  if (glass.state !== "running" || card.show.outcome !== "running") return glass.top_s;
+  const gone = ((performance.now() - receivedAt) / 1000) * card.show.speed;
+  return Math.max(0, glass.top_s - gone);
+}
+
+// Each card has one line per glass, made once; a redraw only changes its words and its class.
+function glassLines(element) {
+  const list = element.querySelector(".hall-glasses");
+  return Object.fromEntries(colours.map((colour) => {
+    const li = document.createElement("li");
+    li.dataset.colour = colour;
+    const symbol = document.createElement("span");
+    symbol.className = "symbol";
+    symbol.setAttribute("aria-hidden", "true");
+    symbol.textContent = looks[colour].symbol;
+    symbol.style.color = looks[colour].fill;
+    const words = document.createTextNode("");
+    li.append(symbol, words);
+    list.append(li);
+    return [colour, { li, words }];
+  }));
+}
+
+function drawGlasses(entry) {
+  const { card, lines, receivedAt } = entry;
+  const show = card.show;
+  const idle = !show || show.outcome === "idle";
+  for (const colour of colours) {
+    const glass = idle ? null : show.timers[colour];
+    const { li, words } = lines[colour];
+    li.hidden = !glass || glass.state === "out_of_play";
+    if (li.hidden) continue;
+    const seconds = t("seconds", { n: Math.ceil(sand(card, receivedAt, colour)) });
+    const label = glass.state === "running" ? seconds : `${seconds} · ${t(`state.${glass.state}`)}`;
+    const text = ` ${t("hall.glass", { timer: timerName(colour), sand: label })}`;
+    if (words.data !== text) words.data = text;
+    li.className = `hall-glass ${glass.state}`;
+  }
+}
+
+function draw(entry) {
+  const { card, element } = entry;
+  text(element, ".hall-name", card.table);
+  const online = element.querySelector(".hall-online");
+  const status = card.online === null ? "unknown" : card.online ? "online" : "offline";
+  online.textContent = t(`hall.${status}`);
+  online.className = `hall-online ${status}`;
+  element.classList.toggle("offline", card.online === false);
+  const show = card.show;
+  const idle = !show || show.outcome === "idle";
+  text(element, ".hall-event", idle ? t("hall.no_show") : eventName(show.event));
+  text(element, ".hall-outcome", idle ? "" : t(`outcome.${show.outcome}`));
+  element.querySelector(".facts").hidden = idle;
+  if (!idle) {
+    text(element, ".hall-countdown", t("hall.countdown", {
+      space: show.countdown.position, timer: `${looks[show.countdown.timer].symbol} ${timerName(show.countdown.timer)}`,
+    }));
+    text(element, ".hall-tokens", t("hall.tokens", { n: show.crowd_tokens_turned, total: limits.crowd_tokens }));
+  }
+  drawGlasses(entry);
+}
+
+function take(card) {
+  let entry = cards.get(card.table);
+  if (!entry) {
+    const element = $("card-template").content.firstElementChild.cloneNode(true);
+    element.dataset.table = card.table;
+    entry = { element, lines: glassLines(element) };
+    cards.set(card.table, entry);
+    const names = [...cards.keys()].sort();
+    const after = names[names.indexOf(card.table) + 1];
+    $("cards").insertBefore(element, after ? cards.get(after).element : null);
+  }
+  entry.card = card;
+  entry.receivedAt = performance.now();
+  dirty.add(entry);
+  if (dirty.size === 1) requestAnimationFrame(drawDirty);
+}
+
+// Many tables change many times a second: each card is drawn at most once per frame.
+const dirty = new Set();
+function drawDirty() {
+  dirty.forEach(draw);
+  dirty.clear();
+}
+
+function drawBoard(board) {
+  $("no-board").hidden = board.length > 0;
+  const rows = board.flatMap((event) => [
+    [eventName({ id: event.event, name: event.event_name }), t("hall.all_tables"), event.best_stars, event.attempts, "all"],
+    ...event.tables.map((row) => ["", row.table, row.best_stars, row.attempts, "table"]),
+  ]);
+  if (!rows.length) { $("board").replaceChildren(); return; }
+  const table = document.createElement("table");
+  table.className = "records";
+  const head = table.createTHead().insertRow();
+  for (const key of ["hall.event", "hall.table", "hall.best", "hall.attempts"]) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.textContent = t(key);
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const [event, who, best, attempts, kind] of rows) {
+    const tr = body.insertRow();
+    tr.className = `board-${kind}`;
+    for (const value of [event, who, best === null ? "–" : "★".repeat(best) + ` (${best})`, attempts]) {
+      tr.insertCell().textContent = value;
+    }
+  }
+  $("board").replaceChildren(table);
+}
+
+const stream = new EventSource("/api/hall/events");
+stream.addEventListener("hall", (event) => {
+  const changed = JSON.parse(event.data);
+  changed.cards.forEach(take);
+  if (changed.board) drawBoard(changed.board);
+  $("no-tables").hidden = cards.size > 0;
+  $("hall-status").textContent = t("hall.tables_seen", { n: cards.size });
+  $("connection").hidden = true;
+});
+stream.addEventListener("error", () => { $("connection").hidden = false; });
+
+setInterval(() => cards.forEach((entry) => {
+  if (entry.card.show?.outcome === "running") drawGlasses(entry);
+}), 1000);

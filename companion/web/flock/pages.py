@@ -1,0 +1,39 @@
+"""The Über den Wolken pages: setup, stage scoring, and one saved game (move by move or as a sheet)."""
+
+from flask import render_template
+from werkzeug.exceptions import NotFound
+
+from companion.flock import birds, cards
+from companion.web import get_table
+from companion.web.flock import bp, records
+from companion.web.flock.looks import LOOKS, SEX_SYMBOLS
+from companion.web.security import unlocked
+
+
+def limits() -> dict:
+    """Every limit and size the pages' scripts need, named once in the rules and handed over as data."""
+    return {"species": birds.SPECIES, "neutral": birds.NEUTRAL, "rows": birds.ROWS, "columns": birds.COLUMNS,
+            "column_limit": birds.COLUMN_LIMIT, "hand_limit": birds.HAND_LIMIT, "max_points": cards.MAX_POINTS,
+            "max_nest_entries": cards.MAX_NEST_ENTRIES, "max_card_name": records.MAX_CARD_NAME,
+            "stages": birds.STAGES, "min_players": birds.PLAYER_COUNTS[0], "max_players": birds.PLAYER_COUNTS[-1],
+            "both_bonus": cards.BOTH_BONUS, "looks": LOOKS, "sexes": SEX_SYMBOLS}
+
+
+@bp.get("/flock")
+def index():
+    saved = get_table().games.games(records.KIND)
+    return render_template("flock/index.html", area="flock", games=saved, unlocked=unlocked(), limits=limits())
+
+
+@bp.get("/flock/stage")
+def stage():
+    return render_template("flock/stage.html", area="flock", limits=limits(), unlocked=unlocked())
+
+
+@bp.get("/flock/games/<int:game_id>")
+def game(game_id: int):
+    found = get_table().games.load(records.KIND, game_id) if game_id <= records.MAX_GAME_ID else None
+    if found is None:
+        raise NotFound(f"no Über den Wolken game {game_id}")
+    return render_template("flock/game.html", area="flock", game_id=game_id, mode=found["state"].get("mode"),
+                           unlocked=unlocked(), limits=limits())

@@ -1,0 +1,71 @@
+// The flock drawn as a grid of buttons: each bird by its species' symbol and colour, its sex by ♂/♀.
+
+import { t } from "/static/js/i18n.js";
+
+export const limits = JSON.parse(document.getElementById("flock").dataset.limits);
+export const unlocked = document.getElementById("flock").dataset.unlocked === "yes";
+
+export function speciesName(owner) {
+  return t(`flock.species.${owner}`);
+}
+
+// "▲♂" for a male kite, "○" for a swift; the same in every view.
+export function birdSymbol(bird) {
+  if (!bird) return "";
+  return limits.looks[bird.owner].symbol + (bird.sex ? limits.sexes[bird.sex] : "");
+}
+
+export function birdName(bird) {
+  if (!bird) return t("flock.cell.empty");
+  if (!bird.sex) return speciesName(bird.owner);
+  return t(`flock.bird.${bird.sex}`, { species: speciesName(bird.owner) });
+}
+
+export function emptyBoard(columns) {
+  return Array.from({ length: limits.rows }, () => Array(columns).fill(null));
+}
+
+// Draw `board` into `el`. Options: onTap(row, col), marks (Set of "r,c"), selected ("r,c"), holes (Set of "r,c").
+export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), label = "" } = {}) {
+  const columns = board[0].length;
+  el.replaceChildren();
+  el.style.setProperty("--columns", columns);
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", label || t("flock.board.label"));
+  board.forEach((row, r) => row.forEach((bird, c) => {
+    const cell = document.createElement(onTap ? "button" : "span");
+    const key = `${r},${c}`;
+    if (onTap) {
+      cell.type = "button";
+      cell.addEventListener("click", () => onTap(r, c));
+    }
+    cell.className = "cell";
+    cell.dataset.row = r;
+    cell.dataset.col = c;
+    if (bird) {
+      cell.classList.add("bird");
+      cell.style.setProperty("--bird", limits.looks[bird.owner].colour);
+      cell.dataset.owner = bird.owner;
+    }
+    if (marks.has(key)) cell.classList.add("marked");
+    if (holes.has(key)) cell.classList.add("hole");
+    if (selected === key) cell.setAttribute("aria-pressed", "true");
+    cell.textContent = birdSymbol(bird) || (holes.has(key) ? "?" : marks.has(key) ? "◎" : "·");
+    const where = t("flock.cell.where", { row: r, col: c });
+    cell.setAttribute("aria-label", `${where}: ${birdName(bird)}${marks.has(key) ? ` (${t("flock.cell.marked")})` : ""}`);
+    cell.title = cell.getAttribute("aria-label");
+    el.append(cell);
+  }));
+}
+
+// A small element with text, for building lists and tables.
+export function el(tag, text = "", className = "") {
+  const node = document.createElement(tag);
+  if (text) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+export function playerLabel(player) {
+  return `${limits.looks[player].symbol} ${speciesName(player)}`;
+}

@@ -1,0 +1,271 @@
+// One saved game on any phone: the board, cubes, prices and turn, moves by tapping, live from the table.
+
+import { getJSON, postJSON } from "/static/js/api.js";
+import { loadMessages, t } from "/static/js/i18n.js";
+
+await loadMessages();
+const { birdName, drawBoard, el, limits, playerLabel, unlocked } = await import("./board.js");
+const { drawResult, stageEditor } = await import("./editor.js");
+
+const root = document.getElementById("flock");
+const mode = root.dataset.mode;
+const FLIGHT_CARDS = ["dodge", "sharp_dodge", "lead_change", "diagonal", "free_flight"];
+let game = null;
+let selected = null; // [row, col] of the bird tapped first
+let editor = null;
+
+const $ = (id) => document.getElementById(id);
+
+async function send(path, body) {
+  const { ok, data } = await postJSON(`${root.dataset.gameApi}/${path}`, { ...body, version: game.version });
+  if (!ok) {
+    const slot = $("move-error") ?? document.querySelector("#stage-entry .stage-error");
+    slot.textContent = data.error;
+    if (editor && !$("stage-entry").hidden) editor.show(data.error);
+    return false;
+  }
+  selected = null;
+  $("choices")?.replaceChildren();
+  if ($("move-error")) $("move-error").textContent = "";
+  render(data);
+  return true;
+}
+
+const act = (action) => send("actions", { action });
+
+function status(view) {
+  if (view.over) {
+    const names = view.winners.map(playerLabel).join(", ");
+    return t(`flock.winner.${view.tie_break}`, { names });
+  }
+  if (mode === "sheet") return t("flock.sheet.next", { n: view.stage });
+  if (view.turn === null) return t("flock.game.landing", { n: view.stage });
+  return t("flock.game.turn", { n: view.stage, player: playerLabel(view.turn), cubes: view.cubes[view.turn] });
+}
+
+// What each standard action costs right now, and what lies beside the board.
+function prices(view) {
+  const now = Object.keys(view.prices).map((a) => {
+    const price = t("flock.price", { what: t(`flock.action.${a}`), cubes: view.prices[a] });
+    const on = view.action_spaces[a];
+    return on ? `${price} (${t("flock.game.on_space", { cubes: on.cubes, player: playerLabel(on.player) })})` : price;
+  });
+  return `${t("flock.game.prices")} ${now.join(" · ")}. ${t("flock.game.nest_cubes", { n: view.nest_cubes })} `
+    + t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck });
+}
+
+function playersTable(view) {
+  const table = $("players-table");
+  table.replaceChildren();
+  const head = el("tr");
+  const columns = mode === "moves" ? ["flock.result.player", "flock.game.cubes", "flock.game.cards", "flock.result.total", "flock.game.birds"]
+    : ["flock.result.player", "flock.result.total"];
+  for (const key of columns) { const th = el("th", t(key)); th.scope = "col"; head.append(th); }
+  table.append(head);
+  for (const p of view.players) {
+    const row = el("tr");
+    row.dataset.player = p;
+    const th = el("th", `${playerLabel(p)}${view.turn === p ? ` ◀ ${t("flock.game.now")}` : ""}`);
+    th.scope = "row";
+    row.append(th);
+    if (mode === "moves") {
+      row.append(el("td", `${view.cubes[p]} / ${view.full_cubes[p]}`, "cubes"), el("td", String(view.hands[p])),
+        el("td", String(view.scores[p]), "total-points"), el("td", String(view.birds_on_board[p])));
+    } else {
+      row.append(el("td", String(view.totals[p]), "total-points"));
+    }
+    table.append(row);
+  }
+}
+
+function button(label, onClick, className = "") {
+  const b = el("button", label, className);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function flightChoices(view, from, to) {
+  const box = $("choices");
+  box.replaceChildren();
+  const mover = view.board[from[0]][from[1]];
+  box.append(el("p", t("flock.game.chosen", { from: birdName(mover), to: birdName(view.board[to[0]][to[1]]) }), "help"));
+  for (const kind of ["fly_side", "fly_line"]) {
+    box.append(button(t("flock.price", { what: t(`flock.action.${kind}`), cubes: view.prices[kind] }),
+      () => act({ do: kind, from, to }), "flock-choice"));
+  }
+  if (view.hands[view.turn] > 0) {
+    const cards = mover && mover.owner === limits.neutral ? ["neutral"] : FLIGHT_CARDS;
+    const through = throughDisplay(view, box);
+    for (const card of cards) {
+      box.append(button(t("flock.price", { what: t(`flock.card.${card}`), cubes: view.card_costs[card] }),
+        () => act(through.checked ? { do: "card", card: "display", as: card, from, to } : { do: "card", card, from, to }),
+        "flock-choice"));
+    }
+  }
+}
+
+// "Play it through the display card": the same flight, paid at the display card's cost; the card stays there.
+function throughDisplay(view, box) {
+  const label = el("label", "", "check");
+  const input = document.createElement("input");
+  input.type = "checkbox";
+  input.disabled = view.display === 0;
+  label.append(input, ` ${t("flock.card.through_display")}`);
+  box.append(label);
+  return input;
+}
+
+function addChoices(view, col) {
+  const box = $("choices");
+  box.replaceChildren();
+  const source = document.querySelector('input[name="supply"]:checked')?.value ?? "deck";
+  const bird = source === "deck" ? "deck" : Number(source);
+  box.append(el("p", t("flock.game.add_to", { col }), "help"));
+  for (const at of ["front", "back"]) {
+    box.append(button(t("flock.price", { what: t(`flock.action.add_${at}`), cubes: view.prices.add }),
+      () => act({ do: "add", bird, col, at }), "flock-choice"));
+    if (view.hands[view.turn] > 0) {
+      box.append(button(t("flock.price", { what: t(`flock.card.standard_add_${at}`), cubes: view.card_costs.standard }),
+        () => act({ do: "card", card: "standard", action: { do: "add", bird, col, at } }), "flock-choice"));
+    }
+  }
+  if (view.hands[view.turn] > 0 && view.deck_birds.length) {
+    const pick = document.createElement("select");
+    pick.setAttribute("aria-label", t("flock.card.favourite_pick"));
+    view.deck_birds.forEach(({ bird, count }, i) => {
+      const option = el("option", `${birdName(bird)} (${count})`);
+      option.value = i;
+      pick.append(option);
+    });
+    box.append(pick);
+    for (const at of ["front", "back"]) {
+      box.append(button(t("flock.price", { what: t(`flock.card.favourite_${at}`), cubes: view.card_costs.favourite }),
+        () => act({ do: "card", card: "favourite", bird: view.deck_birds[Number(pick.value)].bird, col, at }), "flock-choice"));
+    }
+  }
+}
+
+function drawSupply(view) {
+  const box = $("supply");
+  box.replaceChildren(el("span", t("flock.game.supply")));
+  const options = [...view.face_up.map((bird, i) => [String(i), birdName(bird)]), ["deck", t("flock.game.deck_top", { n: view.deck })]];
+  for (const [value, text] of options) {
+    const label = el("label", "", "check");
+    const input = document.createElement("input");
+    input.type = "radio";
+    input.name = "supply";
+    input.value = value;
+    input.checked = value === "deck";
+    label.append(input, ` ${text}`);
+    box.append(label);
+  }
+  for (let col = 0; col < view.depths.length; col += 1) {
+    box.append(button(t("flock.game.add_column", { col }), () => addChoices(view, col), "add-column"));
+  }
+}
+
+function drawMoves(view) {
+  drawBoard($("game-board"), view.board, {
+    selected: selected ? selected.join(",") : null,
+    label: t("flock.game.board"),
+    onTap: unlocked && view.turn ? (r, c) => {
+      $("move-error").textContent = "";
+      if (!selected && !view.board[r][c]) return addChoices(view, c); // an empty space: add to its column
+      if (!selected) {
+        selected = [r, c];
+        $("choices").replaceChildren(el("p", t("flock.game.pick_target", { bird: birdName(view.board[r][c]) }), "help"));
+      } else if (selected[0] === r && selected[1] === c) {
+        selected = null;
+        $("choices").replaceChildren();
+      } else {
+        flightChoices(view, selected, [r, c]);
+        selected = null;
+        return drawBoard($("game-board"), view.board, { label: t("flock.game.board"), onTap: null });
+      }
+      drawMoves(view);
+    } : null,
+  });
+  if (!unlocked) return;
+  if (view.turn) drawSupply(view); else $("supply").replaceChildren();
+  const take = $("take-card");
+  take.textContent = t("flock.price", { what: t("flock.action.take"), cubes: view.prices.take });
+  take.onclick = () => act({ do: "take" });
+  $("pass").textContent = t("flock.action.pass");
+  $("pass").onclick = () => act({ do: "pass" });
+  take.disabled = $("pass").disabled = !view.turn;
+  $("undo").onclick = () => send("undo", {});
+  $("undo").disabled = view.moves === 0;
+  drawScoreCard(view);
+}
+
+// A score card played in turn: it scores another card from the hand at once, on the board as it is now.
+async function drawScoreCard(view) {
+  const box = $("score-card");
+  box.replaceChildren();
+  if (!view.turn || view.hands[view.turn] < 2) return;
+  const saved = (await getJSON(root.dataset.cardsApi)).movement;
+  if (!Object.keys(saved).length) {
+    box.append(el("p", t("flock.card.score_none"), "help"));
+    return;
+  }
+  const pick = document.createElement("select");
+  pick.setAttribute("aria-label", t("flock.card.score_pick"));
+  for (const name of Object.keys(saved)) { const o = el("option", name); o.value = name; pick.append(o); }
+  box.append(pick, button(t("flock.price", { what: t("flock.card.score"), cubes: view.card_costs.score }),
+    () => act({ do: "card", card: "score", spaces: saved[pick.value].spaces }), "flock-choice"));
+}
+
+function drawSheet(view) {
+  const box = $("sheet");
+  box.replaceChildren();
+  view.stages.forEach((stage, i) => {
+    const part = el("div", "", "sheet-stage");
+    drawResult(part, stage, view.players, stage.nest, { stageNumber: i + 1, cards: stage.movement_cards });
+    box.append(part);
+  });
+  if (!view.stages.length) box.append(el("p", t("flock.sheet.empty"), "help"));
+  if (view.over) box.append(el("p", status(view), "winners"));
+}
+
+function drawEntry(view) {
+  const section = $("stage-entry");
+  const open = unlocked && !view.over && (mode === "sheet" || view.turn === null);
+  section.hidden = !open;
+  if (!open) return;
+  const form = section.querySelector(".stage-editor");
+  if (mode === "moves") form.querySelector("fieldset").hidden = true; // the board is the game's own
+  const board = structuredClone(mode === "sheet" ? view.next_board ?? null : view.board);
+  if (editor) editor.load({ board, holes: view.draws ?? [] });
+  else editor = stageEditor(form, { cardsApi: root.dataset.cardsApi, players: view.players, board, holes: view.draws ?? [] });
+  form.querySelector(".score-stage").disabled = false;
+  form.querySelector(".score-stage").onclick = () => {
+    const value = editor.value();
+    if (mode === "sheet") {
+      send("stages", { stage: { board: value.board, nest: value.nest, movement_cards: value.movement_cards } });
+    } else {
+      act({ do: "land", nest: value.nest, movement_cards: value.movement_cards });
+    }
+  };
+}
+
+function render(data) {
+  if (game && data.version <= game.version && data !== game) return;
+  const entryChanged = !game || game.version !== data.version;
+  game = data;
+  const view = data.view;
+  $("game-status").textContent = status(view);
+  if (mode === "moves") $("prices").textContent = prices(view);
+  playersTable(view);
+  if (mode === "moves") drawMoves(view);
+  drawSheet(view);
+  if (entryChanged) drawEntry(view);
+}
+
+render(await getJSON(root.dataset.gameApi));
+const live = new EventSource(root.dataset.events);
+live.addEventListener("game", (event) => render(JSON.parse(event.data)));
+if (mode === "sheet" && unlocked) {
+  $("undo-stage").addEventListener("click", () => send("undo", {}));
+  $("undo-stage").disabled = false;
+}

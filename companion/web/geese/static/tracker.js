@@ -1,0 +1,160 @@
+// The live wintering ground: every phone follows the game by server-sent events; with the PIN a phone
+// records the turns (tap cards in at setup and out again; then each turn's arrivals, take-back or migration).
+
+import { postJSON } from "/static/js/api.js";
+import { loadMessages, t } from "/static/js/i18n.js";
+import { chip, picker, rulesOf, same } from "./cards.js";
+
+await loadMessages();
+
+const root = document.getElementById("tracker");
+const rules = rulesOf(root);
+const unlocked = root.dataset.unlocked === "yes";
+const $ = (id) => document.getElementById(id);
+let view = null;
+let chosen = [];
+let take = null;
+
+const setupSize = () => rules.setup_sizes[String(view.players.length)];
+const settingUp = () => view.actions.length === 0 && view.wintering.length < setupSize();
+
+function cell(row, content) {
+  const td = document.createElement("td");
+  if (typeof content === "string") td.textContent = content;
+  else td.append(...content);
+  row.append(td);
+  return td;
+}
+
+function renderGround() {
+  const body = $("ground");
+  body.replaceChildren();
+  for (const row of view.ground) {
+    const tr = document.createElement("tr");
+    tr.dataset.number = String(row.n);
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = String(row.n);
+    tr.append(th);
+    cell(tr, row.high > row.low ? t("geese.ground.span", { low: row.low, high: row.high, w: row.w }) : String(row.low)).className = "range";
+    const chips = row.cards.map((card) => {
+      if (!unlocked) return chip(card, { count: card.count });
+      if (settingUp()) return chip(card, { count: card.count, onClick: (c) => layOut(c, false) });
+      return chip(card, { count: card.count, pressed: take !== null && same(take, card),
+        onClick: (c) => { take = take && same(take, c) ? null : c; render(); } });
+    });
+    cell(tr, chips.length ? chips : ["–"]);
+    body.append(tr);
+  }
+}
+
+function renderTotals() {
+  const body = $("totals");
+  body.replaceChildren();
+  for (const name of view.players) {
+    const tr = document.createElement("tr");
+    tr.dataset.player = name;
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = name;
+    tr.append(th);
+    cell(tr, String(view.wintering_vp[name])).className = "wintering-vp";
+    cell(tr, String(view.migrations[name]));
+    cell(tr, String(view.result.players[name].total)).className = "total";
+    body.append(tr);
+  }
+  $("vp-log").replaceChildren(...view.log.map((entry) => {
+    const li = document.createElement("li");
+    li.append(`${t("geese.turn_no", { n: entry.action + 1 })} ${entry.player}: `, chip(entry.card),
+      ` → ${t("geese.vp.earned", { vp: entry.vp })}`);
+    return li;
+  }));
+}
+
+function renderActions() {
+  $("actions").replaceChildren(...view.actions.map((action, i) => {
+    const li = document.createElement("li");
+    li.append(`${t("geese.turn_no", { n: i + 1 })} ${action.player}: `);
+    if (action.arrive) {
+      li.append(t("geese.actions.arrive"), " ", ...action.arrive.map((c) => chip(c)));
+      if (action.take) li.append(` ${t("geese.actions.take")} `, chip(action.take));
+    } else {
+      li.append(t("geese.actions.migrate", { value: action.migrate.value }), " ", ...action.migrate.cards.map((c) => chip(c)));
+    }
+    return li;
+  }));
+}
+
+function renderTurn() {
+  $("next-turn").textContent = settingUp()
+    ? t("geese.turn.setting_up", { n: view.wintering.length, of: setupSize() })
+    : t("geese.turn.next", { name: view.next_player });
+  if (!unlocked) return;
+  $("chosen").replaceChildren(...(chosen.length ? chosen.map((card, i) => chip(card, {
+    onClick: () => { chosen.splice(i, 1); render(); } })) : [t("geese.turn.none")]));
+  $("take-line").replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
+  $("lay-out").hidden = view.actions.length > 0;
+  $("migrate-value").placeholder = String(chosen.length || "");
+}
+
+function render() {
+  if (!view) return;
+  renderGround();
+  renderTotals();
+  renderActions();
+  renderTurn();
+}
+
+async function send(url, body) {
+  if (unlocked) $("turn-error").textContent = "";
+  const answer = await postJSON(url, { ...body, version: view.version });
+  if (!answer.ok) {
+    $("turn-error").textContent = answer.data.error ?? String(answer.status);
+    return false;
+  }
+  take = null;
+  chosen = [];
+  show(answer.data);
+  return true;
+}
+
+async function layOut(card, put) {
+  return send(root.dataset.setup, { card, put });
+}
+
+function show(next) {
+  if (view && next.version < view.version) return; // an older state arriving late
+  const fresh = !view || next.actions.length !== view.actions.length;
+  view = next;
+  root.dataset.version = String(view.version);
+  if (unlocked && fresh) $("turn-player").value = view.next_player;
+  render();
+}
+
+if (unlocked) {
+  picker($("picker"), rules, (card) => {
+    if (view && settingUp()) layOut(card, true);
+    else { chosen.push(card); render(); }
+  });
+  $("lay-out").addEventListener("click", async () => {
+    for (const card of [...chosen]) if (!(await layOut(card, true))) break;
+  });
+  $("arrive").addEventListener("click", () => {
+    const action = { player: $("turn-player").value, arrive: chosen };
+    if (take) action.take = take;
+    send(root.dataset.actions, { action });
+  });
+  $("migrate").addEventListener("click", () => {
+    const value = Number($("migrate-value").value || chosen.length);
+    send(root.dataset.actions, { action: { player: $("turn-player").value, migrate: { value, cards: chosen } } });
+  });
+  $("undo").addEventListener("click", () => send(root.dataset.undo, {}));
+  $("clear").addEventListener("click", () => { chosen = []; take = null; $("turn-error").textContent = ""; render(); });
+}
+
+const events = new EventSource(root.dataset.events);
+events.addEventListener("game", (event) => {
+  $("connection").textContent = t("geese.live.on");
+  show(JSON.parse(event.data));
+});
+events.addEventListener("error", () => { $("connection").textContent = t("geese.live.lost"); });

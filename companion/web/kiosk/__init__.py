@@ -1,0 +1,13 @@
+"""The table's own screen: the live show large enough to read across the table, the QR code and the PIN.
+
+A page for a display on the Pi itself (HDMI or the Touch Display), opened by
+Chromium in kiosk mode. It only reads: the live show from `/api/show/events`,
+like every page. It is left out of the phones' navigation.
+"""
+
+from pathlib import Path
+
+from companion.web.areas import Area
+from companion.web.kiosk.page import bp
+
+area = Area("kiosk", bp, None, 90, catalogs=Path(__file__).parent / "i18n")

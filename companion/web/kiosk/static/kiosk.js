@@ -1,0 +1,137 @@
+// The table's own screen: the live show drawn large, from the same stream every page follows.
+// A running glass's sand is computed from the state's top_s, the show speed and the moment the
+// state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
+
+import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { Glass } from "/static/js/glass.js";
+
+const $ = (id) => document.getElementById(id);
+const page = $("kiosk");
+const looks = JSON.parse(page.dataset.looks);
+const tokenCount = Number(page.dataset.tokens);
+const colours = Object.keys(looks);
+
+await loadMessages();
+
+let show = null; // the latest state from the table
+let receivedAt = 0; // when it arrived (performance.now())
+let animating = false;
+
+const tiles = Object.fromEntries(colours.map((colour) => {
+  const tile = $(`kiosk-${colour}`);
+  tile.querySelector(".symbol").style.color = looks[colour].fill;
+  return [colour, {
+    tile,
+    glass: new Glass(tile.querySelector(".glass"), `kiosk-${colour}`, looks[colour].fill),
+    seconds: tile.querySelector(".seconds"),
+    state: tile.querySelector(".state"),
+  }];
+}));
+
+const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
+const running = () => show?.outcome === "running";
+
+function sandNow(timer, now) {
+  if (!running() || timer.state !== "running") return timer.top_s;
+  return Math.max(0, timer.top_s - ((now - receivedAt) / 1000) * show.speed);
+}
+
+function accept(state) {
+  show = state;
+  receivedAt = performance.now();
+  render();
+}
+
+function render() {
+  const idle = show.outcome === "idle";
+  $("kiosk-title").textContent = idle ? t("show.title") : eventName(show.event);
+  $("kiosk-status").textContent = show.stars ? t("kiosk.result", { outcome: t(`outcome.${show.outcome}`), stars: "★".repeat(show.stars) })
+    : t(`outcome.${show.outcome}`);
+  page.dataset.outcome = show.outcome;
+  $("kiosk-idle").hidden = !idle;
+  $("kiosk-track-box").hidden = idle;
+  $("kiosk-tokens-box").hidden = idle;
+  if (!idle) renderBoard();
+  for (const colour of colours) renderTimer(colour);
+  if (!animating) {
+    animating = true;
+    requestAnimationFrame(frame);
+  }
+}
+
+// The countdown track from its start space down to the finale, and the crowd tokens.
+function renderBoard() {
+  const { timer, position } = show.countdown;
+  const track = $("kiosk-track");
+  track.replaceChildren();
+  for (let space = show.event.countdown_start; space >= 0; space--) {
+    const li = document.createElement("li");
+    const name = space === 0 ? t("countdown.button") : String(space);
+    li.textContent = name;
+    if (space === position) {
+      li.className = "here";
+      li.style.borderColor = looks[timer].fill;
+      li.textContent = `${looks[timer].symbol} ${name}`;
+      li.setAttribute("aria-label", t("countdown.here", { space: name, timer: timerName(timer) }));
+    }
+    track.appendChild(li);
+  }
+  const stars = tokenCount - show.crowd_tokens_turned;
+  const tokens = $("kiosk-tokens");
+  tokens.textContent = "★".repeat(Math.max(0, stars)) + "☆".repeat(Math.min(tokenCount, show.crowd_tokens_turned));
+  tokens.setAttribute("aria-label", t("kiosk.tokens_left", { n: stars, total: tokenCount }));
+}
+
+function renderTimer(colour) {
+  const { tile, state } = tiles[colour];
+  const timer = show.timers?.[colour];
+  tile.dataset.state = timer ? timer.state : "idle";
+  tile.classList.toggle("countdown", timer?.role === "countdown");
+  tile.classList.toggle("fault", Boolean(timer?.fault));
+  tile.classList.toggle("alert", Boolean(running() && timer?.awaiting_turn));
+  let text = timer ? t(`state.${timer.state}`) : "";
+  if (timer?.role === "countdown" && timer.state !== "out_of_play") text = `${t("role.countdown")} · ${text}`;
+  if (timer?.fault) text = t("kiosk.fault");
+  else if (running() && timer?.awaiting_turn) text = t("kiosk.turn");
+  state.textContent = text;
+  drawTimer(colour, performance.now());
+}
+
+// One glass at animation time `now`; true while its sand is still running.
+function drawTimer(colour, now) {
+  const { tile, glass, seconds } = tiles[colour];
+  const timer = show.timers?.[colour];
+  if (!timer || timer.top_s === null || timer.state === "out_of_play") {
+    glass.draw(timer ? 0 : 1);
+    seconds.textContent = "";
+    return false;
+  }
+  const sand = sandNow(timer, now);
+  const flowing = running() && timer.state === "running" && sand > 0;
+  glass.draw(sand / timer.duration, { lying: timer.state === "lying", flowing });
+  seconds.textContent = clock(Math.ceil(sand));
+  seconds.setAttribute("aria-label", t("kiosk.left", { time: t("seconds", { n: Math.ceil(sand) }) }));
+  tile.classList.toggle("low", flowing && timer.role === "timer" && sand <= show.warn_lead_s);
+  return flowing;
+}
+
+function frame(now) {
+  const moving = colours.map((colour) => drawTimer(colour, now)).some(Boolean);
+  if (moving) requestAnimationFrame(frame);
+  else animating = false;
+}
+
+// EventSource reconnects by itself (sending Last-Event-ID); a refused stream (503) is retried here.
+function follow() {
+  const stream = new EventSource("/api/show/events");
+  stream.addEventListener("state", (event) => accept(JSON.parse(event.data)));
+  stream.addEventListener("open", () => { $("kiosk-connection").hidden = true; });
+  stream.addEventListener("error", () => {
+    $("kiosk-connection").hidden = false;
+    if (stream.readyState === EventSource.CLOSED) setTimeout(follow, 5000);
+  });
+}
+
+// The state now, then every change: the screen is right from its first frame.
+fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });
+follow();

@@ -1,0 +1,255 @@
+#!/bin/sh
+# Install the hourglass table companion on Raspberry Pi OS Bookworm, from this checkout.
+#
+#   sudo systemd/install.sh [--spi] [--kiosk]      install, or bring an install up to date
+#   sudo systemd/install.sh --uninstall [--purge]  remove it; --purge also removes config and data
+#   systemd/install.sh --root DIR ...              the same into DIR instead of / (nothing else touched)
+#
+# Safe to run again: it never overwrites a config file that exists, and every step
+# first looks whether it is already done. docs/install.md explains every step.
+set -eu
+
+NAME=companion
+VENV=/opt/companion
+CONFIG_DIR=/etc/companion
+STATE_DIR=/var/lib/companion
+UNIT=/etc/systemd/system/companion.service
+SYSUSERS=/etc/sysusers.d/companion.conf
+KIOSK_BIN=/usr/local/bin/companion-kiosk
+KIOSK_AUTOSTART=/etc/xdg/autostart/companion-kiosk.desktop
+APT_PACKAGES="python3-venv python3-pip python3-lgpio"
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SOURCE=$(dirname "$HERE")
+ROOT=""
+PYTHON=python3
+SPI=no
+KIOSK=no
+ACTION=install
+PURGE=no
+
+usage() {
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    echo "Options: --root DIR, --source DIR (default: this checkout), --python PYTHON, --spi, --kiosk,"
+    echo "         --uninstall, --purge"
+}
+
+fail() {
+    echo "install.sh: $*" >&2
+    exit 2
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --root) [ $# -ge 2 ] || fail "--root needs a directory"; ROOT=${2%/}; shift ;;
+        --source) [ $# -ge 2 ] || fail "--source needs a directory"; SOURCE=$2; shift ;;
+        --python) [ $# -ge 2 ] || fail "--python needs a program"; PYTHON=$2; shift ;;
+        --spi) SPI=yes ;;
+        --kiosk) KIOSK=yes ;;
+        --uninstall) ACTION=uninstall ;;
+        --purge) PURGE=yes ;;
+        -h|--help) usage; exit 0 ;;
+        *) fail "unknown option $1 (try --help)" ;;
+    esac
+    shift
+done
+
+if [ -n "$ROOT" ]; then
+    [ -d "$ROOT" ] || fail "--root $ROOT is not a directory"
+    ROOT=$(cd "$ROOT" && pwd)
+elif [ "$(id -u)" -ne 0 ]; then
+    fail "run it as root: sudo $0"
+fi
+
+say() {
+    echo "install.sh: $*"
+}
+
+# A command that changes the running system: run it on a real install, only report it under --root.
+live() {
+    if [ -n "$ROOT" ]; then
+        say "skipped under --root: $*"
+    else
+        "$@"
+    fi
+}
+
+# Install a file from the checkout with a mode, unless it is already there with that content.
+put() {
+    mode=$1 from=$2 to=$ROOT$3
+    mkdir -p "$(dirname "$to")"
+    if [ -f "$to" ] && cmp -s "$from" "$to"; then
+        chmod "$mode" "$to"
+        return
+    fi
+    cp "$from" "$to.new" && chmod "$mode" "$to.new" && mv "$to.new" "$to"
+    say "wrote $3"
+}
+
+# Write standard input to a file with a mode, unless it already holds exactly that.
+put_text() {
+    mode=$1 to=$ROOT$2
+    mkdir -p "$(dirname "$to")"
+    cat > "$to.new"
+    if [ -f "$to" ] && cmp -s "$to.new" "$to"; then
+        rm -f "$to.new"
+        chmod "$mode" "$to"
+        return
+    fi
+    chmod "$mode" "$to.new" && mv "$to.new" "$to"
+    say "wrote $2"
+}
+
+boot_config() {
+    if [ -d "$ROOT/boot/firmware" ] || [ ! -f "$ROOT/boot/config.txt" ]; then
+        echo "$ROOT/boot/firmware/config.txt"
+    else
+        echo "$ROOT/boot/config.txt"  # before Bookworm
+    fi
+}
+
+install_packages() {
+    if [ -z "$ROOT" ] && command -v apt-get > /dev/null; then
+        # shellcheck disable=SC2086  # the list is meant to split into words
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q $APT_PACKAGES
+    else
+        say "skipped: apt-get install $APT_PACKAGES"
+    fi
+}
+
+# The user, its groups and its home, declared for systemd-sysusers (which also makes missing groups).
+install_user() {
+    put_text 644 "$SYSUSERS" <<EOF
+# The hourglass table companion's own user: the GPIO pins, the SPI bus and serial ports, nothing else.
+g gpio - -
+g spi - -
+g dialout - -
+u $NAME - "Hourglass table companion" $STATE_DIR /usr/sbin/nologin
+m $NAME gpio
+m $NAME spi
+m $NAME dialout
+EOF
+    if [ -n "$ROOT" ]; then
+        mkdir -p "$ROOT/etc"
+        systemd-sysusers --root "$ROOT" "$ROOT$SYSUSERS"
+    else
+        systemd-sysusers "$SYSUSERS"
+    fi
+}
+
+# A digest of the program's files in the checkout: an unchanged checkout need not be installed again.
+source_digest() {
+    (cd "$SOURCE" && find -L pyproject.toml companion -type f ! -name '*.pyc' -exec cksum {} + | sort | cksum)
+}
+
+install_program() {
+    [ -f "$SOURCE/pyproject.toml" ] || fail "no pyproject.toml in $SOURCE: give the checkout with --source"
+    if [ ! -x "$ROOT$VENV/bin/python" ]; then
+        # The system's packages stay visible: Debian's python3-lgpio is the Pi's pin library.
+        "$PYTHON" -m venv --system-site-packages "$ROOT$VENV"
+        say "made the environment $VENV"
+    fi
+    digest=$(source_digest)
+    if [ -x "$ROOT$VENV/bin/companion" ] && [ "$(cat "$ROOT$VENV/companion-source" 2> /dev/null)" = "$digest" ]; then
+        say "the program in $VENV is up to date"
+        return
+    fi
+    "$ROOT$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "${SOURCE}[pi]"
+    [ -x "$ROOT$VENV/bin/companion" ] || fail "the companion command is missing from $VENV/bin"
+    echo "$digest" > "$ROOT$VENV/companion-source"
+    say "installed the program into $VENV"
+}
+
+install_config() {
+    mkdir -p "$ROOT$CONFIG_DIR"
+    chmod 750 "$ROOT$CONFIG_DIR"
+    if [ -f "$ROOT$CONFIG_DIR/config.toml" ]; then
+        say "kept $CONFIG_DIR/config.toml as it is"
+    else
+        put 640 "$SOURCE/docs/config.example.toml" "$CONFIG_DIR/config.toml"
+    fi
+    # The daemon writes calibrated durations into its config.
+    live chown -R "$NAME:$NAME" "$CONFIG_DIR"
+}
+
+install_spi() {
+    file=$(boot_config)
+    mkdir -p "$(dirname "$file")"
+    touch "$file"
+    if grep -qx 'dtparam=spi=on' "$file"; then
+        say "SPI is already on in ${file#"$ROOT"}"
+    else
+        echo 'dtparam=spi=on' >> "$file"
+        say "SPI switched on in ${file#"$ROOT"}: reboot once for it to take effect"
+    fi
+}
+
+install_unit() {
+    put 644 "$HERE/companion.service" "$UNIT"
+    if [ -n "$ROOT" ]; then
+        systemctl --root "$ROOT" enable companion.service
+    else
+        systemctl daemon-reload
+        systemctl enable companion.service
+        systemctl restart companion.service
+        say "started: journalctl -u companion shows the address and the table PIN"
+    fi
+}
+
+install_kiosk() {
+    put 755 "$HERE/companion-kiosk" "$KIOSK_BIN"
+    put 644 "$HERE/companion-kiosk.desktop" "$KIOSK_AUTOSTART"
+    # The kiosk needs a desktop that logs in by itself (B4: desktop, automatic login) and never blanks.
+    if command -v raspi-config > /dev/null; then
+        live raspi-config nonint do_boot_behaviour B4 || say "no desktop to log in to: install Raspberry Pi OS with desktop"
+        live raspi-config nonint do_blanking 1 || say "could not switch screen blanking off: sudo raspi-config, Display"
+    else
+        say "skipped: raspi-config nonint do_boot_behaviour B4 and do_blanking 1 (no raspi-config here)"
+    fi
+}
+
+uninstall() {
+    if [ -n "$ROOT" ]; then
+        systemctl --root "$ROOT" disable companion.service 2> /dev/null || true
+    elif [ -f "$UNIT" ]; then
+        systemctl disable --now companion.service || true
+    fi
+    for path in "$UNIT" "$KIOSK_BIN" "$KIOSK_AUTOSTART"; do
+        if [ -e "$ROOT$path" ]; then
+            rm -f "$ROOT$path"
+            say "removed $path"
+        fi
+    done
+    [ -n "$ROOT" ] || systemctl daemon-reload
+    if [ -d "$ROOT$VENV" ]; then
+        rm -rf "$ROOT$VENV"
+        say "removed $VENV"
+    fi
+    if [ "$PURGE" = yes ]; then
+        for path in "$CONFIG_DIR" "$STATE_DIR" "$SYSUSERS"; do
+            if [ -e "$ROOT$path" ]; then
+                rm -rf "$ROOT$path"
+                say "removed $path"
+            fi
+        done
+        if [ -z "$ROOT" ] && id "$NAME" > /dev/null 2>&1; then
+            userdel "$NAME"
+            say "removed the user $NAME"
+        fi
+    else
+        say "kept the config $CONFIG_DIR and the shows in $STATE_DIR (--purge removes them)"
+    fi
+}
+
+if [ "$ACTION" = uninstall ]; then
+    uninstall
+    exit 0
+fi
+install_packages
+install_user
+install_program
+install_config
+[ "$SPI" = no ] || install_spi
+install_unit
+[ "$KIOSK" = no ] || install_kiosk
+say "done"

@@ -1,0 +1,117 @@
+"""The 帰る雁 tracker on two phones at once: one records the turns with the PIN, the other follows live."""
+
+import json
+import urllib.request
+
+import pytest
+
+SETUP = [{"n": 6, "suit": "gull"}, {"n": 6, "suit": "thrush"}, {"n": 3, "suit": "gull"}, {"n": 1, "suit": "goose"},
+         {"n": 2, "suit": "eagle"}, {"n": 4, "suit": "crane"}, {"n": 5, "suit": "crane"}]  # one short of 8
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+
+    return expect
+
+
+def api(url: str, path: str, body: dict) -> dict:
+    request = urllib.request.Request(url + path.lstrip("/"), data=json.dumps(body).encode(), method="POST",
+                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_two_phones_share_the_wintering_ground(browser, launch, expect, shot):
+    url = browser.url
+    game = api(url, "/api/geese/games", {"players": ["ann", "ben", "cho", "dan"]})
+    for card in SETUP:
+        api(url, f"/api/geese/games/{game['id']}/setup", {"card": card})
+    tracker = f"{url}geese/games/{game['id']}"
+
+    keeper = browser.page  # the phone that records, with the PIN
+    keeper.goto(f"{url}pin?next=/geese/games/{game['id']}")
+    keeper.fill("#pin", "1234")
+    keeper.click(".pin-form button[type=submit]")
+    expect(keeper.locator("#picker button").first).to_be_visible()
+
+    viewer_context = launch()
+    viewer = viewer_context.pages[0] if viewer_context.pages else viewer_context.new_page()
+    viewer_errors = []
+    viewer.on("pageerror", lambda error: viewer_errors.append(str(error)))
+    viewer.goto(tracker)
+    six = viewer.locator('#ground tr[data-number="6"]')
+    expect(six.locator(".range")).to_have_text("6–8 (w = 2)")
+    expect(viewer.locator("#picker")).to_have_count(0)  # no PIN: following only
+    expect(viewer.locator("#next-turn")).to_contain_text("7 of 8")
+
+    # Setup: the eighth card is tapped straight into the ground, and the other phone sees it.
+    keeper.click('#picker button[data-card="6-crane"]')
+    expect(six.locator(".range")).to_have_text("6–9 (w = 3)")
+    expect(viewer.locator("#next-turn")).to_have_text("Next turn: ann")
+
+    # Ann's turn: a 6 arrives; 6 + 4 is past 9, so it earns 1 VP, on every phone.
+    keeper.click('#picker button[data-card="6-eagle"]')
+    expect(keeper.locator("#chosen button")).to_have_count(1)
+    keeper.click("#arrive")
+    expect(six.locator(".range")).to_have_text("6–10 (w = 4)")
+    expect(viewer.locator('#totals tr[data-player="ann"] .wintering-vp')).to_have_text("1")
+    expect(viewer.locator("#vp-log li")).to_have_text(["#1 ann: ■ 6 → 1 VP"])
+    expect(viewer.locator("#next-turn")).to_have_text("Next turn: ben")
+
+    # Ben tries to migrate a 3 as 2: the rules refuse, naming the card, and nothing changes anywhere.
+    keeper.click('#picker button[data-card="3-crane"]')
+    keeper.fill("#migrate-value", "2")
+    keeper.click("#migrate")
+    expect(keeper.locator("#turn-error")).to_contain_text("actions[1].migrate.cards")
+    expect(viewer.locator("#actions li")).to_have_count(1)
+
+    # Undo on the keeper's phone takes Ann's turn back on both.
+    keeper.click("#clear")
+    keeper.click("#undo")
+    expect(six.locator(".range")).to_have_text("6–9 (w = 3)")
+    expect(viewer.locator("#vp-log li")).to_have_count(0)
+    shot(keeper, "geese-tracker-keeper")
+    shot(viewer, "geese-tracker-viewer")
+    viewer_context.close()
+    assert viewer_errors == []
+
+
+def test_the_checker_shows_the_best_group_in_japanese(browser, expect, shot):
+    page = browser.page
+    page.goto(browser.url + "lang/ja?next=/geese/check")
+    page.fill('input[data-number="3"]', "2")
+    for card in ("3-gull", "3-crane", "5-gull", "5-gull", "5-eagle"):
+        page.click(f'#picker button[data-card="{card}"]')
+    expect(page.locator("#values")).to_have_text("鳥渡りできる値：5")
+    expect(page.locator("#best")).to_contain_text("5 として")
+    expect(page.locator("#best")).to_contain_text("= 15 VP")
+    expect(page.locator('#groups li[data-value="5"]')).to_have_count(1)
+    page.click('#picker button[data-card="1-eagle"]')  # a 1 more: the whole hand goes as 5 and 1
+    expect(page.locator("#split-sum")).to_contain_text("15 + 1 = 16 VP")
+    expect(page.locator("#split li")).to_have_count(2)
+    shot(page, "geese-checker-ja")
+
+
+def test_every_geese_page_is_labelled_and_readable(browser, expect, shot):
+    from .test_table_page import check_accessible
+
+    url = browser.url
+    game = api(url, "/api/geese/games", {"players": ["ann", "ben", "cho"]})
+    api(url, f"/api/geese/games/{game['id']}/actions",
+        {"action": {"player": "ann", "migrate": {"value": 1, "cards": [{"n": 1, "suit": "goose"}]}}})
+    page = browser.page
+    page.goto(f"{url}pin?next=/geese")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    expect(page.locator("#new-game")).to_be_visible()
+    check_accessible(page, "geese")
+    shot(page, "geese-index")
+    for path in (f"geese/games/{game['id']}", "geese/check", f"geese/games/{game['id']}/score"):
+        page.goto(url + path)
+        expect(page.locator("main h1")).to_be_visible()
+        if path.startswith("geese/games") and not path.endswith("score"):
+            expect(page.locator("#ground tr")).to_have_count(6)
+        check_accessible(page, path)
+        shot(page, "geese-" + path.replace("/", "-"))

@@ -1,0 +1,93 @@
+"""The hall page in a real browser at a phone's size: two tables on a real broker, live, one going offline."""
+
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from companion.mqtt.bridge import Bridge
+from companion.mqtt.hall import Hall, create_hall_app
+from companion.mqtt.hall.board import Leaderboard
+from companion.mqtt.hall.listener import HallListener
+from companion.mqtt.mosquitto import Mosquitto, mosquitto_missing
+from companion.mqtt.settings import from_url
+from companion.table import demo_table
+from companion.web.server import ServerThread, make_server
+
+SPEED = 10.0
+
+
+@pytest.fixture
+def hall_world(tmp_path):
+    """A broker, two demo tables ("alpha", "beta") bridged to it, and the hall served on 127.0.0.1."""
+    reason = mosquitto_missing()
+    if reason:
+        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
+            pytest.fail(f"tools required (COMPANION_REQUIRE_TOOLS=1) but {reason}")
+        pytest.skip(reason)
+    broker = Mosquitto(tmp_path / "broker").start()
+    tables = {name: demo_table(tmp_path / f"{name}.sqlite3", speed=SPEED, pin="1234").start()
+              for name in ("alpha", "beta")}
+    bridges = {name: Bridge(table, from_url(broker.url, table=name), backoff=(0.05, 0.2)).start()
+               for name, table in tables.items()}
+    board = Leaderboard(tmp_path / "hall.sqlite3")
+    hall = Hall(board.rows())
+    listener = HallListener(from_url(broker.url, table="hall"), hall, board, backoff=(0.05, 0.2)).start()
+    server = ServerThread(make_server(None, "127.0.0.1", 0, app=create_hall_app(hall)))
+    yield SimpleNamespace(tables=tables, bridges=bridges, url=server.url)
+    server.close()
+    listener.stop()
+    board.close()
+    for name, table in tables.items():
+        bridges[name].stop()
+        table.stop()
+    broker.stop()
+
+
+@pytest.fixture
+def phone(launch, hall_world):
+    context = launch()
+    requests, errors = [], []
+    context.on("request", lambda request: requests.append(request.url))
+    page = context.pages[0] if context.pages else context.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield page
+    context.close()
+    assert [url for url in requests if not url.startswith(hall_world.url)] == [], "a request left 127.0.0.1"
+    assert errors == []
+
+
+def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phone, shot):
+    from playwright.sync_api import expect
+
+    phone.goto(hall_world.url)
+    alpha = phone.locator('.hall-card[data-table="alpha"]')
+    beta = phone.locator('.hall-card[data-table="beta"]')
+    expect(alpha.locator(".hall-online")).to_have_text("● Online")
+    expect(beta.locator(".hall-online")).to_have_text("● Online")
+    expect(beta.locator(".hall-event")).to_have_text("No show is running")
+
+    hall_world.tables["alpha"].start_show("training")
+    expect(alpha.locator(".hall-event")).to_have_text("Training")
+    expect(alpha.locator(".hall-countdown")).to_have_text("Space 4, ▲ Orange")
+    expect(alpha.locator(".hall-tokens")).to_have_text("0 of 3 turned")
+    expect(alpha.locator('.hall-glass[data-colour="red"]')).to_contain_text("●")
+    first = alpha.locator('.hall-glass[data-colour="red"]').inner_text()
+    expect(alpha.locator('.hall-glass[data-colour="red"]')).not_to_have_text(first)  # the sand runs on the page
+    assert alpha.locator('.hall-glass[data-colour="green"]').inner_text().endswith("Lying on its side")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(phone, "hall-phone-show")
+
+    hall_world.bridges["beta"].stop()
+    expect(beta.locator(".hall-online")).to_have_text("○ Offline")
+    expect(beta).to_have_class("hall-card offline")
+
+    hall_world.tables["alpha"].abort()
+    expect(phone.locator("#board")).to_contain_text("Training")
+    expect(phone.locator("#board")).to_contain_text("alpha")
+    shot(phone, "hall-phone")
+
+    phone.goto(hall_world.url + "lang/ja?next=/")
+    expect(phone.locator("h1")).to_have_text("ホールのすべてのテーブル")
+    expect(phone.locator('.hall-card[data-table="beta"] .hall-online')).to_have_text("○ オフライン")

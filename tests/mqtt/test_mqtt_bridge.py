@@ -1,0 +1,138 @@
+"""The bridge against a real broker: retained state and availability, pacing, finished shows, reconnecting."""
+
+import json
+import time
+
+import pytest
+from mqtt_support import listen, mosquitto, need_mosquitto  # noqa: F401  (fixtures)
+
+from companion.mqtt.mosquitto import Mosquitto
+
+from companion.mqtt.bridge import Bridge
+from companion.mqtt.settings import from_url
+
+
+@pytest.fixture
+def bridged(table, mosquitto):
+    """The demo table (fake clock) published as `t1`; the bridge is stopped after the test."""
+    bridges = []
+
+    def start(**options):
+        bridges.append(Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2), **options).start())
+        return bridges[-1]
+
+    yield start
+    for bridge in bridges:
+        bridge.stop()
+
+
+def seq_of(payload: bytes) -> int:
+    return json.loads(payload)["seq"]
+
+
+def test_state_and_availability_are_retained_for_a_late_subscriber(table, mosquitto, bridged, listen):
+    bridge = bridged()
+    first = listen(mosquitto.port)
+    first.wait_for(lambda l: l.on("companion/t1/availability") == [b"online"])
+    table.start_show("training")
+    first.wait_for(lambda l: any(json.loads(p)["outcome"] == "running" for p in l.on("companion/t1/state")))
+
+    late = listen(mosquitto.port, "companion/#")
+    late.wait_for(lambda l: l.on("companion/t1/availability") and l.on("companion/t1/state"))
+    retained = {topic: payload for topic, payload, flag in late.messages if flag}
+    assert retained["companion/t1/availability"] == b"online"
+    state = json.loads(retained["companion/t1/state"])
+    assert state["outcome"] == "running" and state["event"]["id"] == "training"
+    assert state == table.snapshot()
+    assert bridge.online
+
+
+def test_a_clean_stop_leaves_offline_retained(table, mosquitto, bridged, listen):
+    bridge = bridged()
+    watcher = listen(mosquitto.port, "companion/t1/availability")
+    watcher.wait_for(lambda l: l.on("companion/t1/availability") == [b"online"])
+    bridge.stop()
+    watcher.wait_for(lambda l: l.on("companion/t1/availability")[-1:] == [b"offline"])
+    late = listen(mosquitto.port, "companion/t1/availability")
+    late.wait_for(lambda l: l.on("companion/t1/availability") == [b"offline"])
+
+
+def test_a_burst_of_changes_is_coalesced_and_the_newest_wins(table, mosquitto, bridged, listen):
+    bridged(interval_s=0.1)
+    watcher = listen(mosquitto.port, "companion/t1/state")
+    table.start_show("training")
+    watcher.wait_for(lambda l: l.on("companion/t1/state")
+                     and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+    before = len(watcher.on("companion/t1/state"))
+    began = time.monotonic()
+    for _ in range(30):  # thirty changes, far faster than ten a second
+        table.set_muted(not table.snapshot()["muted"])
+    newest = table.snapshot()["seq"]
+    watcher.wait_for(lambda l: seq_of(l.on("companion/t1/state")[-1]) == newest)
+    elapsed = time.monotonic() - began
+    seqs = [seq_of(p) for p in watcher.on("companion/t1/state")]
+    assert seqs == sorted(seqs)
+    assert len(seqs) - before <= 2 + elapsed / 0.1, "more than ten state messages a second"
+    assert len(seqs) - before < 30
+
+
+def test_a_finished_show_is_sent_once_with_its_runouts_and_advances(table, mosquitto, bridged, listen, clock):
+    bridged()
+    watcher = listen(mosquitto.port, "companion/t1/shows")
+    table.start_show("training")
+    clock.advance(31.0)  # red (30 s) runs out
+    table.pump()
+    table.abort()
+    watcher.wait_for(lambda l: l.on("companion/t1/shows"))
+    (row,) = [json.loads(p) for p in watcher.on("companion/t1/shows")]
+    assert row["id"] == table.shows()[0]["id"] and row["outcome"] == "aborted" and row["event"] == "training"
+    assert [r["timer"] for r in row["runouts"]] == ["red"]
+    assert "advances" in row and "started" in row and "stars" in row
+
+
+def test_the_broker_restarted_mid_show_gets_the_state_again(table, mosquitto, bridged, listen):
+    bridge = bridged()
+    table.start_show("training")
+    listen(mosquitto.port).wait_for(lambda l: l.on("companion/t1/state"))
+    mosquitto.restart()  # no persistence: every retained message is gone
+    table.flip("red")  # the show goes on while the bridge reconnects
+    late = listen(mosquitto.port, "companion/#")
+    late.wait_for(lambda l: l.on("companion/t1/availability") == [b"online"] and l.on("companion/t1/state")
+                  and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+    assert bridge.online
+
+
+def test_a_table_starts_and_plays_with_no_broker_then_joins_it(table, tmp_path, listen):
+    need_mosquitto()
+    broker = Mosquitto(tmp_path / "late")  # its port is chosen, nothing listens yet
+    bridge = Bridge(table, from_url(broker.url, table="t1"), backoff=(0.05, 0.2)).start()
+    try:
+        table.start_show("training")
+        table.flip("red")
+        assert table.snapshot()["timers"]["red"]["pose"] == "b_up"
+        assert not bridge.online
+        broker.start()
+        watcher = listen(broker.port, "companion/#")
+        watcher.wait_for(lambda l: l.on("companion/t1/availability") == [b"online"] and l.on("companion/t1/state")
+                         and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+    finally:
+        bridge.stop()
+        broker.stop()
+
+
+def test_a_broker_that_never_answers_does_not_hold_up_the_table(table):
+    import socket
+
+    with socket.socket() as black_hole:  # accepts connections, never says a word
+        black_hole.bind(("127.0.0.1", 0))
+        black_hole.listen()
+        port = black_hole.getsockname()[1]
+        bridge = Bridge(table, from_url(f"mqtt://127.0.0.1:{port}", table="t1"), backoff=(0.05, 0.2)).start()
+        try:
+            table.start_show("training")
+            for _ in range(20):  # each answered at once (a blocked table would hang the test into its timeout)
+                table.flip("red")
+            assert table.snapshot()["timers"]["red"]["pose"] == "a_up"  # twenty flips: back where it was
+            assert not bridge.online
+        finally:
+            bridge.stop()
