@@ -11,6 +11,8 @@ from companion.cli.common import Refusal
 from companion.config import check_host, check_pin, check_port
 from companion.errors import BadInput
 
+ORDER = 10  # place in `companion --help`
+
 
 def _option(check, name: str):
     """An argparse type that checks a value with the config's own rule, naming the option."""
@@ -18,7 +20,9 @@ def _option(check, name: str):
         try:
             value = int(text) if check is check_port else text
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {text[:20]!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535 (or 0: any free one), got {text[:20]!r}") from None
+        if check is check_port and value == 0:
+            return 0  # asked for on purpose: any free port, and the start-up line says which
         try:
             return check(value, name)
         except BadInput as e:

@@ -19,12 +19,12 @@ from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
-from companion.hardware.source import BeamChange, ButtonAction, FaultChange, PoseChange
-from companion.skyrockets import Pose, Show, parse_event, setup_line
+from companion.skyrockets import Show, parse_event, setup_line
 from companion.skyrockets.beams import pooled_durations
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
+from companion.table.inputs import take_change
 from companion.table.journal import Journal
 from companion.table.publisher import FrameTap, Publisher, describe
 from companion.table.records import Records
@@ -59,7 +59,7 @@ class Table(Records):
         self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=self._ended,
                              changed=self._touch, turned_by_table=turned_by_table)
         self.publisher = Publisher(store.next_boot())
-        self.runtime = Runtime(self.clock, self._take, self._settle_and_publish, self._next_due)
+        self.runtime = Runtime(self.clock, lambda item: self.rig.take(item), self._settle_and_publish, self._next_due)
         self.rig = Rig(config, pin_factory, self.runtime.put, self.clock.monotonic, show_clock=self.show_time)
         self.cradles = Cradles(self.rig.poses(), start_window_s=config.tilt.start_window_s,
                                remind_every_s=config.tilt.remind_every_s, journal=self.journal, changed=self._touch)
@@ -103,19 +103,9 @@ class Table(Records):
         due = [self.rig.next_due(), *(self.cradles.due() if self.live.running else ()), self.live.next_due()]
         return min((d for d in due if d is not None), default=None)
 
-    def _take(self, item) -> None:
-        self.rig.take(item)
-
     def _settle_and_publish(self, now: float) -> None:
         for change in self.rig.update(now):
-            if isinstance(change, PoseChange) and change.name in self.cradles:
-                self.cradles.on_pose(self.show, change, self.live.input)
-            elif isinstance(change, FaultChange) and change.name in self.cradles:
-                self.cradles.on_fault(self.show, change, self.live.input)
-            elif isinstance(change, ButtonAction):
-                self._on_button(change)
-            elif isinstance(change, BeamChange) and change.name in self.cradles:
-                self.cradles.on_beam(self.show, change, self.live.input)
+            take_change(change, self.live, self.cradles)
         if self.live.running:
             self.cradles.settle(self.show, now, self.live.input, self._remind)
         self.live.advance(now)
@@ -124,15 +114,6 @@ class Table(Records):
         if self._dirty:
             self._publish()
         self.journal.flush()
-
-    def _on_button(self, action: ButtonAction) -> None:
-        glass = self.show.timers[action.name].glass if self.live.running else None
-        if glass is None:
-            return
-        if action.action == "lay" and glass.pose.upright:
-            self.live.input(action.t, "pose", action.name, Pose.SIDE)
-        else:
-            self.live.input(action.t, "flip", action.name)
 
     def _notice(self, notice: dict) -> None:
         if notice["kind"] == "runout" and self.show.outcome == "running":

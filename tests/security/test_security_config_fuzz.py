@@ -14,7 +14,7 @@ FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck), database=Non
 SECTIONS = {  # the keys a config may have, so the fuzz reaches past the first unknown key
     "table": ("database", "warn_lead_s", "runout_grace_s", "advance_tolerance_s"),
     "nominal": ("red", "purple", "pink"),
-    "tilt": ("settle_ms", "both_closed_fault_s", "stuck_after_s", "start_window_s"),
+    "tilt": ("settle_ms", "both_closed_fault_s", "remind_every_s", "start_window_s"),
     "buttons": ("settle_ms", "hold_s"),
     "strip": ("enabled", "pixels", "pin", "brightness", "kind"),
     "buzzer": ("pin", "enabled"),
