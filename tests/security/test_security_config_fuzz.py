@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from companion.config import load_config, parse_config
 from companion.errors import BadInput
 
-CONFIG_EXAMPLES = 6000  # values tried, each at every key
+CONFIG_EXAMPLES = 7000  # values tried, each at every key
 WHOLE_EXAMPLES = 150
 FILE_EXAMPLES = 250  # two files each
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None)
