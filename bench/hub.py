@@ -95,7 +95,7 @@ def frames_to_phone(turns: int) -> list[float]:
         hub = FakeHub(6, poses=["a_up"] * 6)
         timers = dict(default_timers("tilt"), red=TimerConfig(source="hub"))
         config = Config(database=Path(tmp) / "b.sqlite3", timers=timers, hub=HubConfig(hub.path),
-                        tilt=TiltConfig(start_window_s=0.0, stuck_after_s=3600))
+                        tilt=TiltConfig(start_window_s=0.0, remind_every_s=3600))
         table = Table(config, Store(config.database), mock_pin_factory(), pin="1234").start()
         server = ServerThread(make_server(table))
         phone = Phone(server.server.effective_port, "/api/show/events")

@@ -22,8 +22,8 @@ from companion.errors import BadInput
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="companion", description="The hourglass table companion.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    modules = [importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)]
+    for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__)):  # the table's first
         if hasattr(module, "register"):
             module.register(sub)
     return parser

@@ -27,6 +27,8 @@ PARALLEL_FROM = 2_000  # fewer games finish before a second process would have s
 BAR = 30
 MAX_JOBS = 64
 
+ORDER = 50  # place in `companion --help`
+
 
 def read_rules(path: str | None) -> Rules:
     if path is None:

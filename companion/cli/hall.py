@@ -11,6 +11,8 @@ from companion.cli.common import Refusal
 DEFAULT_URL = "mqtt://127.0.0.1:1883"
 DEFAULT_DB = Path.home() / ".local" / "state" / "companion" / "hall.sqlite3"
 
+ORDER = 70  # place in `companion --help`
+
 
 def broker_settings(args):
     """The broker from `--config`'s [mqtt] section (credentials, TLS, base) and/or `--mqtt URL`."""

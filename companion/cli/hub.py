@@ -9,6 +9,8 @@ from companion.cli.common import Refusal
 
 ANSWER_S = 7.0  # the client says hello three times, two seconds apart, before giving up
 
+ORDER = 60  # place in `companion --help`
+
 
 def cmd_fake(args) -> int:
     from companion.hardware.hub_fake import DEMO_LINK, FakeHub

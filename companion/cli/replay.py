@@ -4,6 +4,8 @@ import json
 
 from companion.cli.common import Refusal, read_lines
 
+ORDER = 30  # place in `companion --help`
+
 
 def cmd_replay(args) -> int:
     from companion.skyrockets.log import LogError, replay

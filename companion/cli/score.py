@@ -15,6 +15,8 @@ from companion.errors import BadInput
 
 GAMES = ("flock", "geese")
 
+ORDER = 40  # place in `companion --help`
+
 
 def read_text(path: str) -> str:
     """The whole of a file, or of stdin for '-'."""

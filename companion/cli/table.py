@@ -11,6 +11,8 @@ from companion.cli.common import Refusal
 from companion.config import check_host, check_pin, check_port
 from companion.errors import BadInput
 
+ORDER = 10  # place in `companion --help`
+
 
 def _option(check, name: str):
     """An argparse type that checks a value with the config's own rule, naming the option."""
@@ -18,12 +20,16 @@ def _option(check, name: str):
         try:
             value = int(text) if check is check_port else text
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {text[:20]!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535 (or 0: any free one), got {text[:20]!r}") from None
+        if check is check_port and value == 0:
+            return 0  # asked for on purpose: any free port, and the start-up line says which
         try:
             return check(value, name)
         except BadInput as e:
             raise argparse.ArgumentTypeError(e.problem) from None
     return convert
+
+NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still open its address"
 
 
 def cmd_demo(args) -> int:
@@ -40,7 +46,7 @@ def _demo(args, db: Path) -> int:
     mqtt = _broker(args)
     table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
-    return _serve(table, args.host, args.port, mqtt)
+    return _serve(table, args.host, args.port, mqtt, mdns=not args.no_mdns)
 
 
 def cmd_run(args) -> int:
@@ -62,7 +68,7 @@ def cmd_run(args) -> int:
         raise Refusal(f"{config.path}: {e}" if config.path else str(e)) from None
     host = args.host or config.web.host
     port = args.port or config.web.port
-    return _serve(table, host, port, config.mqtt)
+    return _serve(table, host, port, config.mqtt, mdns=not args.no_mdns)
 
 
 def _open_table(database: Path, make):
@@ -81,12 +87,13 @@ def _broker(args):
     """The broker `--mqtt URL` names (None without one), checked before the table opens."""
     from companion.mqtt.settings import from_url
 
-    return from_url(args.mqtt, "--mqtt", table=args.mqtt_table) if args.mqtt else None
+    return from_url(args.mqtt, "--mqtt") if args.mqtt else None
 
 
-def _serve(table, host: str, port: int, mqtt=None) -> int:
+def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
+    from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
     from companion.web.server import make_server, shut_down
 
     try:
@@ -94,14 +101,18 @@ def _serve(table, host: str, port: int, mqtt=None) -> int:
     except OSError as e:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
+    listening = Listening(host, server.effective_port)
+    table.listening = (listening.host, listening.port)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
     table.start()
     bridge = Bridge(table, mqtt).start() if mqtt else None
+    advert = None
     try:
-        shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-        print(f"Open http://{shown_host}:{server.effective_port}/ on a phone or this computer; "
-              f"the table PIN is {table.pin}. Ctrl-C stops.", flush=True)
+        addresses = lan_addresses()
+        advert = Advertisement(listening, addresses).start() if mdns else None
+        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin):
+            print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
         notify("READY=1")
         keep_watchdog_fed(table.alive, stop)
         server.run()
@@ -110,6 +121,8 @@ def _serve(table, host: str, port: int, mqtt=None) -> int:
     finally:
         notify("STOPPING=1")
         stop.set()
+        if advert is not None:
+            advert.close()
         shut_down(server)
         if bridge:
             bridge.stop()
@@ -128,8 +141,8 @@ def register(sub) -> None:
     demo.add_argument("--pin", type=_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
     demo.add_argument("--speed", type=float, default=1.0, help="run the show clock this many times faster")
     demo.add_argument("--db", help="SQLite file (default: a fresh one)")
-    demo.add_argument("--mqtt", metavar="URL", help="join this broker (mqtt://host:port or mqtts://host:port)")
-    demo.add_argument("--mqtt-table", metavar="NAME", help="the table's name on the broker (default: the host name)")
+    demo.add_argument("--mqtt", metavar="URL", help="join a broker: mqtt://host:port[/table name], or mqtts://")
+    demo.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     demo.set_defaults(func=cmd_demo)
 
     run = sub.add_parser("run", help="run the table daemon")
@@ -137,4 +150,5 @@ def register(sub) -> None:
     run.add_argument("--mock", action="store_true", help="use mock pins (no GPIO needed)")
     run.add_argument("--host", type=_option(check_host, "--host"))
     run.add_argument("--port", type=_option(check_port, "--port"))
+    run.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     run.set_defaults(func=cmd_run)

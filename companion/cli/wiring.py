@@ -8,6 +8,8 @@ from pathlib import Path
 
 from companion.cli.common import Refusal
 
+ORDER = 20  # place in `companion --help`
+
 
 def _open_rig(args, q):
     from companion.config import load_config, parse_config

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 STATE_INTERVAL_S = 0.1  # at most ten state messages a second; the newest wins
 WAKE_S = 1.0  # the waiting thread looks up this often, so it ends soon after stop()
+RECHECK_S = 0.1  # how soon to look again for the record of a show that has just ended
 MAX_UNSENT_SHOWS = 100  # finished shows kept while the broker is away (the oldest go first)
 STOP_TIMEOUT_S = 2.0  # how long stop() waits for `offline` to reach the broker
 
@@ -53,6 +54,7 @@ class Bridge:
         self._unsent: deque[bytes] = deque(maxlen=MAX_UNSENT_SHOWS)
         self._online = False
         self._running: int | None = None  # the show running at the last look
+        self._pending = False  # a show has ended that the records do not yet say has
         self._sent_up_to = 0  # shows up to this id are sent (or ended before the bridge started)
         self._stopping = threading.Event()
         self._answered = threading.Condition()
@@ -126,8 +128,10 @@ class Bridge:
         seq = -1
         while not self._stopping.is_set():
             try:
-                snapshot = self.table.wait_for_change(seq, WAKE_S)
+                snapshot = self.table.wait_for_change(seq, RECHECK_S if self._pending else WAKE_S)
                 if snapshot["seq"] <= seq:
+                    if self._pending:
+                        self._note_finished(snapshot, again=True)
                     continue
                 hold = self._pacer.wait_s(self._clock())
                 if hold and self._stopping.wait(hold):
@@ -154,21 +158,25 @@ class Bridge:
             else:
                 self._unsent.append(_payload(row))
 
-    def _note_finished(self, snapshot: dict) -> None:
+    def _note_finished(self, snapshot: dict, *, again: bool = False) -> None:
         """Send each show that ended since the last look: its row, its run-outs and advances.
 
         A running show cannot have ended, so the records are looked at only
         when the state is not a running show, or is another one than before.
+        The records may lag the state by a moment (the journal is written
+        after the state is published): a show that has ended but is not yet
+        recorded as ended is looked at `again` shortly after.
         """
         running = snapshot.get("id") if snapshot.get("outcome") == "running" else None
-        if running is not None and running == self._running:
+        if not again and running is not None and running == self._running:
             return
-        self._running = running
+        self._running, self._pending = running, False
         for row in reversed(self.table.shows()):
             if row["id"] <= self._sent_up_to:
                 continue
             if row.get("ended") is None:
-                break  # still running: the shows after it wait their turn, so they go out in order
+                self._pending = row["id"] != running
+                break  # the shows after it wait their turn, so they go out in order
             self._sent_up_to = row["id"]
             self._send_show(finished_show(row, self.table.show_log(row["id"])))
 

@@ -2,9 +2,9 @@
 
 The section is read and checked here, key by key, each problem naming its key:
 
->>> s = from_url("mqtt://broker.local", table="table-3")
->>> s.host, s.port, s.tls, s.base
-('broker.local', 1883, False, 'companion')
+>>> s = from_url("mqtt://broker.local/table-3")
+>>> s.host, s.port, s.tls, s.table, s.base
+('broker.local', 1883, False, 'table-3', 'companion')
 >>> parse_section({"url": "mqtts://hall:8883", "tbale": "x"}).host
 Traceback (most recent call last):
 ...
@@ -89,7 +89,7 @@ def check_base(value: object, field: str) -> str:
 def from_url(url: object, field: str = "mqtt", *, table: str | None = None, base: str = DEFAULT_BASE,
              username: str | None = None, password_file: Path | None = None,
              ca_file: Path | None = None) -> BrokerSettings:
-    """Settings from `mqtt://host[:port]` or `mqtts://host[:port]`."""
+    """Settings from `mqtt://host[:port][/table]` or `mqtts://host[:port][/table]`."""
     if not isinstance(url, str):
         raise BadInput(field, f"expected a URL in quotes, got {url!r}")
     try:
@@ -101,8 +101,13 @@ def from_url(url: object, field: str = "mqtt", *, table: str | None = None, base
         raise BadInput(field, f"{url!r} is not a broker URL (mqtt://host:port or mqtts://host:port)")
     if parts.username or parts.password:
         raise BadInput(field, "no user or password in the URL: use username and password_file")
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise BadInput(field, f"{url!r}: a broker URL has only a host and a port")
+    if parts.query or parts.fragment:
+        raise BadInput(field, f"{url!r}: a broker URL has only a host, a port and the table's name")
+    named = parts.path.strip("/")  # mqtt://host:port/table-3 names the table too
+    if named:
+        if table is not None:
+            raise BadInput(field, "the table is named twice (in the URL and as table): name it once")
+        table = check_name(named, field)
     return BrokerSettings(
         host=parts.hostname, port=port or DEFAULT_PORTS[parts.scheme], tls=parts.scheme == "mqtts",
         ca_file=ca_file, username=username, password_file=password_file,
@@ -121,7 +126,8 @@ def read(section) -> BrokerSettings | None:
     username = section.text("username", None)
     password_file = section.text("password_file", None)
     ca_file = section.text("ca_file", None)
-    settings = from_url(url, f"{name}.url", table=check_name(section.text("table", host_name()), f"{name}.table"),
+    table = section.text("table", None)
+    settings = from_url(url, f"{name}.url", table=None if table is None else check_name(table, f"{name}.table"),
                         base=check_base(section.text("base", DEFAULT_BASE), f"{name}.base"), username=username,
                         password_file=Path(password_file) if password_file else None,
                         ca_file=Path(ca_file) if ca_file else None)

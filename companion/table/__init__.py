@@ -19,7 +19,7 @@ from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
-from companion.skyrockets import Show, parse_event, setup_line
+from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.beams import pooled_durations
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
@@ -148,6 +148,10 @@ class Table(Records):
         """Flip a timer from the page: an emulated one, or a physical one whose sensors are faulty."""
         return self._durably(self._flip, colour)
 
+    def lay(self, colour: str) -> dict:
+        """Lay a timer on its side from the page, as a long press on its button does."""
+        return self._durably(self._flip, colour, Pose.SIDE)
+
     def abort(self) -> dict:
         """Stop the running show (recorded as aborted), or dismiss a finished one."""
         return self._durably(self._abort)
@@ -190,7 +194,7 @@ class Table(Records):
         self.cradles.begin(self.show, self.clock.monotonic())
         return self._snapshot_now()
 
-    def _flip(self, colour) -> dict:
+    def _flip(self, colour, pose: Pose | None = None) -> dict:
         colour = check_colour(colour, "timer")
         if not self.live.running:
             raise Conflict("timer", "no show is running")
@@ -199,7 +203,9 @@ class Table(Records):
         cradle = self.cradles.get(colour)
         if cradle is not None and not cradle.fault:
             raise Conflict("timer", f"{colour} is read by its tilt sensors: turn the glass itself")
-        if not self.live.input(None, "flip", colour):
+        if pose is not None and not self.show.timers[colour].glass.pose.upright:
+            raise Conflict("timer", f"{colour} is already lying on its side")
+        if not self.live.input(None, "flip" if pose is None else "pose", colour, pose):
             raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip")
         return self._snapshot_now()
 
@@ -226,9 +232,9 @@ class Table(Records):
 
     def _publish(self) -> None:
         self._dirty = False
-        extras = {"speed": self.live.time.speed, "muted": self.rig.buzzer.muted,
-                  "journal_problem": self._journal_problem}
         sources = {c: t.source for c, t in self.config.timers.items()}
+        extras = {"speed": self.live.time.speed, "muted": self.rig.buzzer.muted,
+                  "journal_problem": self._journal_problem, "sensors": self.cradles.readings(sources)}
         self.publisher.publish(describe(self.show, self.show_id, self.live.started_wall, self.cradles, sources,
                                         extras, self.config.warn_lead_s))
 

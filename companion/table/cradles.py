@@ -83,7 +83,10 @@ class Cradles(dict):
     def on_pose(self, show, change, apply) -> None:
         cradle = self[change.name]
         cradle.physical = change.pose
-        if show is None or show.outcome != "running" or show.timers[change.name].glass is None:
+        if show is None or show.outcome != "running":
+            self._changed()  # between shows the page's setup check follows the glasses
+            return
+        if show.timers[change.name].glass is None:
             return
         if cradle.sensor_fault:
             return  # a faulty pair is not believed; the page's manual flips stand in for it
@@ -100,6 +103,15 @@ class Cradles(dict):
             return
         if not self[change.name].sensor_fault:
             apply(change.t, "beam", change.name, state="flowing" if change.flowing else "stopped")
+
+    def readings(self, sources: dict[str, str]) -> dict:
+        """What each glass's sensors read now, for the page's setup check (no pose for an emulated one)."""
+        readings = {}
+        for colour, source in sources.items():
+            cradle = self.get(colour, Cradle())
+            readings[colour] = {"source": source, "pose": cradle.physical.value if cradle.physical else None,
+                                "fault": cradle.fault}
+        return readings
 
     def on_fault(self, show, change, apply) -> None:
         cradle = self[change.name]

@@ -7,15 +7,18 @@ time, so tests build as many apps as they like, each on its own table.
 >>> app.test_client().get("/api/show").json["outcome"]  # doctest: +SKIP
 'idle'
 
-Areas, one blueprint each: `table` (the live show page), `scorepad`, `shows`
-(past shows) and `api` (JSON); `auth` takes the PIN on a page and `lang`
-switches the language. The board-game helpers join as blueprints of their own.
+Areas, one blueprint package each (companion.web.areas): `show` (the live
+show page, blueprint `table`), `scorepad` and `shows` (past shows); the board-game
+helpers join as packages of their own. Site-wide: `api` (JSON), `auth` (the PIN
+on a page) and `lang` (the language switch).
 """
 
 import secrets
 from collections.abc import Mapping
 
 from flask import Flask, current_app
+
+from companion.skyrockets.show import CROWD_TOKENS
 
 # Settings a caller may override through `config` (tests shorten the keep-alive).
 DEFAULTS = {
@@ -24,6 +27,8 @@ DEFAULTS = {
     "SSE_MAX_STREAMS": 40,  # open streams at once; the server keeps threads beyond this for plain requests
     "STRIP_MAX_FPS": 15.0,  # the on-screen strip needs no more
     "MAX_CONTENT_LENGTH": 32 * 1024,  # the largest body: a custom event with its rules text fits many times
+    "LAN_ADDRESSES": None,  # this machine's network addresses for the QR code; None: looked up (ifaddr)
+    "MDNS_NAME": None,  # the name offered second, NAME.local; None: this machine's host name
 }
 
 
@@ -44,15 +49,12 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     app.json.ensure_ascii = False
     app.extensions["table"] = table
 
-    from companion.web import api, auth, errors, i18n, live, scorepad, security, shows
-    from companion.web import table as table_page
+    from companion.web import api, auth, errors, i18n, live, security
+    from companion.web.areas import discover
 
-    from companion.web.areas import Area, discover
-
-    core = [Area("table", table_page.bp, "table.index", 10), Area("scorepad", scorepad.bp, "scorepad.index", 20),
-            Area("shows", shows.bp, "shows.index", 30)]
-    areas = sorted(core + discover(), key=lambda a: (a.order, a.name))
+    areas = discover()
     app.extensions["areas"] = areas
+    app.jinja_env.globals["crowd_tokens"] = CROWD_TOKENS  # the stars a show can earn, for every page
     live.init_app(app)
     security.init_app(app)
     i18n.init_app(app, areas)

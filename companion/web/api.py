@@ -83,6 +83,13 @@ def flip():
     return jsonify(get_table().flip(check_colour(need(data, "timer"), "timer")))
 
 
+@bp.post("/show/lay")
+@needs_pin
+def lay():
+    data = json_body("timer")
+    return jsonify(get_table().lay(check_colour(need(data, "timer"), "timer")))
+
+
 @bp.post("/show/abort")
 @needs_pin
 def abort_show():

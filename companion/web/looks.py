@@ -1,4 +1,4 @@
-"""How each timer looks on the pages: its own symbol and its colour, so colour is never the only cue.
+"""How each timer looks and each moment sounds on the pages: colour is never the only cue.
 
 This is the one table of symbols: templates use it directly, the scripts get it
 as a data attribute, and the past-show timeline draws with it.
@@ -11,4 +11,15 @@ LOOKS: dict[str, dict[str, str]] = {
     "green": {"symbol": "◆", "fill": "#5cc460"},
     "blue": {"symbol": "★", "fill": "#4aa8ff"},
     "purple": {"symbol": "✚", "fill": "#c070e0"},
+}
+
+# How each moment sounds on a phone that opted in, told apart by ear: the page plays the notes with Web
+# Audio ((note, seconds), a None note a rest; the buzzer's own tunes, and one for an advance) and vibrates
+# the pattern (ms on, off, on, ...) where the phone can.
+SOUNDS: dict[str, dict] = {
+    "low_sand": {"notes": [["E5", 0.12]], "vibrate": [80]},
+    "runout": {"notes": [["A5", 0.15], ["E5", 0.15]] * 3, "vibrate": [300, 100, 300, 100, 300]},
+    "advance": {"notes": [["C5", 0.1], ["G5", 0.25]], "vibrate": [60, 60, 60]},
+    "win": {"notes": [["C4", 0.12], ["E4", 0.12], ["G4", 0.12], ["C5", 0.5]], "vibrate": [100, 50, 100, 50, 400]},
+    "loss": {"notes": [["G4", 0.3], ["E4", 0.3], ["C4", 0.3], ["A3", 0.8]], "vibrate": [700]},
 }

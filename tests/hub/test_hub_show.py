@@ -24,7 +24,7 @@ def hub_table(tmp_path):
     fake = FakeHub(6, beams=range(6), link=tmp_path / "hub", clock=clock,
                    poses=["a_up", "a_up", "a_up", "side", "side", "a_up"])  # the training event's start
     config = Config(database=tmp_path / "table.sqlite3", timers={c: TimerConfig(source="hub") for c in COLOURS},
-                    hub=HubConfig(str(tmp_path / "hub")), tilt=TiltConfig(start_window_s=0.0, stuck_after_s=600))
+                    hub=HubConfig(str(tmp_path / "hub")), tilt=TiltConfig(start_window_s=0.0, remind_every_s=600))
     table = Table(config, Store(config.database), mock_pin_factory(), clock=clock, pin="1234").start()
     yield table, fake, clock
     table.stop()
@@ -149,7 +149,7 @@ def test_hub_tilt_and_emulated_glasses_share_one_table(tmp_path):
     timers = dict(default_timers("tilt"), red=TimerConfig(source="hub"), orange=TimerConfig(source="hub"))
     timers["purple"] = TimerConfig(source="emulated", pins=timers["purple"].pins)
     config = Config(database=tmp_path / "table.sqlite3", timers=timers, hub=HubConfig(str(tmp_path / "hub")),
-                    tilt=TiltConfig(start_window_s=0.0, stuck_after_s=600))
+                    tilt=TiltConfig(start_window_s=0.0, remind_every_s=600))
     table = Table(config, Store(config.database), mock_pin_factory(), clock=clock, pin="1234")  # pumped by hand
     hands = Hands(table)
     try:

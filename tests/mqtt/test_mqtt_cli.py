@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT, run_cli
 from mqtt_support import listen, mosquitto  # noqa: F401  (fixtures)
 from companion.config import parse_config
+from companion.mqtt.mosquitto import free_port
 
 
 def mosquitto_sub(port: int, topic: str, count: int = 1) -> list[str]:
@@ -24,8 +25,8 @@ def mosquitto_sub(port: int, topic: str, count: int = 1) -> list[str]:
 @pytest.fixture
 def demo_process(mosquitto, tmp_path):
     process = subprocess.Popen(
-        [sys.executable, "-m", "companion", "demo", "--port", "0", "--db", str(tmp_path / "demo.sqlite3"),
-         "--mqtt", mosquitto.url, "--mqtt-table", "k1"],
+        [sys.executable, "-m", "companion", "demo", "--port", str(free_port()), "--db", str(tmp_path / "demo.sqlite3"),
+         "--mqtt", mosquitto.url + "/k1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     yield process
     if process.poll() is None:
@@ -77,6 +78,8 @@ def test_run_refuses_an_unreadable_password_file_naming_the_key(tmp_path):
     ({"url": "mqtt://h", "password_file": "/p"}, "mqtt.username"),
     ({"url": "mqtt://h", "ca_file": "/ca.pem"}, "mqtt.ca_file"),
     ({"url": "mqtt://h:99999"}, "mqtt.url"),
+    ({"url": "mqtt://h/a/b"}, "mqtt.url"),
+    ({"url": "mqtt://h/t1", "table": "t1"}, "mqtt.url"),
 ])
 def test_the_mqtt_section_names_the_key_that_is_wrong(section, field):
     from companion.errors import BadInput
@@ -108,8 +111,6 @@ def hall_events(url: str):
 
 
 def test_the_hall_command_shows_a_killed_table_go_offline(mosquitto, demo_process, tmp_path):
-    from companion.mqtt.mosquitto import free_port
-
     port = free_port()
     hall = subprocess.Popen([sys.executable, "-m", "companion", "hall", "--mqtt", mosquitto.url, "--port", str(port),
                              "--db", str(tmp_path / "hall.sqlite3")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from companion.config import load_config, parse_config
 from companion.errors import BadInput
 
-CONFIG_EXAMPLES = 6000  # values tried, each at every key
+CONFIG_EXAMPLES = 7000  # values tried, each at every key
 WHOLE_EXAMPLES = 150
 FILE_EXAMPLES = 250  # two files each
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -14,7 +14,7 @@ FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck), database=Non
 SECTIONS = {  # the keys a config may have, so the fuzz reaches past the first unknown key
     "table": ("database", "warn_lead_s", "runout_grace_s", "advance_tolerance_s"),
     "nominal": ("red", "purple", "pink"),
-    "tilt": ("settle_ms", "both_closed_fault_s", "stuck_after_s", "start_window_s"),
+    "tilt": ("settle_ms", "both_closed_fault_s", "remind_every_s", "start_window_s"),
     "buttons": ("settle_ms", "hold_s"),
     "strip": ("enabled", "pixels", "pin", "brightness", "kind"),
     "buzzer": ("pin", "enabled"),

@@ -27,8 +27,8 @@ BASE = dict(deadline=None, suppress_health_check=list(HealthCheck), database=Non
 
 def fuzz(examples: int) -> settings:
     return settings(max_examples=examples, **BASE)
-API_EXAMPLES = 2000
-REPLAY_EXAMPLES = 2000
+API_EXAMPLES = 1500
+REPLAY_EXAMPLES = 1500
 ROW_EXAMPLES = 40
 
 # ---- values from the far edges ---------------------------------------------------------

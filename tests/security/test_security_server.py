@@ -40,13 +40,24 @@ def get(port: int, path: str, source: str = "127.0.0.1") -> int:
     return status
 
 
-def open_stream(port: int, source: str) -> tuple[http.client.HTTPConnection, int]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S, source_address=(source, 0))
-    connection.request("GET", "/api/show/events")
-    response = connection.getresponse()
-    if response.status == 200:
-        response.readline()  # the retry line: the stream is running
-    return connection, response.status
+class Phone:
+    """One live stream from `source`; it stays open while this object lives (its response holds the socket)."""
+
+    def __init__(self, port: int, source: str):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S, source_address=(source, 0))
+        self.connection.request("GET", "/api/show/events")
+        self.response = self.connection.getresponse()
+        if self.response.status == 200:
+            self.response.readline()  # the retry line: the stream is running
+
+    def close(self) -> None:
+        self.response.close()
+        self.connection.close()
+
+
+def open_stream(port: int, source: str) -> tuple[Phone, int]:
+    phone = Phone(port, source)
+    return phone, phone.response.status
 
 
 def until(condition, what: str) -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS, parse_event
-from companion.web import create_app, table as table_page
+from companion.web import create_app
+from companion.web import show as table_page
 from companion.web.i18n import CATALOG_DIR, catalog
 from companion.web.looks import LOOKS
 
@@ -200,7 +201,7 @@ def test_the_qr_code_gives_the_address_other_phones_can_open(client, table, monk
     assert ">http://192.168.1.20:8000/<" in page
     # On the table's own screen (a loopback address) the QR code must name the table's network address.
     monkeypatch.setattr(table, "listening", ("0.0.0.0", 8000))
-    monkeypatch.setattr(table_page, "lan_address", lambda: "10.1.2.3")
+    client.application.config["LAN_ADDRESSES"] = ["10.1.2.3"]
     on_the_table = client.get("/", base_url="http://127.0.0.1:8000").get_data(as_text=True)
     assert ">http://10.1.2.3:8000/<" in on_the_table
 
@@ -268,18 +269,20 @@ def test_the_language_switch_sets_a_cookie_and_goes_back(client):
     assert client.get_cookie("lang").value == "ja"
 
 
-def test_the_catalogs_have_the_same_keys_and_the_proper_japanese():
-    english, japanese = (json.loads((CATALOG_DIR / f"{lang}.json").read_text("utf-8")) for lang in ("en", "ja"))
-    assert set(english) == set(japanese)
+def test_the_catalogs_have_the_same_keys_and_the_proper_japanese(client):  # the app registers the areas
+    for folder in (CATALOG_DIR, *WEB.glob("*/i18n")):
+        pair = [json.loads((folder / f"{lang}.json").read_text("utf-8")) for lang in ("en", "ja")]
+        assert set(pair[0]) == set(pair[1]), folder
+    english, japanese = catalog("en"), catalog("ja")
     assert [japanese[f"timer.{c}"] for c in COLOURS] == ["赤", "橙", "黄", "緑", "青", "紫"]
     assert japanese["tokens.title"] == "観衆トークン" and japanese["countdown.title"] == "カウントダウン"
     for key, text in english.items():  # the same {slots} in both, so a message never loses a value
         assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", japanese[key])), key
 
 
-def test_every_message_the_code_asks_for_is_in_the_catalog():
+def test_every_message_the_code_asks_for_is_in_the_catalog(client):
     known = catalog("en")
-    sources = [*WEB.glob("templates/**/*.html"), *WEB.glob("static/js/*.js"), *WEB.glob("*.py")]
+    sources = [*WEB.glob("**/templates/**/*.html"), *WEB.glob("**/static/**/*.js"), *WEB.glob("**/*.py")]
     asked = set()
     for path in sources:
         text = path.read_text("utf-8")
@@ -307,6 +310,8 @@ def test_the_table_page_and_its_assets_stay_under_100_kb(client):
     imports = set()
     for script in WEB.glob("static/js/*.js"):
         imports.add(f"/static/js/{script.name}")  # modules the entry script imports
+    for script in WEB.glob("show/static/*.js"):
+        imports.add(f"/table/static/{script.name}")
     for path in set(assets) | imports:
         response = client.get(path)
         assert response.status_code == 200, path

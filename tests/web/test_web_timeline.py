@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS, replay
 from companion.web.looks import LOOKS
-from companion.web.timeline import timeline_svg, trace
+from companion.web.shows.timeline import timeline_svg, trace
 
 from conftest import SCENARIOS
 SVG = "{http://www.w3.org/2000/svg}"

@@ -8,7 +8,7 @@ from companion.web import get_table
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table
-from companion.web.table import qr_svg, table_url
+from companion.web.show import qr_svg, table_url
 
 bp = Blueprint("kiosk", __name__, template_folder="templates", static_folder="static",
                static_url_path="/kiosk/static")

@@ -3,7 +3,7 @@
 // state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
 
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
-import { Glass } from "/static/js/glass.js";
+import { Glass } from "/table/static/glass.js";
 
 const $ = (id) => document.getElementById(id);
 const page = $("kiosk");

@@ -2,7 +2,7 @@
 // in the form's attributes) so mistakes show at once; the server stays the judge, and any error it
 // answers appears next to the field it names.
 
-import { postJSON } from "./api.js";
+import { errorText, postJSON } from "./api.js";
 import { t } from "./i18n.js";
 
 // The named controls as a JSON body: "a.b" names nest, numbers stay numbers, checkboxes are booleans.
@@ -81,6 +81,6 @@ export function enhance(form, { shape, done } = {}) {
     const answer = await postJSON(form.dataset.api, body);
     button.disabled = false;
     if (answer.ok) done?.(answer.data, form);
-    else showError(form, answer.data.field ?? "", answer.data.error ?? String(answer.status));
+    else showError(form, answer.data.field ?? "", errorText(answer.data));
   });
 }

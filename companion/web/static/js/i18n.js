@@ -13,6 +13,11 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (slot, name) => (name in params ? String(params[name]) : slot));
 }
 
+// Whether the catalog has a message for `key`.
+export function known(key) {
+  return key in messages;
+}
+
 export function timerName(colour) {
   return t(`timer.${colour}`);
 }

@@ -1,11 +1,15 @@
 // The live show page: draws every state the table sends, and lets the sand run between them.
 // A running glass's sand is computed from the state's top_s, the show speed and the moment the
 // state arrived, once per animation frame: no polling, and smooth whatever the update rate.
+// What happened since the last state (a run-out, an advance, the end) sounds on phones that opted in.
 
-import { getJSON, postJSON } from "./api.js";
-import { enhance } from "./forms.js";
-import { eventName, loadMessages, t, timerName } from "./i18n.js";
+import { errorText, getJSON, postJSON } from "/static/js/api.js";
+import { enhance } from "/static/js/forms.js";
+import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { Alerts } from "./alerts.js";
+import { Board, eventShape, item } from "./board.js";
 import { Glass } from "./glass.js";
+import { drawSetupCheck } from "./setup.js";
 import { showStrip } from "./strip.js";
 
 const $ = (id) => document.getElementById(id);
@@ -13,13 +17,18 @@ const page = $("table-page");
 const looks = JSON.parse(page.dataset.looks);
 const colours = Object.keys(looks);
 const unlocked = page.dataset.unlocked === "1";
+const crowdTokens = Number(page.dataset.crowdTokens);
+const alerts = new Alerts(JSON.parse(page.dataset.sounds));
+const board = new Board(looks, crowdTokens);
 
 await loadMessages();
 
 let show = null; // the latest state from the table
 let receivedAt = 0; // when it arrived (performance.now())
-let dismissed = null; // the show whose result screen was closed
 let animating = false;
+let heard = null; // what this page has already announced of the show: {id, runouts, advances, outcome}
+const low = new Set(); // glasses drawn as low on sand right now
+let events = []; // the events the table knows, for the setup check
 
 const tiles = Object.fromEntries(colours.map((colour) => {
   const tile = $(`timer-${colour}`);
@@ -28,23 +37,16 @@ const tiles = Object.fromEntries(colours.map((colour) => {
     tile,
     glass: new Glass(tile.querySelector(".glass"), colour, looks[colour].fill),
     seconds: tile.querySelector(".seconds"),
+    lowSign: tile.querySelector(".low-sign"),
     state: tile.querySelector(".state"),
     notes: tile.querySelector(".notes"),
     flip: tile.querySelector(".flip"),
+    lay: tile.querySelector(".lay"),
   }];
 }));
 
-const label = (colour) => `${looks[colour].symbol} ${timerName(colour)}`;
-const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
-const stars = (n) => "★".repeat(n) + "☆".repeat(3 - n);
+const label = (colour) => board.label(colour);
 const running = () => show?.outcome === "running";
-
-function item(text, className = "") {
-  const li = document.createElement("li");
-  li.textContent = text;
-  if (className) li.className = className;
-  return li;
-}
 
 function say(text) {
   const box = $("message");
@@ -62,7 +64,24 @@ function accept(state, { answer = false } = {}) {
   if (answer && show && (state.seq < show.seq || (state.seq === show.seq && (state.t ?? 0) <= (show.t ?? 0)))) return;
   show = state;
   receivedAt = performance.now();
+  announce();
   render();
+}
+
+// After Start on this phone: the glasses in view.
+const showGlasses = () => $("timers").scrollIntoView({ block: "start" });
+
+// Sound what is new since the last state of the same show; a page opened mid-show stays quiet about the past.
+function announce() {
+  const now = show.outcome === "idle" ? null
+    : { id: show.id, runouts: show.runouts.length, advances: show.advances.length, outcome: show.outcome };
+  if (now && heard && heard.id === now.id) {
+    if (now.outcome !== heard.outcome && (now.outcome === "win" || now.outcome === "loss")) alerts.play(now.outcome);
+    else if (now.runouts > heard.runouts) alerts.play("runout");
+    else if (now.advances > heard.advances) alerts.play("advance");
+  }
+  if (!now || now.id !== heard?.id) low.clear();
+  heard = now;
 }
 
 function sandNow(timer, now) {
@@ -75,45 +94,21 @@ function render() {
   $("show-title").textContent = idle ? t("show.title")
     : eventName(show.event) + (show.challenge ? ` · ${t("start.challenge")}` : "");
   $("show-status").textContent = idle ? t("show.idle") : t(`outcome.${show.outcome}`);
-  $("board").hidden = idle;
-  if (!idle) renderBoard();
+  board.draw(show);
   for (const colour of colours) renderTimer(colour);
-  renderEvent();
-  renderHappenings();
-  renderResult();
+  renderBanner();
+  renderSetupCheck();
+  alerts.keepAwake(running());
   if (unlocked) renderControls();
+  renderStartPlayer();
   if (!animating) {
     animating = true;
     requestAnimationFrame(frame);
   }
 }
 
-function renderBoard() {
-  const { timer, position } = show.countdown;
-  const track = $("countdown");
-  track.replaceChildren();
-  for (let space = show.event.countdown_start; space >= 0; space--) {
-    const name = space === 0 ? t("countdown.button") : String(space);
-    const li = item(space === position ? `${name} ${looks[timer].symbol}` : name, space === 0 ? "button" : "");
-    if (space === position) {
-      li.classList.add("here");
-      li.setAttribute("aria-current", "step");
-      li.setAttribute("aria-label", t("countdown.here", { space: name, timer: timerName(timer) }));
-    }
-    track.appendChild(li);
-  }
-  const tokens = $("tokens");
-  tokens.replaceChildren();
-  for (let i = 0; i < 3; i++) {
-    const turned = i >= 3 - show.crowd_tokens_turned;
-    const li = item(turned ? "✕" : "★", turned ? "token turned" : "token");
-    li.setAttribute("aria-label", t(turned ? "tokens.turned" : "tokens.star"));
-    tokens.appendChild(li);
-  }
-}
-
 function renderTimer(colour) {
-  const { tile, state, notes, flip } = tiles[colour];
+  const { tile, state, notes, flip, lay } = tiles[colour];
   const timer = show.timers?.[colour];
   const inPlay = timer && timer.state !== "out_of_play";
   tile.dataset.state = timer ? timer.state : "idle";
@@ -127,24 +122,56 @@ function renderTimer(colour) {
   if (timer?.changed_while_down) notes.appendChild(item(t("note.changed_while_down"), "alert"));
   if (running() && timer?.role === "countdown" && timer.state === "empty") notes.appendChild(item(t("note.turn_countdown"), "go"));
   flip.hidden = !(unlocked && running() && inPlay && (timer.source === "emulated" || timer.fault));
+  lay.hidden = flip.hidden || timer.pose === "side"; // as a long press on its button lays it down
   drawTimer(colour, performance.now());
 }
 
 // One glass at animation time `now`; true while its sand is still running.
 function drawTimer(colour, now) {
-  const { tile, glass, seconds } = tiles[colour];
+  const { glass, seconds } = tiles[colour];
   const timer = show.timers?.[colour];
   if (!timer || timer.top_s === null) {
     glass.draw(timer ? 0 : 1);
     seconds.textContent = "";
+    markLow(colour, false); // a warning never outlives its show
     return false;
   }
   const sand = sandNow(timer, now);
   const flowing = running() && timer.state === "running" && sand > 0;
   glass.draw(sand / timer.duration, { lying: timer.state === "lying", flowing });
   seconds.textContent = t("seconds", { n: Math.ceil(sand) });
-  tile.classList.toggle("low", flowing && timer.role === "timer" && sand <= show.warn_lead_s);
+  markLow(colour, flowing && timer.role === "timer" && sand <= show.warn_lead_s);
   return flowing;
+}
+
+// Low sand: an outline, a sign with a symbol and words, and (once per low spell) the low-sand sound.
+function markLow(colour, isLow) {
+  const { tile, lowSign } = tiles[colour];
+  if (isLow && !low.has(colour)) alerts.play("low_sand");
+  if (isLow) low.add(colour);
+  else low.delete(colour);
+  tile.classList.toggle("low", isLow);
+  lowSign.hidden = !isLow;
+}
+
+// A glass that ran out and waits for its players to turn it: a banner nobody can miss, until it is turned.
+function renderBanner() {
+  const waiting = running() ? colours.filter((colour) => show.timers[colour]?.awaiting_turn) : [];
+  const banner = $("runout-banner");
+  banner.hidden = waiting.length === 0;
+  banner.replaceChildren(...waiting.map((colour) => {
+    const line = document.createElement("p");
+    line.dataset.colour = colour;
+    line.textContent = t("table.turn_it", { timer: label(colour) });
+    return line;
+  }));
+}
+
+function renderSetupCheck() {
+  const box = $("setup-check");
+  const chosen = $("start-event")?.value;
+  const event = events.find((e) => e.id === chosen) ?? events[0];
+  drawSetupCheck(box, running() ? null : event, show.sensors, looks);
 }
 
 function frame(now) {
@@ -153,46 +180,33 @@ function frame(now) {
   else animating = false;
 }
 
-function renderEvent() {
-  const box = $("event");
-  box.hidden = show.outcome === "idle";
-  if (box.hidden) return;
-  const event = show.event;
-  const list = (cs) => cs.map(label).join("  ") || "–";
-  $("event-hand").textContent = event.hand_size;
-  $("event-countdown").textContent = `${label(show.countdown.timer)} · ${t("event.start_space", { n: event.countdown_start })}`;
-  $("event-running").textContent = list(event.running);
-  $("event-lying").textContent = list(event.lying);
-  $("event-rules").textContent = event.rules;
-  $("event-rules").hidden = !event.rules;
+// ---- this phone's alerts ------------------------------------------------------------
+
+const alertsButton = $("alerts");
+
+function renderAlerts() {
+  alertsButton.setAttribute("aria-pressed", String(alerts.on));
+  alertsButton.textContent = t(alerts.on ? "table.alerts_on" : "table.alerts");
 }
 
-function renderHappenings() {
-  const happened = show.outcome === "idle" ? [] : [
-    ...show.runouts.map((r) => [r.t, t("happening.runout", { timer: label(r.timer) }), "alert"]),
-    ...show.advances.map((a) => [a.t, a.position > 0 ? t("happening.advance", { n: a.position }) : t("happening.button"), "go"]),
-    ...show.warnings.map((w) => [w.t, t(`warning.${w.kind}`, { timer: label(w.timer) }), "warn"]),
-  ].sort((a, b) => b[0] - a[0]);
-  $("happenings").hidden = happened.length === 0;
-  $("happenings-list").replaceChildren(...happened.map(([when, text, kind]) => item(`${clock(when)}  ${text}`, kind)));
-}
-
-function renderResult() {
-  const box = $("result");
-  const over = show.outcome === "win" || show.outcome === "loss";
-  box.hidden = !over || dismissed === show.id;
-  if (box.hidden) return;
-  box.dataset.outcome = show.outcome;
-  $("result-title").textContent = t(`result.${show.outcome}`);
-  $("result-stars").textContent = stars(show.stars);
-  $("result-stars").setAttribute("aria-label", t("stars.of", { n: show.stars }));
-  $("result-detail").textContent = t("result.detail", { time: clock(show.t), tokens: show.crowd_tokens_turned });
-}
-
-$("result-close").addEventListener("click", () => {
-  dismissed = show.id;
-  $("result").hidden = true;
+alertsButton.addEventListener("click", async () => {
+  await alerts.toggle();
+  renderAlerts();
+  if (show) alerts.keepAwake(running());
 });
+renderAlerts();
+
+// Who starts: the rotation on the score pad, read again whenever a show begins or ends.
+let rotationFor = undefined;
+async function renderStartPlayer() {
+  const key = `${show?.id}:${show?.outcome}`;
+  if (rotationFor === key) return;
+  rotationFor = key;
+  const pad = await getJSON("/api/scorepad");
+  const line = $("start-player");
+  line.hidden = !pad.start_player;
+  line.textContent = pad.start_player ? t("table.starts", { name: pad.start_player }) : "";
+}
 
 // ---- the controls (with the PIN) -------------------------------------------------
 
@@ -212,48 +226,44 @@ async function send(url, body) {
     say("");
     accept(answer.data, { answer: true });
   } else {
-    say(answer.data.error);
+    say(errorText(answer.data));
   }
 }
 
-// The same rules as companion.skyrockets.parse_event: the countdown glass must be in play.
-const eventShape = {
-  body({ event, setup, challenge }) {
-    const chosen = (state) => Object.keys(setup).filter((colour) => setup[colour] === state);
-    const body = { ...event, running: chosen("running"), lying: chosen("lying") };
-    if (!body.name.trim()) delete body.name;
-    return { event: body, challenge };
-  },
-  check({ event }) {
-    const inPlay = event.running.includes(event.countdown) || event.lying.includes(event.countdown);
-    return inPlay ? [] : [["event.countdown", t("custom.countdown_in_play", { timer: timerName(event.countdown) })]];
-  },
-};
-
 async function loadEvents() {
+  events = await getJSON("/api/events");
   const select = $("start-event");
+  if (!select) return;
   const chosen = select.value;
   const groups = [["builtin", true], ["saved", false]].map(([key, builtin]) => {
     const group = document.createElement("optgroup");
     group.label = t(`start.${key}`);
     return [group, builtin];
   });
-  for (const event of await getJSON("/api/events")) {
+  for (const event of events) {
     const [group] = groups.find(([, builtin]) => builtin === event.builtin);
     group.appendChild(new Option(eventName(event), event.id));
   }
   select.replaceChildren(...groups.map(([group]) => group).filter((group) => group.children.length));
   if (chosen) select.value = chosen;
+  if (show) renderSetupCheck();
 }
 
+loadEvents();
 if (unlocked) {
-  loadEvents();
-  enhance($("start-form"), { done: (state) => accept(state, { answer: true }) });
+  $("start-event").addEventListener("change", () => { if (show) renderSetupCheck(); });
+  enhance($("start-form"), {
+    done(state) {
+      accept(state, { answer: true });
+      showGlasses();
+    },
+  });
   enhance($("event-form"), {
     shape: eventShape,
     done(state, form) {
       accept(state, { answer: true });
       form.closest("details").open = false;
+      showGlasses();
       loadEvents();
     },
   });
@@ -264,6 +274,7 @@ if (unlocked) {
   });
   for (const colour of colours) {
     tiles[colour].flip.addEventListener("click", () => send("/api/show/flip", { timer: colour }));
+    tiles[colour].lay.addEventListener("click", () => send("/api/show/lay", { timer: colour }));
   }
   muteButton.addEventListener("click", () => send("/api/mute", { muted: !show?.muted }));
   // Aborting takes two taps, so a stray touch cannot end a show.

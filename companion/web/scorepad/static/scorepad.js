@@ -1,7 +1,7 @@
 // The score pad's players form: one name per line, checked as the table checks it.
 
-import { enhance } from "./forms.js";
-import { loadMessages, t } from "./i18n.js";
+import { enhance } from "/static/js/forms.js";
+import { loadMessages, t } from "/static/js/i18n.js";
 
 await loadMessages();
 

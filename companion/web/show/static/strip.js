@@ -1,6 +1,6 @@
 // The LED strip drawn on screen, a row of dots per segment, from the table's strip stream.
 
-import { t, timerName } from "./i18n.js";
+import { t, timerName } from "/static/js/i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 

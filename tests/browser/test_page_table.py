@@ -1,0 +1,332 @@
+"""The table page at a real table, in a phone-sized browser: run-out banner, setup check, alerts, PIN after a restart.
+
+The physical glasses are gpiozero mock pins driven from the test, as hands in
+the cradles would; the emulated ones are the demo's. Sound, vibration and the
+wake lock are watched through the browser's own objects, wrapped before the
+page loads; nothing leaves 127.0.0.1.
+"""
+
+import json
+import re
+import urllib.request
+from types import SimpleNamespace
+
+import pytest
+
+from companion.config import Config, TiltConfig, default_timers
+from companion.hardware.mock import POSES, Hands, mock_pin_factory
+from companion.store import Store
+from companion.table import Table, demo_table
+from companion.web import create_app
+from companion.web.server import ServerThread, make_server
+
+PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 768, "height": 1024}
+TRAINING_SETUP = {"red": "a_up", "yellow": "a_up", "purple": "a_up", "orange": "a_up", "green": "side", "blue": "side"}
+
+# Wrap Web Audio, vibration and the wake lock so the test sees what the page asks of them.
+WATCH = """
+window.__tones = []; window.__vibrations = []; window.__locks = [];
+const RealContext = window.AudioContext;
+window.AudioContext = class extends RealContext {
+  createOscillator() {
+    const oscillator = super.createOscillator();
+    const start = oscillator.start.bind(oscillator);
+    oscillator.start = (at) => { window.__tones.push(Math.round(oscillator.frequency.value)); start(at); };
+    return oscillator;
+  }
+};
+Object.defineProperty(navigator, "vibrate", { value: (pattern) => { window.__vibrations.push(pattern); return true; } });
+Object.defineProperty(navigator, "wakeLock", { value: { request: async (type) => {
+  const sentinel = new EventTarget();
+  sentinel.released = false;
+  sentinel.release = async () => { sentinel.released = true; window.__locks.push("released"); };
+  window.__locks.push(type);
+  return sentinel;
+} } });
+"""
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+
+    return expect
+
+
+@pytest.fixture
+def serve():
+    """serve(table) -> the table started and served on 127.0.0.1, stopped at the end."""
+    running = []
+
+    def start(table):
+        table.start()
+        server = make_server(table, "127.0.0.1", 0)
+        thread = ServerThread(server)
+        running.append((thread, table))
+        return SimpleNamespace(table=table, server=server, url=thread.url)
+
+    yield start
+    for thread, table in running:
+        thread.close()
+        table.stop()
+
+
+@pytest.fixture
+def phone(launch):
+    """open(url, viewport, lang) -> a page at that size, recording requests and script errors, checked at the end."""
+    opened = []
+
+    def open_page(url, viewport=PHONE, lang=None):
+        context = launch(viewport)
+        if lang:
+            context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+        context.add_init_script(WATCH)
+        page = context.pages[0] if context.pages else context.new_page()
+        record = SimpleNamespace(page=page, context=context, url=url, requests=[], errors=[])
+        context.on("request", lambda request: record.requests.append(request.url))
+        page.on("pageerror", lambda error: record.errors.append(str(error)))
+        page.on("console", lambda m: record.errors.append(m.text)
+                if m.type == "error" and "status of 4" not in m.text else None)
+        opened.append(record)
+        page.goto(url)
+        return page
+
+    yield open_page
+    for record in opened:
+        record.context.close()
+        assert [u for u in record.requests if not u.startswith(record.url)] == [], "a request left 127.0.0.1"
+        assert record.errors == []
+
+
+def tilt_table(tmp_path, speed: float) -> Table:
+    config = Config(database=tmp_path / "tilt.sqlite3", timers=default_timers("tilt"),
+                    tilt=TiltConfig(start_window_s=2.0))
+    return Table(config, Store(config.database), mock_pin_factory(), speed=speed, pin="1234")
+
+
+def put(table: Table, colour: str, pose: str) -> None:
+    """Set a glass in its cradle, its two ball switches closed or open as the pose has them (real time passes)."""
+    hands = Hands(table)
+    for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
+        hands.close(pin, closed)
+
+
+def api(url: str, path: str, body: dict) -> dict:
+    request = urllib.request.Request(url + path.lstrip("/"), data=json.dumps(body).encode(), method="POST",
+                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def unlock(page, expect):
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    expect(page.locator("#start-form")).to_be_visible()
+
+
+def one_line_each(page, selector: str) -> list[str]:
+    """The texts among `selector` that the browser broke onto more than one line."""
+    return page.evaluate("""(selector) => [...document.querySelectorAll(selector)]
+      .filter((el) => el.getClientRects().length && el.textContent.trim())
+      .filter((el) => { const r = document.createRange(); r.selectNodeContents(el);
+                        const size = parseFloat(getComputedStyle(el).fontSize);
+                        const tops = [...r.getClientRects()].map((b) => b.top);
+                        return Math.max(...tops) - Math.min(...tops) > size * 0.8; })
+      .map((el) => el.textContent.trim())""", selector)
+
+
+# ---- physical glasses: the setup check and the run-out banner ----------------------------------
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390", "768"])
+def test_the_setup_check_ticks_each_glass_as_the_players_set_it(serve, phone, expect, shot, tmp_path, viewport):
+    table = serve(tilt_table(tmp_path, speed=1.0))
+    page = phone(table.url, viewport)
+    unlock(page, expect)
+    check = page.locator("#setup-check")
+    expect(check).to_be_visible()
+    expect(check.locator("li")).to_have_count(6)
+    expect(check.locator("li[data-colour=red]")).to_contain_text("stand it up")
+    expect(check.locator("li[data-colour=orange]")).to_contain_text("countdown track's space 4")
+    expect(check.locator("li[data-colour=green]")).to_have_class("ok")  # lying, and the sensors read lying
+    expect(check.locator("li[data-colour=red]")).to_have_class("unset")
+    expect(page.locator("#setup-check-ready")).to_be_hidden()
+
+    put(table.table, "red", "a_up")
+    expect(check.locator("li[data-colour=red]")).to_have_class("ok")
+    expect(check.locator("li[data-colour=red] .reads")).to_have_text("sensors: standing")
+    for colour, pose in TRAINING_SETUP.items():
+        put(table.table, colour, pose)
+    expect(check.locator("li.ok")).to_have_count(6)
+    expect(page.locator("#setup-check-ready")).to_be_visible()
+    shot(page, f"page-setup-check-{viewport['width']}")
+
+    page.click("#start-form button[type=submit]")
+    expect(page.locator("#show-status")).to_have_text("The show is running")
+    expect(check).to_be_hidden()
+    assert page.evaluate("document.getElementById('timers').getBoundingClientRect().top") < viewport["height"] / 2
+
+
+def test_a_run_out_is_a_banner_until_the_glass_is_turned(serve, phone, expect, shot, tmp_path):
+    table = serve(tilt_table(tmp_path, speed=4.0))  # red runs out after 7.5 s, yellow 5 s later
+    for colour, pose in TRAINING_SETUP.items():
+        put(table.table, colour, pose)
+    page = phone(table.url)
+    expect(page.locator("#show-status")).to_have_text("No show is running.")
+    api(table.url, "/api/show/start", {"event": "training"})
+    banner = page.locator("#runout-banner")
+    expect(banner.locator("p[data-colour=red]")).to_have_text("● Red ran out — turn it!", timeout=30_000)
+    expect(banner).to_be_in_viewport()
+    shot(page, "page-runout-banner")
+    put(table.table, "red", "b_up")
+    expect(banner.locator("p[data-colour=red]")).to_have_count(0)
+    state = table.table.current()
+    assert state["outcome"] == "running" and state["timers"]["red"]["awaiting_turn"] is False  # gone by the turn
+
+
+# ---- emulated glasses: alerts, the result card, the words ---------------------------------------
+
+def test_the_sound_toggle_is_one_tap_kept_on_this_phone_and_sounds_each_moment(serve, phone, expect, tmp_path):
+    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=10.0))
+    page = phone(table.url)
+    toggle = page.locator("#alerts")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    api(table.url, "/api/show/start", {"event": "training"})
+    expect(page.locator("#tokens .token.turned")).to_have_count(1)  # red ran out, before the tap: no sound
+    assert page.evaluate("window.__tones") == [] and page.evaluate("window.__vibrations") == []
+
+    api(table.url, "/api/show/abort", {})
+
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(toggle).to_contain_text("on")
+    assert page.evaluate("window.__tones") == [523, 784]  # the advance tune, so the player hears it works
+    api(table.url, "/api/show/start", {"event": "training"})
+    page.wait_for_function("window.__locks.includes('screen')")  # a show runs: the screen stays on
+    expect(page.locator("#tokens .token.turned")).to_have_count(1)  # red ran out
+    page.wait_for_function("window.__tones.length >= 9")
+    tones = page.evaluate("window.__tones")
+    assert tones[2] == 659, tones  # red low on sand at 20 s: one E5
+    assert tones[3:9] == [880, 659] * 3, tones  # then its run-out: A5, E5, three times
+    assert page.evaluate("window.__vibrations")[-2:] == [[80], [300, 100, 300, 100, 300]]
+    api(table.url, "/api/show/abort", {})
+    page.wait_for_function("window.__locks.includes('released')")  # no show: the screen may sleep again
+
+    page.reload()  # the choice is kept on this phone
+    expect(page.locator("#alerts")).to_have_attribute("aria-pressed", "true")
+    page.locator("#alerts").click()
+    expect(page.locator("#alerts")).to_have_attribute("aria-pressed", "false")
+    page.reload()
+    expect(page.locator("#alerts")).to_have_attribute("aria-pressed", "false")
+
+
+def test_the_result_card_says_why_shows_once_and_leaves_no_warning_behind(serve, phone, expect, shot, tmp_path):
+    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=10.0))
+    page = phone(table.url)
+    api(table.url, "/api/show/start", {"event": "training"})
+    expect(page.locator("#result")).to_be_visible(timeout=30_000)  # red, yellow, red again: three tokens
+    expect(page.locator("#result-title")).to_have_text("The show is over")
+    expect(page.locator("#result-detail")).to_have_text("● Red ran out at 1:00: run-out number 3, the last crowd token.")
+    shot(page, "page-result-loss")
+    expect(page.locator(".timer.low")).to_have_count(0)
+    expect(page.locator(".low-sign:visible")).to_have_count(0)
+    page.click("#result-close")
+    expect(page.locator("#result")).to_be_hidden()
+    page.reload()
+    expect(page.locator("#show-status")).to_have_text("Lost")
+    expect(page.locator("#result")).to_be_hidden()
+
+
+def test_a_glass_is_laid_down_from_the_page(serve, phone, expect, tmp_path):
+    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    page = phone(table.url)
+    unlock(page, expect)
+    page.click("#start-form button[type=submit]")
+    expect(page.locator("#timer-green .lay")).to_be_hidden()  # it starts lying
+    page.click("#timer-red .lay")
+    expect(page.locator("#timer-red .state")).to_have_text("Lying on its side")
+    expect(page.locator("#timer-red .lay")).to_be_hidden()
+    expect(page.locator("#timer-red .flip")).to_be_visible()
+
+
+def test_low_sand_is_a_sign_with_a_symbol_on_the_glass(serve, phone, expect, tmp_path):
+    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=2.0))
+    page = phone(table.url)
+    api(table.url, "/api/show/start", {"event": "training"})
+    red = page.locator("#timer-red")
+    expect(red).to_have_class("timer low", timeout=20_000)  # 10 s of sand left: at 10 s show time
+    expect(red.locator(".low-sign")).to_have_text("⚠ Low sand")
+    api(table.url, "/api/show/abort", {})
+    expect(red.locator(".low-sign")).to_be_hidden()
+    expect(page.locator(".timer.low")).to_have_count(0)
+
+
+def test_after_a_restart_a_change_asks_for_the_pin_again_in_the_pages_language(serve, phone, expect, shot, tmp_path):
+    served = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    page = phone(served.url, lang="ja")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    expect(page.locator("#start-form")).to_be_visible()
+
+    # The web side restarts: a new app, a new key, every session gone; the page still shows its controls.
+    old = served.server.flask_app
+    served.server.application = served.server.flask_app = create_app(served.table)
+    old.extensions["streams"].close()
+    page.click("#start-form button[type=submit]")
+    dialog = page.locator("#pin-again")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("h2")).to_have_text("テーブルの暗証番号をもう一度入力してください")
+    said = page.locator("#start-form .error[data-error-for='']")
+    expect(said).not_to_be_empty()
+    assert "header" not in said.inner_text() and "PIN" not in said.inner_text()  # the catalogue's words, not the API's
+    shot(page, "page-pin-again-ja")
+
+    page.fill("#pin-again-pin", "0000")
+    page.click("#pin-again button[type=submit]")
+    expect(page.locator("#pin-again-error")).to_have_text("暗証番号が違います。")
+    page.fill("#pin-again-pin", "1234")
+    page.click("#pin-again button[type=submit]")
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#start-form")).to_be_visible()
+    page.click("#start-form button[type=submit]")
+    expect(page.locator("#show-status")).to_have_text("ショーの最中です")
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390", "768"])
+def test_japanese_labels_never_break_mid_word(serve, phone, expect, shot, tmp_path, viewport):
+    served = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    page = phone(served.url, viewport, lang="ja")
+    unlock(page, expect)
+    api(served.url, "/api/show/start", {"event": "training"})
+    expect(page.locator("#show-title")).to_have_text("トレーニング")
+    expect(page.locator("#countdown li.button")).to_have_text("ボタン")
+    assert one_line_each(page, "nav a, .timer h2, .timer .flip, #countdown li, .tokens li, #abort, #mute") == []
+    styles = page.evaluate("""() => ['nav a', 'button', 'label', 'summary'].map((s) =>
+        getComputedStyle(document.querySelector(s)).wordBreak)""")
+    assert all(style in ("keep-all", "auto-phrase") for style in styles), styles
+    assert "スカイロケッツ" not in page.content()
+    shot(page, f"page-japanese-{viewport['width']}")
+
+
+def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, playwright, expect, tmp_path):
+    from datetime import datetime, timedelta
+
+    served = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    api(served.url, "/api/show/start", {"event": "training"})
+    api(served.url, "/api/show/abort", {})
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "tokyo"), executable_path="/usr/bin/chromium", headless=True, viewport=PHONE,
+        args=["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+        timezone_id="Asia/Tokyo")
+    try:
+        context.add_cookies([{"name": "lang", "value": "ja", "url": served.url}])
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(served.url + "shows")
+        started = page.locator("time").first
+        expect(started).not_to_have_text(re.compile("UTC"))
+        utc = datetime.fromisoformat(started.get_attribute("datetime"))
+        tokyo = utc + timedelta(hours=9)  # Japan keeps no summer time
+        assert started.inner_text() == f"{tokyo:%Y/%m/%d %H:%M}"  # in the page's language too
+        assert started.get_attribute("title").endswith("UTC")
+    finally:
+        context.close()
