@@ -38,10 +38,11 @@ def lasted(show: dict) -> str:
     >>> lasted({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T19:34:07Z"})
     '4:07'
     """
-    if not show.get("started") or not show.get("ended"):
+    try:
+        seconds = int((datetime.fromisoformat(show["ended"]) - datetime.fromisoformat(show["started"])).total_seconds())
+    except (KeyError, TypeError, ValueError):  # still running, or a stored instant that does not read
         return "–"
-    seconds = int((datetime.fromisoformat(show["ended"]) - datetime.fromisoformat(show["started"])).total_seconds())
-    return f"{seconds // 60}:{seconds % 60:02d}"
+    return f"{seconds // 60}:{seconds % 60:02d}" if seconds >= 0 else "–"
 
 
 @bp.get("/shows")
