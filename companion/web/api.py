@@ -24,15 +24,16 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 SQLITE_MAX_ID = 2**63 - 1  # larger ids cannot be looked up (and cannot exist)
 
 
-def json_body(*allowed: str) -> dict:
-    """The request's JSON object (an empty body is {}), refusing fields not in `allowed`."""
+def json_body(*allowed: str, any_field: bool = False) -> dict:
+    """The request's JSON object (an empty body is {}), refusing fields not in `allowed`
+    (`any_field`: a whole document, whose fields its reader checks)."""
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
     data = jsonin.parse(raw, "body")  # no NaN, huge integers, lone surrogates or deep nesting get past here
     if not isinstance(data, dict):
         raise BadInput("body", f"expected a JSON object, got {type(data).__name__}")
-    unknown = sorted(set(data) - set(allowed))
+    unknown = [] if any_field else sorted(set(data) - set(allowed))
     if unknown:
         raise BadInput(unknown[0], f"unknown field (expected {', '.join(allowed) or 'none'})")
     return data

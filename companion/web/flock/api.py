@@ -20,19 +20,14 @@ from companion.flock.cards import read_movement, read_nest
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.web import get_table
 from companion.web.flock import bp, records
+from companion.web.api import json_body
 from companion.web.live import KEEP_ALIVE, WAKE_S, compact, last_event_id, message
 from companion.web.security import changes_nothing, needs_pin
 
 
 def body(*allowed: str) -> dict:
-    """The request's JSON object, read strictly, refusing fields not in `allowed`."""
-    data = jsonin.parse(request.get_data(cache=True) or b"{}", "body")
-    if not isinstance(data, dict):
-        raise BadInput("body", "expected a JSON object")
-    unknown = sorted(set(data) - set(allowed))
-    if allowed and unknown:
-        raise BadInput(unknown[0], f"unknown field (expected {', '.join(allowed)})")
-    return data
+    """The request's JSON object, read strictly: only `allowed` fields, or with none named, a whole document."""
+    return json_body(*allowed, any_field=not allowed)
 
 
 def shelf():

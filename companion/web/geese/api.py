@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from flask import jsonify, request
 from werkzeug.exceptions import NotFound
 
-from companion import jsonin
 from companion.errors import BadInput
 from companion.geese import deck, parse_card, score
 from companion.geese.grouping import check_hand
@@ -15,6 +14,7 @@ from companion.geese.rules import DEFAULT_RULES
 from companion.web import get_table
 from companion.web.api import SQLITE_MAX_ID, streams
 from companion.web.geese import bp, games
+from companion.web.api import json_body
 from companion.web.live import KEEP_ALIVE, WAKE_S, compact, last_event_id, message
 from companion.web.security import changes_nothing, needs_pin
 
@@ -23,14 +23,8 @@ MAX_GROUND = len(deck(DEFAULT_RULES, max(DEFAULT_RULES.player_counts)))  # every
 
 
 def body(*allowed: str) -> dict:
-    """The request's JSON object read strictly, unknown fields refused."""
-    data = jsonin.parse(request.get_data(cache=True) or b"{}", "body")
-    if not isinstance(data, dict):
-        raise BadInput("body", "expected a JSON object")
-    unknown = sorted(set(data) - set(allowed))
-    if allowed and unknown:
-        raise BadInput(unknown[0], f"unknown field (expected {', '.join(allowed)})")
-    return data
+    """The request's JSON object, read strictly: only `allowed` fields, or with none named, a whole document."""
+    return json_body(*allowed, any_field=not allowed)
 
 
 def version(data: dict):
