@@ -68,22 +68,21 @@ class DurationEstimate:
         return DurationEstimate(round((self.seconds * runs + run_s) / (runs + 1), 3), runs + 1)
 
 
-def pooled_durations(setup, runs: list[dict], prior_runs: int = PRIOR_RUNS) -> dict[str, float]:
-    """Each beam-timed glass's one calibrated duration after a show's `runs`, both directions pooled.
+def beam_durations(setup, runs: list[dict], prior_runs: int = PRIOR_RUNS) -> dict[str, tuple[float, float]]:
+    """Each beam-timed glass's durations (A up, B up) after a show's `runs`, each direction on its own.
 
-    For a table whose config keeps one duration per glass: the show's
-    duration counts as `prior_runs` runs, so one odd run moves it only a little.
+    The show's own duration for a direction counts as `prior_runs` runs, so one
+    odd run moves it only a little; a run far off is ignored.
 
     >>> from companion.skyrockets.show import Setup
-    >>> pooled_durations(Setup(), [{"timer": "red", "pose": "a_up", "seconds": 29.0}])
-    {'red': 29.8}
+    >>> beam_durations(Setup(), [{"timer": "red", "pose": "b_up", "seconds": 29.0}])
+    {'red': (30.0, 29.8)}
     """
-    pooled: dict[str, DurationEstimate] = {}
-    for run in runs:
-        colour = run["timer"]
-        estimate = pooled.get(colour) or DurationEstimate(setup.duration(colour), prior_runs)
-        pooled[colour] = estimate.observe(run["seconds"])
-    return {colour: estimate.seconds for colour, estimate in pooled.items()}
+    start = {run["timer"]: {pose: DurationEstimate(seconds, prior_runs)
+                            for pose, seconds in zip(("a_up", "b_up"), setup.directions(run["timer"]))}
+             for run in runs}
+    refined = refined_durations(start, runs)
+    return {colour: (by_pose["a_up"].seconds, by_pose["b_up"].seconds) for colour, by_pose in refined.items()}
 
 
 def refined_durations(durations: dict, runs: list[dict]) -> dict:

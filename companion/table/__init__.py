@@ -20,7 +20,7 @@ from companion.errors import BadInput, Conflict
 from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
 from companion.skyrockets import Pose, Show, parse_event, setup_line
-from companion.skyrockets.beams import pooled_durations
+from companion.skyrockets.beams import beam_durations
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
@@ -125,9 +125,11 @@ class Table(Records):
 
     def _ended(self) -> None:
         self.cradles.end()
-        for colour, seconds in pooled_durations(self.show.setup, self.show.beam_runs).items():
+        for colour, (a_up, b_up) in beam_durations(self.show.setup, self.show.beam_runs).items():
+            cradle = self.cradles.get(colour)
+            ends = (b_up, a_up) if cradle is not None and cradle.swapped else (a_up, b_up)  # model bulbs -> cradle ends
             try:  # the neck beams timed these glasses: they need no calibration by hand
-                self.config = set_duration(self.config, colour, seconds)
+                self.config = set_duration(self.config, colour, ends)
             except BadInput as e:
                 log.warning("could not keep the beam-timed duration of %s: %s", colour, e)
 

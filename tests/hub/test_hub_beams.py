@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.errors import BadInput
-from companion.skyrockets.beams import (PRIOR_RUNS, DurationEstimate, emptied_by_beam, full_run_s, pooled_durations,
+from companion.skyrockets.beams import (PRIOR_RUNS, DurationEstimate, emptied_by_beam, full_run_s, beam_durations,
                                         refined_durations, window_s)
 from companion.skyrockets.hourglass import Hourglass, Pose
 from companion.skyrockets.log import LogReader, replay
@@ -109,13 +109,14 @@ def test_the_formats_page_states_the_window_the_rules_apply():
     assert f"within\n  {WINDOW_MIN_S:g} s (or {WINDOW_SHARE * 100:g} % of the glass's duration" in text
 
 
-def test_a_table_with_one_duration_per_glass_pools_both_directions_and_ignores_odd_runs():
+def test_beam_timed_runs_refine_each_direction_on_its_own_and_odd_runs_are_ignored():
     show = replayed({"t": 29.5, "type": "beam", "timer": "red", "state": "stopped"},
                     {"t": 29.6, "type": "flip", "timer": "red"},
                     {"t": 60.3, "type": "beam", "timer": "red", "state": "stopped"},
                     {"t": 61, "type": "end"})
-    expected = round((30.0 * PRIOR_RUNS + 29.5) / (PRIOR_RUNS + 1), 3)
-    expected = round((expected * (PRIOR_RUNS + 1) + 30.7) / (PRIOR_RUNS + 2), 3)
-    assert pooled_durations(show.setup, show.beam_runs) == {"red": expected}
+    a_up = round((30.0 * PRIOR_RUNS + 29.5) / (PRIOR_RUNS + 1), 3)
+    b_up = round((30.0 * PRIOR_RUNS + 30.7) / (PRIOR_RUNS + 1), 3)
+    assert {run["pose"] for run in show.beam_runs} == {"a_up", "b_up"}
+    assert beam_durations(show.setup, show.beam_runs) == {"red": (a_up, b_up)}
     odd = [{"timer": "red", "pose": "a_up", "seconds": 50.0}]
-    assert pooled_durations(show.setup, odd) == {"red": 30.0}
+    assert beam_durations(show.setup, odd) == {"red": (30.0, 30.0)}
