@@ -14,6 +14,10 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "hw"))
+
+from wiring import FONT, INK, MUTED, TEXT, write_or_check  # noqa: E402
+
 SVG_PATH = ROOT / "hw" / "hub_wiring.svg"
 PINS_PATH = ROOT / "firmware" / "hubpins.py"
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
@@ -23,10 +27,7 @@ PICO_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 1
             14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
 POWER_PINS = {3: "GND", 8: "GND", 13: "GND", 18: "GND", 23: "GND", 28: "GND", 30: "RUN", 33: "GND",
               35: "ADC_VREF", 36: "3V3", 37: "3V3_EN", 38: "GND", 39: "VSYS", 40: "VBUS"}
-INK = {"red": "#d0312d", "orange": "#e8730c", "yellow": "#c29b00", "green": "#2e9e46",
-       "blue": "#2463d1", "purple": "#8040bf"}
-TEXT, MUTED, BUS_INK, BOARD = "#1e1e1e", "#5f5f5f", "#0f7c8a", "#2f6b3a"
-FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"
+BUS_INK, BOARD = "#0f7c8a", "#2f6b3a"  # the timers' inks, the text and the font as in hw/wiring.py
 WIDTH, HEIGHT = 1040, 800
 TOP, ROW = 110, 26  # y of pin 1 and the pin pitch in the drawing
 LEFT_X, RIGHT_X = 420, 620  # the board's two pin columns
@@ -114,11 +115,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="only check that the drawing is up to date")
     args = parser.parse_args()
     drawing = draw()
-    if args.check:
-        if not SVG_PATH.exists() or SVG_PATH.read_text(encoding="utf-8") != drawing:
-            sys.exit(f"{SVG_PATH} is out of date: run python hw/hub_wiring.py")
-        return
-    SVG_PATH.write_text(drawing, encoding="utf-8")
+    write_or_check(drawing, SVG_PATH, args.check, "firmware/hubpins.py")
 
 
 if __name__ == "__main__":

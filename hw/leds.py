@@ -12,20 +12,18 @@ Standard library and the package only, deterministic, like hw/wiring.py.
 import argparse
 import sys
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "hw"))
+
 from companion.leds import StripLayout  # noqa: E402
+from wiring import DATA_INK, FONT, INK, MUTED, TEXT, text, write_or_check  # noqa: E402
 
 SVG_PATH = ROOT / "hw" / "leds.svg"
 
-# Wire inks as in hw/wiring.py: each timer's colour, dark enough to read on white.
-INK = {"red": "#d0312d", "orange": "#e8730c", "yellow": "#c29b00", "green": "#2e9e46",
-       "blue": "#2463d1", "purple": "#8040bf"}
-TEXT, MUTED, DATA_INK, GOLD_INK, TRACK_INK = "#1e1e1e", "#5f5f5f", "#0f7c8a", "#b07800", "#444444"
-FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"
+GOLD_INK, TRACK_INK = "#b07800", "#444444"  # the rest of the inks, and the text, as in hw/wiring.py
 
 WIDTH = 1040
 PITCH = 34          # LED to LED in the drawing
@@ -40,13 +38,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 if hw/leds.svg is out of date")
     args = parser.parse_args()
     svg = draw(StripLayout())
-    if args.check:
-        current = SVG_PATH.read_text(encoding="utf-8") if SVG_PATH.exists() else None
-        if current != svg:
-            sys.exit("hw/leds.svg is out of date with the strip layout: run python hw/leds.py")
-        return
-    SVG_PATH.write_text(svg, encoding="utf-8")
-    print(f"wrote {SVG_PATH}")
+    write_or_check(svg, SVG_PATH, args.check, "the strip layout")
 
 
 def draw(layout: StripLayout) -> str:
@@ -152,14 +144,6 @@ def circle(x: int, y: int, fill: str, stroke: str, square=False) -> str:
 def number(x: int, y: int, index: int) -> str:
     """An LED's place on the strip, under it (marked, so a check can read every LED's number)."""
     return text(x, y + 25, str(index), size=11, anchor="middle", fill=MUTED).replace("<text ", '<text class="led" ', 1)
-
-
-def text(x, y, s: str, size=12, anchor="start", weight=None, fill=None) -> str:
-    attrs = f'x="{x}" y="{y}" font-size="{size}"'
-    attrs += f' text-anchor="{anchor}"' if anchor != "start" else ""
-    attrs += f' font-weight="{weight}"' if weight else ""
-    attrs += f' fill="{fill}"' if fill else ""
-    return f"<text {attrs}>{escape(s)}</text>"
 
 
 def document(parts: list[str], height: int) -> str:

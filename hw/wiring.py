@@ -64,13 +64,18 @@ def main() -> None:
         svg = draw(load_pinout(ROOT / "hw" / "pinout.toml"))
     except BadInput as e:
         sys.exit(str(e))
-    if args.check:
-        current = SVG_PATH.read_text(encoding="utf-8") if SVG_PATH.exists() else None
-        if current != svg:
-            sys.exit("hw/wiring.svg is out of date with hw/pinout.toml: run python hw/wiring.py")
+    write_or_check(svg, SVG_PATH, args.check, "hw/pinout.toml")
+
+
+def write_or_check(svg: str, path: Path, check: bool, source: str) -> None:
+    """Write a drawing, or with `check` exit 1 if the committed one is not what `source` draws now
+    (the drawings of hw/ share this)."""
+    if check:
+        if not path.exists() or path.read_text(encoding="utf-8") != svg:
+            sys.exit(f"hw/{path.name} is out of date with {source}: run python hw/{path.stem}.py")
         return
-    SVG_PATH.write_text(svg, encoding="utf-8")
-    print(f"wrote {SVG_PATH}")
+    path.write_text(svg, encoding="utf-8")
+    print(f"wrote {path}")
 
 
 def draw(pinout: dict) -> str:
