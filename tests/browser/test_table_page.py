@@ -88,6 +88,7 @@ def api(url: str, path: str, body: dict) -> dict:
 
 
 def check_accessible(page, where: str) -> None:
+    page.wait_for_load_state("load")  # the stylesheet too: colours read before it applies are the browser's own
     assert page.evaluate(UNLABELLED_CONTROLS) == [], where
     contrast = page.evaluate(LOW_CONTRAST)
     assert contrast["checked"] > 5 and contrast["failures"] == [], where
