@@ -71,6 +71,7 @@ class Config:
     web: WebConfig = WebConfig()
     hub: HubConfig | None = None  # the serial sensor hub, if the table has one
     mqtt: mqtt_settings.BrokerSettings | None = None  # no [mqtt]: the table joins no broker
+    mock_pins: bool = False  # no GPIO needed: glasses turned from the page (a service tried before the wiring)
 
     def durations(self) -> dict[str, float | tuple[float, float]]:
         """Calibrated durations only, per colour seconds or (A up, B up) (the nominal table fills the rest).
@@ -133,6 +134,7 @@ def parse_config(data: dict, path: Path | None) -> Config:
         warn_lead_s=table.seconds("warn_lead_s", 10.0, limit=600),
         runout_grace_s=table.seconds("runout_grace_s", 1.0, limit=60),
         advance_tolerance_s=table.seconds("advance_tolerance_s", 1.5, limit=60),
+        mock_pins=table.boolean("mock_pins", False),
         nominal=nominal,
         timers=timers,
         tilt=sections.owned("tilt", TiltConfig.read),

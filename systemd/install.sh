@@ -17,7 +17,9 @@ UNIT=/etc/systemd/system/companion.service
 SYSUSERS=/etc/sysusers.d/companion.conf
 KIOSK_BIN=/usr/local/bin/companion-kiosk
 KIOSK_AUTOSTART=/etc/xdg/autostart/companion-kiosk.desktop
-APT_PACKAGES="python3-venv python3-pip python3-lgpio"
+DROP_IN_DIR=/etc/systemd/system/companion.service.d
+MADE_GROUPS="# groups made by install.sh:"  # a line of the sysusers file: what --purge takes away
+APT_PACKAGES="python3-venv python3-pip"
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SOURCE=$(dirname "$HERE")
@@ -108,17 +110,36 @@ boot_config() {
     fi
 }
 
+# The board's model, e.g. "Raspberry Pi 4 Model B Rev 1.4" (empty where there is no device tree).
+board_model() {
+    tr -d '\000' < "$ROOT/proc/device-tree/model" 2> /dev/null || true
+}
+
 install_packages() {
+    packages=$APT_PACKAGES
+    # Raspberry Pi OS packages lgpio; elsewhere (plain Debian) it comes from the 'pi' extra instead.
+    if command -v apt-cache > /dev/null && apt-cache show python3-lgpio > /dev/null 2>&1; then
+        packages="$packages python3-lgpio"
+    fi
+    # The kiosk shows Japanese: without a CJK font the Pi's screen draws empty boxes.
+    [ "$KIOSK" = no ] || packages="$packages fonts-noto-cjk"
     if [ -z "$ROOT" ] && command -v apt-get > /dev/null; then
         # shellcheck disable=SC2086  # the list is meant to split into words
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q $APT_PACKAGES
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages
     else
-        say "skipped: apt-get install $APT_PACKAGES"
+        say "skipped: apt-get install $packages"
     fi
 }
 
 # The user, its groups and its home, declared for systemd-sysusers (which also makes missing groups).
 install_user() {
+    # Raspberry Pi OS has these groups; on another system this script makes them, and notes it.
+    made=$(sed -n "s/^$MADE_GROUPS//p" "$ROOT$SYSUSERS" 2> /dev/null || true)
+    for group in gpio spi dialout; do
+        grep -q "^$group:" "$ROOT/etc/group" 2> /dev/null || made="$made $group"
+    done
+    note=""
+    [ -z "$made" ] || note="$MADE_GROUPS$made"
     put_text 644 "$SYSUSERS" <<EOF
 # The hourglass table companion's own user: the GPIO pins, the SPI bus and serial ports, nothing else.
 g gpio - -
@@ -128,6 +149,7 @@ u $NAME - "Hourglass table companion" $STATE_DIR /usr/sbin/nologin
 m $NAME gpio
 m $NAME spi
 m $NAME dialout
+$note
 EOF
     if [ -n "$ROOT" ]; then
         mkdir -p "$ROOT/etc"
@@ -182,16 +204,51 @@ install_spi() {
         echo 'dtparam=spi=on' >> "$file"
         say "SPI switched on in ${file#"$ROOT"}: reboot once for it to take effect"
     fi
+    install_core_clock "$file"
+}
+
+# Before the Pi 5, the SPI clock is divided from the VideoCore's core clock, which scales with load:
+# the LED strip's bits then stretch and the colours flicker. A fixed core clock keeps them steady.
+install_core_clock() {
+    file=$1
+    case "$(board_model)" in
+        "Raspberry Pi 4"*|"Raspberry Pi Compute Module 4"*) lines="core_freq=500 core_freq_min=500" ;;
+        "Raspberry Pi 3"*|"Raspberry Pi Zero 2"*|"Raspberry Pi Compute Module 3"*) lines="core_freq=250" ;;
+        *) return ;;  # a Pi 5 (its own strip driver, no shared clock), or not a Pi
+    esac
+    if grep -q '^core_freq' "$file"; then
+        say "kept the core clock already set in ${file#"$ROOT"}: $(grep '^core_freq' "$file" | tr '\n' ' ')"
+        return
+    fi
+    echo "# The hourglass table's LED strip on SPI: a fixed core clock keeps its timing steady." >> "$file"
+    for line in $lines; do
+        echo "$line" >> "$file"
+    done
+    say "fixed the core clock for the SPI LED strip in ${file#"$ROOT"} ($lines): reboot once for it to take effect"
 }
 
 install_unit() {
     put 644 "$HERE/companion.service" "$UNIT"
+    # A Pi 5 drives the strip through the RP1's PIO: its device joins the ones the unit allows.
+    if [ -e "$ROOT/dev/pio0" ]; then
+        put_text 644 "$DROP_IN_DIR/pio.conf" <<EOF
+# The Raspberry Pi 5's PIO, for the LED strip's pi5 driver (written by install.sh: /dev/pio0 exists).
+[Service]
+DeviceAllow=/dev/pio0 rw
+EOF
+    fi
     if [ -n "$ROOT" ]; then
         systemctl --root "$ROOT" enable companion.service
     else
         systemctl daemon-reload
         systemctl enable companion.service
-        systemctl restart companion.service
+        systemctl reset-failed companion.service 2> /dev/null || true  # a fresh start after earlier failures
+        if ! systemctl restart companion.service; then
+            systemctl status --no-pager --lines 5 companion.service >&2 || true
+            echo "install.sh: installed, but the service did not start: the lines above say why" \
+                 "(docs/install.md, Troubleshooting)" >&2
+            exit 1
+        fi
         say "started: journalctl -u companion shows the address and the table PIN"
     fi
 }
@@ -214,18 +271,19 @@ uninstall() {
     elif [ -f "$UNIT" ]; then
         systemctl disable --now companion.service || true
     fi
-    for path in "$UNIT" "$KIOSK_BIN" "$KIOSK_AUTOSTART"; do
+    for path in "$UNIT" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART"; do
         if [ -e "$ROOT$path" ]; then
-            rm -f "$ROOT$path"
+            rm -rf "$ROOT$path"
             say "removed $path"
         fi
     done
-    [ -n "$ROOT" ] || systemctl daemon-reload
+    [ -n "$ROOT" ] || { systemctl daemon-reload; systemctl reset-failed companion.service 2> /dev/null || true; }
     if [ -d "$ROOT$VENV" ]; then
         rm -rf "$ROOT$VENV"
         say "removed $VENV"
     fi
     if [ "$PURGE" = yes ]; then
+        made=$(sed -n "s/^$MADE_GROUPS//p" "$ROOT$SYSUSERS" 2> /dev/null || true)
         for path in "$CONFIG_DIR" "$STATE_DIR" "$SYSUSERS"; do
             if [ -e "$ROOT$path" ]; then
                 rm -rf "$ROOT$path"
@@ -236,6 +294,13 @@ uninstall() {
             userdel "$NAME"
             say "removed the user $NAME"
         fi
+        rmdir "$ROOT$(dirname "$SYSUSERS")" 2> /dev/null || true  # made for our file alone, if now empty
+        for group in $made; do
+            if [ -z "$ROOT" ] && getent group "$group" > /dev/null; then
+                groupdel "$group"
+                say "removed the group $group"
+            fi
+        done
     else
         say "kept the config $CONFIG_DIR and the shows in $STATE_DIR (--purge removes them)"
     fi

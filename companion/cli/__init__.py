@@ -17,6 +17,7 @@ import sys
 from companion.cli.common import Refusal
 from companion.cli.wiring import readout  # noqa: F401  (the check-hw readout, used by tests and docs)
 from companion.errors import BadInput
+from companion.notify import say_why_and_leave
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,12 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except Refusal as e:
-        print(f"companion {args.command}: {e}", file=sys.stderr)
-        return e.code
-    except BadInput as e:
-        print(f"companion {args.command}: {e}", file=sys.stderr)
-        return 2
+    except (Refusal, BadInput) as e:
+        line = f"companion {args.command}: {e}"
+        print(line, file=sys.stderr)
+        say_why_and_leave(line)  # under systemd, `systemctl status` shows it
+        return e.code if isinstance(e, Refusal) else 2
     except KeyboardInterrupt:
         return 130
 

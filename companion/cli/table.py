@@ -59,7 +59,7 @@ def cmd_run(args) -> int:
     if config.mqtt:
         config.mqtt.password()  # an unreadable password file stops the start, not the show
     try:
-        pin_factory = open_pin_factory(args.mock)
+        pin_factory = open_pin_factory(args.mock or config.mock_pins)
     except HardwareUnavailable as e:
         raise Refusal(str(e), code=1) from None
     try:

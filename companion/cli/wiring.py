@@ -20,7 +20,7 @@ def _open_rig(args, q):
         else replace(parse_config({}, None), path=Path(args.config))
     quiet = replace(config, strip=replace(config.strip, enabled=False), buzzer=replace(config.buzzer, enabled=False))
     try:
-        factory = open_pin_factory(args.mock)
+        factory = open_pin_factory(args.mock or config.mock_pins)
     except HardwareUnavailable as e:
         raise Refusal(str(e), code=1) from None
     return config, Rig(quiet, factory, q.put, time.monotonic)

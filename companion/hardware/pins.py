@@ -4,10 +4,16 @@ gpiozero is imported inside the functions that need it, so this module
 imports on any machine.
 """
 
+import atexit
+import contextlib
+import errno
+import os
+import shutil
+import sys
+import tempfile
 import tomllib
 from dataclasses import dataclass
 from importlib.resources import files
-from importlib.util import find_spec
 from pathlib import Path
 
 from companion.errors import BadInput
@@ -20,21 +26,76 @@ class HardwareUnavailable(RuntimeError):
     """This machine has no usable GPIO; the message says what is missing and what to do."""
 
 
-def has_gpio(dev: Path = Path("/dev")) -> tuple[bool, str]:
-    """Whether real pins can be opened here, and why (not).
+def why_no_gpio(dev: Path = Path("/dev"), proc: Path = Path("/proc")) -> str | None:
+    """The real reason the GPIO chip cannot be used here, found by looking, or None when nothing is in the way.
 
-    >>> has_gpio(Path("/nonexistent"))[1].startswith("no GPIO")
-    True
+    Each cause has its own cure, so each gets its own sentence: the device
+    node missing, this user outside the group that owns it, the service's
+    sandbox refusing the device, or the board's model hidden from /proc.
+
+    >>> why_no_gpio(Path("/nonexistent"))
+    'no /nonexistent/gpiochip* device: this is not a Raspberry Pi, or its GPIO driver is not loaded'
     """
     chips = sorted(dev.glob("gpiochip*"))
-    missing = []
     if not chips:
-        missing.append(f"no {dev}/gpiochip* device (not a Raspberry Pi?)")
-    if find_spec("lgpio") is None:
-        missing.append("the lgpio module is not installed (install the 'pi' extra)")
-    if missing:
-        return False, f"no GPIO on this machine: {'; '.join(missing)}; run with --mock to use mock pins"
-    return True, f"lgpio on {', '.join(map(str, chips))}"
+        return f"no {dev}/gpiochip* device: this is not a Raspberry Pi, or its GPIO driver is not loaded"
+    chip = chips[0]
+    try:
+        os.close(os.open(chip, os.O_RDWR))
+    except PermissionError as e:
+        if e.errno == errno.EPERM:  # the device cgroup says no: DevicePolicy/DeviceAllow, not file modes
+            return f"{chip}: the service's sandbox refuses the device (DeviceAllow=char-gpiochip rw is missing)"
+        return _not_in_group(chip)
+    except OSError as e:
+        return f"{chip}: cannot open it ({e.strerror or e})"
+    if not (proc / "device-tree").exists() and not _cpuinfo_names_a_board(proc / "cpuinfo"):
+        return (f"{proc}/device-tree and the Revision line of {proc}/cpuinfo cannot be read, so the board "
+                "cannot be told (a service with ProcSubset=pid hides them)")
+    return None
+
+
+def _not_in_group(chip: Path) -> str:
+    import grp
+    import pwd
+
+    info = chip.stat()
+    try:
+        group = grp.getgrgid(info.st_gid).gr_name
+    except KeyError:
+        group = str(info.st_gid)
+    try:
+        user = pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        user = f"uid {os.geteuid()}"
+    if info.st_gid in os.getgroups():
+        return f"{chip}: permission denied though {user} is in its group {group} (mode {info.st_mode & 0o777:o})"
+    return (f"{chip}: permission denied: the user {user} is not in the group {group} that owns it "
+            f"(sudo usermod -aG {group} {user}, then log in again or restart the service)")
+
+
+def _cpuinfo_names_a_board(cpuinfo: Path) -> bool:
+    try:
+        return any(line.startswith("Revision") for line in cpuinfo.read_text(errors="replace").splitlines())
+    except OSError:
+        return False
+
+
+def _import_lgpio():
+    """Import lgpio from a directory this process may write, whatever its current one is.
+
+    At import lgpio makes a notification pipe, ``.lgd-nfy<N>``, in the current
+    directory (or $LG_WD) and opens it from Python by that relative name. The
+    service's directory or a home the user cannot write would make that fail,
+    so the pipe goes into a private folder of its own, removed at exit.
+    """
+    if sys.modules.get("lgpio") is not None:
+        return sys.modules["lgpio"]
+    folder = tempfile.mkdtemp(prefix="companion-gpio-")
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ["LG_WD"] = folder  # the C side makes the pipe here; the Python side opens it from the cwd
+    with contextlib.chdir(folder):
+        import lgpio
+    return lgpio
 
 
 def open_pin_factory(mock: bool):
@@ -46,16 +107,26 @@ def open_pin_factory(mock: bool):
         from companion.hardware.mock import mock_pin_factory
 
         return mock_pin_factory()
-    ok, reason = has_gpio()
-    if not ok:
-        raise HardwareUnavailable(reason)
+    reasons = []
+    try:
+        _import_lgpio()
+    except ImportError:
+        reasons.append("the lgpio module is not installed (install the 'pi' extra)")
+    except OSError as e:  # lgpio could not make its notification pipe
+        reasons.append(f"lgpio cannot start ({e.strerror or e}: {e.filename or 'its notification pipe'})")
+    reason = why_no_gpio()
+    if reason:
+        reasons.insert(0, reason)
+    if reasons:
+        raise HardwareUnavailable(f"no GPIO here: {'; '.join(reasons)}; "
+                                  "run with --mock (or mock_pins = true) to use mock pins")
     try:
         from gpiozero.pins.lgpio import LGPIOFactory
 
         return LGPIOFactory()
-    except Exception as e:  # lgpio.error, a broken lgpio install, or gpiozero not knowing the board
-        raise HardwareUnavailable(f"cannot open the GPIO chip ({e}): is this user in the gpio group? "
-                                  "Run with --mock to use mock pins") from e
+    except Exception as e:  # lgpio.error, or gpiozero not knowing the board
+        raise HardwareUnavailable(f"cannot open the GPIO chip ({type(e).__name__}: {e}); "
+                                  "run with --mock to use mock pins") from e
 
 
 def load_pinout(path: Path | str | None = None) -> dict:

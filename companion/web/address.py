@@ -43,12 +43,18 @@ def is_loopback(host: str) -> bool:
 def lan_addresses(adapters=None) -> list[str]:
     """This machine's IPv4 addresses on its networks (no loopback, no link-local), from ifaddr.
 
-    `adapters` is what `ifaddr.get_adapters()` answers (tests pass their own).
+    `adapters` is what `ifaddr.get_adapters()` answers (tests pass their own). When the
+    system will not say (a sandbox without netlink sockets), one line is logged and the list is empty.
     """
     if adapters is None:
         import ifaddr
 
-        adapters = ifaddr.get_adapters()
+        try:
+            adapters = ifaddr.get_adapters()
+        except OSError as e:  # getifaddrs needs a netlink socket, which a sandbox may refuse
+            log.warning("cannot list this machine's network addresses (%s): the page and the QR code "
+                        "will not show them; phones can still use the table's address", e.strerror or e)
+            return []
     found = []
     for adapter in adapters:
         for ip in adapter.ips:

@@ -1,5 +1,7 @@
 """Pins: the pin factory choice, GPIO detection, and the reference pin map and its validation."""
 
+import errno
+import os
 import re
 import sys
 import types
@@ -8,7 +10,7 @@ import pytest
 
 from companion.errors import BadInput
 from companion.hardware import pins
-from companion.hardware.pins import HardwareUnavailable, has_gpio, load_pinout, open_pin_factory
+from companion.hardware.pins import HardwareUnavailable, load_pinout, open_pin_factory
 
 from conftest import ROOT
 
@@ -135,33 +137,19 @@ def test_a_pinout_that_is_not_toml_or_not_there_is_refused(tmp_path):
 
 # GPIO detection and the pin factory
 
-@pytest.fixture
-def lgpio_installed(monkeypatch):
-    monkeypatch.setattr(pins, "find_spec", lambda name: object() if name == "lgpio" else None)
+def test_no_gpiochip_is_named_with_the_way_out(tmp_path, monkeypatch):
+    real = pins.why_no_gpio
+    monkeypatch.setattr(pins, "why_no_gpio", lambda: real(tmp_path))
+    with pytest.raises(HardwareUnavailable) as caught:
+        open_pin_factory(mock=False)
+    assert f"no {tmp_path}/gpiochip* device" in str(caught.value) and "--mock" in str(caught.value)
 
 
-@pytest.fixture
-def lgpio_missing(monkeypatch):
-    monkeypatch.setattr(pins, "find_spec", lambda name: None)
-
-
-def test_gpio_is_there_with_a_gpiochip_and_lgpio(tmp_path, lgpio_installed):
-    (tmp_path / "gpiochip0").touch()
-    assert has_gpio(tmp_path) == (True, f"lgpio on {tmp_path / 'gpiochip0'}")
-
-
-def test_no_gpiochip_is_named_with_the_way_out(tmp_path, lgpio_installed):
-    ok, reason = has_gpio(tmp_path)
-    assert not ok
-    assert f"no {tmp_path}/gpiochip* device" in reason and "--mock" in reason
-    assert "lgpio" not in reason
-
-
-def test_a_missing_lgpio_module_is_named(tmp_path, lgpio_missing):
-    (tmp_path / "gpiochip0").touch()
-    ok, reason = has_gpio(tmp_path)
-    assert not ok and "the lgpio module is not installed" in reason and "--mock" in reason
-    assert "gpiochip" not in reason
+def test_a_missing_lgpio_module_is_named(monkeypatch):
+    monkeypatch.setattr(pins, "why_no_gpio", lambda: None)
+    monkeypatch.setitem(sys.modules, "lgpio", None)  # what an import of a missing module meets
+    with pytest.raises(HardwareUnavailable, match="the lgpio module is not installed"):
+        open_pin_factory(mock=False)
 
 
 def test_mock_pins_come_from_gpiozeros_mock_factory():
@@ -175,9 +163,83 @@ def test_mock_pins_come_from_gpiozeros_mock_factory():
 
 
 def test_without_gpio_real_pins_are_refused_in_one_line(monkeypatch):
-    monkeypatch.setattr(pins, "has_gpio", lambda: (False, "no GPIO on this machine: x; run with --mock"))
-    with pytest.raises(HardwareUnavailable, match="^no GPIO on this machine: x; run with --mock$"):
+    monkeypatch.setattr(pins, "why_no_gpio", lambda: "x")
+    monkeypatch.setitem(sys.modules, "lgpio", types.ModuleType("lgpio"))
+    with pytest.raises(HardwareUnavailable, match=r"^no GPIO here: x; run with --mock \(or mock_pins = true\)"):
         open_pin_factory(mock=False)
+
+
+@pytest.fixture
+def board(tmp_path):
+    """A /dev with one GPIO chip and a /proc that names a Raspberry Pi, to take parts away from."""
+    dev, proc = tmp_path / "dev", tmp_path / "proc"
+    dev.mkdir()
+    (dev / "gpiochip0").write_bytes(b"")
+    (proc / "device-tree").mkdir(parents=True)
+    return dev, proc
+
+
+def test_a_usable_chip_has_nothing_in_the_way(board):
+    assert pins.why_no_gpio(*board) is None
+
+
+def _refuse_open(monkeypatch, code):
+    def refuse(path, flags, *rest):
+        raise PermissionError(code, os.strerror(code), str(path))
+    monkeypatch.setattr(pins.os, "open", refuse)
+
+
+def test_a_user_outside_the_chips_group_is_told_which_group(board, monkeypatch):
+    _refuse_open(monkeypatch, errno.EACCES)
+    monkeypatch.setattr(pins.os, "getgroups", lambda: [])
+    reason = pins.why_no_gpio(*board)
+    assert "permission denied: the user" in reason and "is not in the group" in reason and "usermod -aG" in reason
+
+
+def test_a_sandbox_refusal_names_the_sandbox_not_the_group(board, monkeypatch):
+    _refuse_open(monkeypatch, errno.EPERM)  # what a device cgroup answers, whatever the file's modes
+    reason = pins.why_no_gpio(*board)
+    assert "sandbox refuses the device" in reason and "group" not in reason
+
+
+def test_a_board_hidden_from_proc_is_named_as_such(board):
+    dev, proc = board
+    (proc / "device-tree").rmdir()
+    (proc / "cpuinfo").write_text("processor\t: 0\n")
+    assert "ProcSubset=pid hides them" in pins.why_no_gpio(dev, proc)
+    (proc / "cpuinfo").write_text("processor\t: 0\nRevision\t: c03111\n")
+    assert pins.why_no_gpio(dev, proc) is None
+
+
+def test_lgpio_is_imported_from_a_folder_it_may_write_whatever_the_current_one(tmp_path, monkeypatch):
+    """lgpio makes its notification pipe in the current folder at import: never the caller's."""
+    seen = {}
+
+    class Finder:  # a stand-in lgpio that records where it was imported from
+        def find_spec(self, name, path=None, target=None):
+            if name != "lgpio":
+                return None
+            import importlib.util
+            seen["cwd"], seen["lg_wd"] = os.getcwd(), os.environ.get("LG_WD")
+            return importlib.util.spec_from_loader(name, loader=self)
+
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            pass
+
+    readonly = tmp_path / "home"
+    readonly.mkdir()
+    monkeypatch.chdir(readonly)
+    monkeypatch.delitem(sys.modules, "lgpio", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+    monkeypatch.delenv("LG_WD", raising=False)
+    pins._import_lgpio()
+    monkeypatch.delitem(sys.modules, "lgpio", raising=False)
+    assert seen["cwd"] == seen["lg_wd"] != str(readonly)
+    assert os.access(seen["cwd"], os.W_OK)
+    assert os.getcwd() == str(readonly)  # the caller's folder is given back
 
 
 def test_a_gpio_chip_that_cannot_be_opened_is_refused_with_the_way_out(monkeypatch):
@@ -188,7 +250,8 @@ def test_a_gpio_chip_that_cannot_be_opened_is_refused_with_the_way_out(monkeypat
     fake = types.ModuleType("gpiozero.pins.lgpio")
     fake.LGPIOFactory = LGPIOFactory
     monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", fake)
-    monkeypatch.setattr(pins, "has_gpio", lambda: (True, "lgpio on /dev/gpiochip0"))
-    with pytest.raises(HardwareUnavailable, match=r"^cannot open the GPIO chip \(can not open gpiochip\)") as caught:
+    monkeypatch.setitem(sys.modules, "lgpio", types.ModuleType("lgpio"))
+    monkeypatch.setattr(pins, "why_no_gpio", lambda: None)
+    with pytest.raises(HardwareUnavailable, match=r"^cannot open the GPIO chip \(OSError: can not open gpiochip\)") as caught:
         open_pin_factory(mock=False)
     assert "--mock" in str(caught.value)

@@ -197,3 +197,48 @@ def test_shellcheck_finds_nothing():
     need("shellcheck")
     done = subprocess.run(["shellcheck", str(SCRIPT), str(KIOSK)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize("model, lines", [
+    ("Raspberry Pi 4 Model B Rev 1.4", ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 400 Rev 1.0", ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 3 Model B Plus Rev 1.3", ["core_freq=250"]),
+    ("Raspberry Pi Zero 2 W Rev 1.0", ["core_freq=250"]),
+    ("Raspberry Pi 5 Model B Rev 1.0", []),
+])
+def test_spi_on_a_pi_before_the_5_fixes_the_core_clock_and_says_so(copy, model, lines):
+    (copy / "proc/device-tree").mkdir(parents=True)
+    (copy / "proc/device-tree/model").write_bytes(model.encode() + b"\0")
+    done = run(copy, "--spi")
+    assert done.returncode == 0, done.stderr
+    written = [line for line in (copy / "boot/firmware/config.txt").read_text().splitlines()
+               if not line.startswith("#")]
+    assert written == ["dtparam=spi=on", *lines]
+    assert ("fixed the core clock" in done.stdout) == bool(lines)
+    again = run(copy, "--spi")  # a second run adds nothing
+    assert [line for line in (copy / "boot/firmware/config.txt").read_text().splitlines()
+            if not line.startswith("#")] == written
+    assert ("kept the core clock" in again.stdout) == bool(lines)
+
+
+def test_a_pi_5_lets_the_unit_reach_its_pio_and_uninstall_takes_it_away(copy):
+    (copy / "dev").mkdir()
+    (copy / "dev/pio0").write_bytes(b"")
+    done = run(copy)
+    drop_in = copy / "etc/systemd/system/companion.service.d/pio.conf"
+    assert done.returncode == 0 and "DeviceAllow=/dev/pio0 rw" in drop_in.read_text().splitlines()
+    assert run(copy, "--uninstall").returncode == 0
+    assert not drop_in.parent.exists()
+
+
+def test_the_kiosk_brings_a_font_for_japanese(installed):
+    _, out = installed
+    assert "fonts-noto-cjk" in next(line for line in out.splitlines() if "apt-get install" in line)
+
+
+def test_groups_this_system_lacked_are_noted_for_purge(installed):
+    root, _ = installed
+    notes = [line for line in (root / "etc/sysusers.d/companion.conf").read_text().splitlines()
+             if line.startswith("# groups made by install.sh:")]
+    made = set(notes[0].split(":", 1)[1].split()) if notes else set()
+    assert made <= {"gpio", "spi", "dialout"} and len(notes) <= 1

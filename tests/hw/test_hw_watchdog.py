@@ -150,3 +150,25 @@ def test_the_daemon_says_ready_pings_and_says_stopping(notify_socket, tmp_path):
     finally:
         process.kill()
         process.wait(WAIT_S)
+
+
+def test_a_daemon_that_stops_tells_systemd_why_and_waits_until_it_has_read_it(notify_socket, monkeypatch):
+    """STATUS= with the reason, then a barrier: the daemon leaves only once the fd it sent is closed."""
+    import array
+
+    from companion import notify
+    from companion.notify import say_why_and_leave
+
+    monkeypatch.setattr(notify, "BARRIER_S", 600.0)  # this test, not the clock, closes the barrier
+
+    leaving = threading.Thread(target=say_why_and_leave, args=("companion run: no GPIO here",))
+    leaving.start()
+    assert received(notify_socket) == "STATUS=companion run: no GPIO here"
+    fds = array.array("i")
+    message, ancillary, _, _ = notify_socket.recvmsg(4096, socket.CMSG_SPACE(fds.itemsize))
+    assert message == b"BARRIER=1"
+    fds.frombytes(ancillary[0][2][:fds.itemsize])
+    assert leaving.is_alive()  # still waiting for systemd (here: this test) to close the fd
+    os.close(fds[0])
+    leaving.join(WAIT_S)
+    assert not leaving.is_alive()

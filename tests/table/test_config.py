@@ -88,7 +88,7 @@ def test_run_without_gpio_and_without_mock_refuses(cli, tmp_path):
     path.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n')
     done = cli("run", "--config", str(path))
     assert done.returncode == 1
-    assert done.stderr.count("\n") == 1 and "no GPIO on this machine" in done.stderr and "--mock" in done.stderr
+    assert done.stderr.count("\n") == 1 and "no GPIO here" in done.stderr and "--mock" in done.stderr
 
 
 def test_missing_config_file(cli, tmp_path):

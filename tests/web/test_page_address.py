@@ -28,6 +28,17 @@ def test_lan_addresses_leave_out_loopback_link_local_and_ipv6():
     assert lan_addresses(adapters) == LAN
 
 
+def test_a_sandbox_without_netlink_costs_the_addresses_not_the_start(monkeypatch, caplog):
+    """A service whose address families leave out AF_NETLINK cannot list its addresses: it carries on."""
+    import ifaddr
+
+    def refused():
+        raise OSError(97, "Address family not supported by protocol")
+    monkeypatch.setattr(ifaddr, "get_adapters", refused)
+    assert lan_addresses() == []
+    assert len(caplog.records) == 1 and "Address family not supported" in caplog.records[0].getMessage()
+
+
 def test_lan_addresses_of_this_machine_are_never_loopback():
     assert all(not a.startswith("127.") for a in lan_addresses())
 

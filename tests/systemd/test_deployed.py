@@ -1,0 +1,399 @@
+"""The service as a Pi runs it: Debian bookworm booted under a real systemd (systemd-nspawn), the
+project's own systemd/install.sh run inside it as a Pi user runs it, and the installed unit, unchanged,
+proven: it starts through READY=1 and answers, its watchdog and restarts are real, a crash at start
+ends in "failed" with its reason, its sandbox holds, and an uninstall leaves nothing behind.
+
+The root file system is made once by debootstrap from the mirror apt is configured with and kept in
+COMPANION_ROOTFS_CACHE (default /var/cache/companion-tests); every boot lays a throw-away layer over
+it (--volatile=overlay). The container has no network: the program's libraries are wheels made here.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+SUITE = "bookworm"  # Raspberry Pi OS's Debian
+PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3-venv", "python3-pip", "sudo", "procps")
+CACHE = Path(os.environ.get("COMPANION_ROOTFS_CACHE", "/var/cache/companion-tests"))
+CHECKOUT = "/home/pi/companion"  # where the Pi user copied the project
+WHEELS = "/srv/wheels"
+PIN = "483920"
+HOSTNAME = "raspberrypi"
+HOSTS = f"127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\t{HOSTNAME}\n"  # as on a Pi
+PORT = 8000
+UNIT = "companion.service"
+MAX_EXPOSURE = 2.0  # systemd-analyze security, 0 (locked down) to 10
+WAIT_S = 90  # the longest any one change of the service's state may take (a watchdog round is 30 s)
+REQUIRED = os.environ.get("COMPANION_REQUIRE_TOOLS") == "1"
+
+# The config docs/install.md gives for trying the service before the wiring is done.
+TRY_CONFIG = f"""
+[table]
+mock_pins = true
+
+[timers.red]
+source = "emulated"
+[timers.orange]
+source = "emulated"
+[timers.yellow]
+source = "emulated"
+[timers.green]
+source = "emulated"
+[timers.blue]
+source = "emulated"
+[timers.purple]
+source = "emulated"
+
+[web]
+port = {PORT}
+pin = "{PIN}"
+"""
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def _missing() -> str | None:
+    if os.geteuid() != 0:
+        return "booting a container needs root"
+    tools = [t for t in ("systemd-nspawn", "debootstrap", "nsenter") if shutil.which(t) is None]
+    if tools:
+        return f"not installed: {' '.join(tools)} (Debian packages systemd-container, debootstrap, util-linux)"
+    return None
+
+
+def debian_mirror() -> str:
+    """The Debian mirror apt on this machine is configured with."""
+    sources = Path("/etc/apt/sources.list.d")
+    for path in sorted(sources.glob("*.sources")):
+        for block in path.read_text().split("\n\n"):
+            if re.search(r"^Suites:.*\b(bookworm|trixie|sid|stable)\b", block, re.M) and "debian-security" not in block:
+                found = re.search(r"^URIs:\s*(\S+)", block, re.M)
+                if found:
+                    return found.group(1)
+    for path in [Path("/etc/apt/sources.list"), *sorted(sources.glob("*.list"))]:
+        if path.exists():
+            for line in path.read_text().splitlines():
+                words = line.split()
+                if words[:1] == ["deb"] and "security" not in line:
+                    return next(w for w in words[1:] if "://" in w)
+    pytest.fail("no Debian mirror in apt's sources")
+
+
+def cached(name: str, make) -> Path:
+    """CACHE/name, made by make(folder) once (under a lock, so two runs never make it twice)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    target = CACHE / name
+    with open(CACHE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            scratch = Path(tempfile.mkdtemp(dir=CACHE, prefix=f".{name}-"))
+            try:
+                make(scratch)
+                scratch.rename(target)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+def _debootstrap(folder: Path) -> None:
+    started = time.monotonic()
+    subprocess.run(["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(folder),
+                    debian_mirror()], check=True, capture_output=True, timeout=1800)
+    subprocess.run(["chroot", str(folder), "apt-get", "clean"], check=True, capture_output=True)
+    (folder / "etc/hostname").write_text(f"{HOSTNAME}\n")
+    (folder / "etc/hosts").write_text(HOSTS)
+    print(f"root file system made in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+
+def _wheels(folder: Path) -> None:
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--wheel-dir", str(folder), f"{ROOT}[pi]"], check=True, timeout=1200)
+    for own in folder.glob("companion-*.whl"):  # install.sh builds the program itself, from the checkout
+        own.unlink()
+    subprocess.run([*pip, "download", "--only-binary=:all:", "-d", str(folder), "setuptools>=68", "wheel"],
+                   check=True, timeout=600)
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
+
+
+class Container:
+    """A booted Debian: commands run inside it through nsenter, as root unless told."""
+
+    def __init__(self, rootfs: Path, wheels: Path, checkout: Path, log: Path):
+        self.log = log
+        self.process = subprocess.Popen(
+            ["systemd-nspawn", "-D", str(rootfs), "--volatile=overlay", "--keep-unit", "--register=no",
+             "--private-network", "--system-call-filter=bpf", "--console=passive",
+             f"--bind-ro={wheels}:{WHEELS}", f"--bind={checkout}:{CHECKOUT}", "-b"],
+            stdout=log.open("wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env={**os.environ, "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"})
+        self.leader = self._leader()
+        deadline = time.monotonic() + 120
+        while True:  # until its systemd answers on its bus, then until it has booted
+            done = self.run("systemctl", "is-system-running", "--wait", check=False, timeout=120)
+            state = done.stdout.strip()
+            if state or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert state in ("running", "degraded"), \
+            f"the container did not boot: {state} {done.stderr}\n{log.read_text()[-2000:]}"
+
+    def _leader(self) -> int:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, self.log.read_text()
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+            if children and Path(f"/proc/{children[0]}/comm").read_text().strip() == "systemd":
+                return int(children[0])
+            time.sleep(0.05)  # polling for the container's init to appear; nothing waits on time passing
+        pytest.fail(f"the container's systemd never started\n{self.log.read_text()[-2000:]}")
+
+    def run(self, *command: str, user: str | None = None, cwd: str = "/", check: bool = True,
+            timeout: float = 300, stdin: str | None = None) -> subprocess.CompletedProcess:
+        inner = ["env", "-i", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8",
+                 "PIP_NO_INDEX=1", f"PIP_FIND_LINKS={WHEELS}", *command]
+        if user:
+            inner = ["sudo", "-u", user, *inner]
+        shell = f"cd {cwd} && exec \"$@\""
+        done = subprocess.run(["nsenter", "-t", str(self.leader), "-a", "--", "sh", "-c", shell, "sh", *inner],
+                              capture_output=True, text=True, timeout=timeout, input=stdin)
+        if check:
+            assert done.returncode == 0, f"{' '.join(command)} -> {done.returncode}\n{done.stdout}\n{done.stderr}"
+        return done
+
+    def show(self, *names: str) -> dict[str, str]:
+        out = self.run("systemctl", "show", UNIT, *(f"--property={n}" for n in names)).stdout
+        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+    def wait_for(self, what: str, test, timeout: float = WAIT_S) -> dict[str, str]:
+        """Poll the unit's state until test(state) holds; fail naming `what` and the last state."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self.show("ActiveState", "SubState", "MainPID", "NRestarts", "Result")
+            if test(state):
+                return state
+            if time.monotonic() > deadline:
+                status = self.run("systemctl", "status", "--no-pager", "-n", "20", UNIT, check=False).stdout
+                pytest.fail(f"{what}: not within {timeout:.0f} s; last {state}\n{status}")
+            time.sleep(0.2)  # polling systemd's view; the test's verdicts never depend on this interval
+
+    def http(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict | str]:
+        """A request to the daemon from inside the container (its network is private)."""
+        script = f"""
+import json, sys, urllib.request, urllib.error
+body = sys.stdin.read()
+request = urllib.request.Request("http://127.0.0.1:{PORT}{path}", method="{method}",
+    data=body.encode() if body else None,
+    headers={{"X-Table-Pin": "{PIN}", "Content-Type": "application/json"}})
+try:
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        status, text = answer.status, answer.read().decode()
+except urllib.error.HTTPError as e:
+    status, text = e.code, e.read().decode()
+print(status); print(text)
+"""
+        done = self.run("python3", "-c", script, stdin=json.dumps(body) if body else "")
+        status, _, text = done.stdout.partition("\n")
+        try:
+            return int(status), json.loads(text)
+        except ValueError:
+            return int(status), text
+
+    def journal(self, *args: str) -> str:
+        return self.run("journalctl", "--no-pager", "-o", "cat", *args).stdout
+
+    def close(self) -> None:
+        self.process.terminate()  # nspawn tells the container's systemd to power off
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def files_outside_the_checkout(box: Container) -> set[str]:
+    """Every file a package or an install could leave, bar the system's own moving parts."""
+    out = box.run("find", "/etc", "/opt", "/usr/local", "/var/lib", "/srv", "/home", "-xdev",
+                  "-not", "-path", "/var/lib/systemd/*", "-not", "-path", "/var/lib/dpkg/*",
+                  "-not", "-path", f"{CHECKOUT}*", "-not", "-path", f"{WHEELS}*", "-not", "-name", "*-",
+                  "-not", "-name", ".pwd.lock").stdout
+    return set(out.split())
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    reason = _missing()
+    if reason:
+        if REQUIRED:
+            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
+        pytest.skip(reason)
+    rootfs = cached(f"rootfs-{SUITE}-{_digest(*PACKAGES, HOSTS)}", _debootstrap)
+    wheels = cached(f"wheels-{_digest((ROOT / 'pyproject.toml').read_text())}", _wheels)
+    checkout = tmp_path_factory.mktemp("checkout") / "companion"
+    shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info",
+                                                                   "__pycache__", ".pytest_cache"))
+    started = time.monotonic()
+    box = Container(rootfs, wheels, checkout, tmp_path_factory.mktemp("boot") / "console.log")
+    try:
+        before = files_outside_the_checkout(box)
+        # As the Pi guide says: run the install script from the copied checkout, as root.
+        install = box.run(f"{CHECKOUT}/systemd/install.sh", check=False, timeout=600)
+        yield box, install, before
+    finally:
+        box.close()
+        print(f"deployed-service test: {time.monotonic() - started:.0f} s once the root file system was cached",
+              file=sys.stderr)
+
+
+def test_a_daemon_that_cannot_start_ends_failed_with_its_reason(host):
+    """The example config names tilt cradles; this machine has no GPIO: five tries, then "failed"."""
+    box, install, _ = host
+    assert install.returncode == 1, install.stdout + install.stderr  # the install says the service did not start
+    assert "installed, but the service did not start" in install.stderr
+    state = box.wait_for("the service to give up", lambda s: s["ActiveState"] == "failed")
+    assert int(state["NRestarts"]) <= 5
+    status = box.run("systemctl", "status", "--no-pager", "-n", "5", UNIT, check=False).stdout
+    assert re.search(r"Status: \"companion run: no GPIO here: no /dev/gpiochip\* device", status), status
+    assert "lgd-nfy" not in status and "gpio group" not in status
+
+
+def test_the_service_starts_through_ready_and_answers(host):
+    box, _, _ = host
+    box.run("sh", "-c", f"cat > /etc/companion/config.toml", stdin=TRY_CONFIG)
+    cursor = box.run("journalctl", "--show-cursor", "-n", "0", "--no-pager").stdout.split("cursor: ")[-1].strip()
+    install = box.run(f"{CHECKOUT}/systemd/install.sh", timeout=600)  # again, as after editing the config
+    assert "kept /etc/companion/config.toml" in install.stdout
+    state = box.wait_for("active (running)", lambda s: (s["ActiveState"], s["SubState"]) == ("active", "running"))
+    assert box.show("Type", "StatusErrno")["Type"] == "notify"  # so "running" was reached through READY=1
+    status, page = box.http("GET", "/")
+    assert status == 200 and "<html" in page.lower()
+    start = box.journal("-u", UNIT, f"--after-cursor={cursor}")
+    print("journal of a clean start:\n" + start, file=sys.stderr)
+    assert f"PIN {PIN}" in start or PIN in start
+    warnings = box.journal("-u", UNIT, f"--after-cursor={cursor}", "-p", "warning")
+    assert warnings.strip() == "", f"a clean start warns:\n{warnings}"  # e.g. directory modes unlike the unit's
+    assert state["MainPID"] != "0"
+
+
+def test_the_installed_unit_is_the_checkouts_unchanged(host):
+    box, _, _ = host
+    installed = box.run("cat", f"/etc/systemd/system/{UNIT}").stdout
+    assert installed == (ROOT / "systemd" / UNIT).read_text()
+    assert box.run("ls", f"/etc/systemd/system/{UNIT}.d", check=False).returncode != 0  # no drop-in here
+
+
+PROBE = """
+import os, socket, sys
+def netlink():  # getifaddrs() asks the kernel for the table's addresses over netlink
+    socket.socket(socket.AF_NETLINK, socket.SOCK_RAW).close()
+    import ifaddr; ifaddr.get_adapters()
+def board():  # lgpio, gpiozero and Blinka read the board's model from /proc
+    open("/proc/cpuinfo").read()
+def lgpio():  # makes its notification pipe in the working directory as it is imported
+    assert os.access(os.getcwd(), os.W_OK), f"the working directory {os.getcwd()} is not writable"
+    import lgpio
+failed = []
+for check in (netlink, board, lgpio):
+    try:
+        check()
+    except Exception as e:
+        failed.append(f"{check.__name__}: {type(e).__name__}: {e}")
+print("\\n".join(failed) or "probe ok")
+sys.exit(1 if failed else 0)
+"""
+
+
+def test_the_units_sandbox_lets_the_pin_libraries_work(host):
+    """The unit's own directives around a probe: what lgpio, gpiozero and the address list need is there."""
+    box, _, _ = host
+    properties = []
+    section = None
+    for line in (ROOT / "systemd" / UNIT).read_text().splitlines():
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and "=" in line and not line.startswith("#"):
+            key = line.split("=", 1)[0]
+            if key not in ("Type", "NotifyAccess", "ExecStart", "Restart", "RestartSec", "WatchdogSec",
+                           "TimeoutStartSec"):
+                properties.append(f"--property={line}")
+    done = box.run("systemd-run", "--wait", "--pipe", "--quiet", *properties, "/opt/companion/bin/python", "-c",
+                   PROBE, check=False)
+    assert done.returncode == 0 and "probe ok" in done.stdout, done.stdout + done.stderr
+
+
+def test_sigkill_mid_show_restarts_it_and_the_show_resumes(host):
+    box, _, _ = host
+    status, started = box.http("POST", "/api/show/start", {"event": "training"})
+    assert status == 201, started
+    assert box.http("POST", "/api/show/flip", {"timer": "green"})[0] == 200
+    _, before = box.http("GET", "/api/show")
+    state = box.show("MainPID", "NRestarts")
+    box.run("systemctl", "kill", "--kill-who=main", "--signal=SIGKILL", UNIT)
+    box.wait_for("a restart after SIGKILL", lambda s: s["NRestarts"] == str(int(state["NRestarts"]) + 1)
+                 and s["SubState"] == "running" and s["MainPID"] not in ("0", state["MainPID"]))
+    _, after = box.http("GET", "/api/show")
+    assert after["id"] == before["id"] and after["outcome"] == "running"
+    assert after["t"] >= before["t"]
+    assert after["timers"]["green"]["state"] == "running"
+
+
+def test_a_frozen_daemon_is_killed_by_the_watchdog_and_restarted(host):
+    box, _, _ = host
+    _, before = box.http("GET", "/api/show")
+    state = box.show("MainPID", "NRestarts")
+    box.run("kill", "-STOP", state["MainPID"])
+    box.wait_for("the watchdog to restart a frozen daemon",
+                 lambda s: s["NRestarts"] == str(int(state["NRestarts"]) + 1) and s["SubState"] == "running")
+    assert "Watchdog timeout" in box.journal("-u", UNIT, "-n", "50")
+    _, after = box.http("GET", "/api/show")
+    assert after["id"] == before["id"]
+
+
+def test_check_hw_runs_as_the_service_user_from_a_folder_it_cannot_write(host):
+    box, _, _ = host
+    done = box.run("/opt/companion/bin/companion", "check-hw", "--once", "--config", "/etc/companion/config.toml",
+                   user="companion", cwd="/srv", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len([line for line in done.stdout.splitlines() if "emulated" in line]) == 6
+    # The docs' example config asks for real pins: the answer names the missing device, nothing else.
+    real = box.run("/opt/companion/bin/companion", "check-hw", "--once", "--config",
+                   f"{CHECKOUT}/docs/config.example.toml", user="companion", cwd="/srv", check=False)
+    assert real.returncode == 1 and real.stderr.count("\n") == 1, real.stderr
+    assert "no /dev/gpiochip* device" in real.stderr and "lgpio cannot start" not in real.stderr
+
+
+def test_the_sandbox_scores_low_and_the_daemon_still_runs_in_it(host):
+    box, _, _ = host
+    report = box.run("systemd-analyze", "security", "--no-pager", UNIT, check=False).stdout
+    exposure = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", report).group(1))
+    assert exposure <= MAX_EXPOSURE, report
+    assert box.show("SubState")["SubState"] == "running"
+    assert box.http("GET", "/api/show")[0] == 200
+
+
+def test_uninstall_then_purge_leave_nothing_behind(host):
+    box, _, before = host
+    box.run(f"{CHECKOUT}/systemd/install.sh", "--uninstall")
+    assert box.show("LoadState")["LoadState"] == "not-found"
+    assert box.run("test", "-e", "/opt/companion", check=False).returncode != 0
+    assert box.run("test", "-f", "/etc/companion/config.toml", check=False).returncode == 0  # kept
+    box.run(f"{CHECKOUT}/systemd/install.sh", "--uninstall", "--purge")
+    assert box.run("getent", "passwd", "companion", check=False).returncode == 2
+    for group in ("companion", "gpio", "spi"):
+        assert box.run("getent", "group", group, check=False).returncode == 2, group
+    left = files_outside_the_checkout(box) - before
+    assert left == set(), f"left behind: {sorted(left)}"
