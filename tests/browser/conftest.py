@@ -54,7 +54,7 @@ def demo(tmp_path):
     """A demo table (six emulated timers, a fake strip) at 10x speed, served on 127.0.0.1."""
     table = demo_table(tmp_path / "demo.sqlite3", speed=SPEED, pin="1234").start()
     server = ServerThread(make_server(table, "127.0.0.1", 0))
-    yield SimpleNamespace(table=table, url=server.url)
+    yield SimpleNamespace(table=table, url=server.url, app=server.server.flask_app)
     server.close()
     table.stop()
 

@@ -18,6 +18,7 @@ GEOMETRY = """() => {
     view: [innerWidth, innerHeight],
     qr: box(document.querySelector('.kiosk-qr svg')),
     pin: box(document.querySelector('#kiosk-pin')),
+    url: box(document.querySelector('#kiosk-url')),
   };
 }"""
 FONT_PX = "(selector) => parseFloat(getComputedStyle(document.querySelector(selector)).fontSize)"
@@ -30,8 +31,20 @@ def expect(playwright):
     return expect
 
 
+LAN = "192.168.1.20"  # the address the table's Wi-Fi gave the Pi, in these tests
+
+
+@pytest.fixture
+def on_lan(demo):
+    """The demo as a Pi runs it: listening on every address, with one on the table's Wi-Fi."""
+    demo.table.listening = ("0.0.0.0", int(demo.url.rsplit(":", 1)[1].strip("/")))
+    demo.app.config.update(LAN_ADDRESSES=[LAN], MDNS_NAME="raspberrypi.local")
+    return demo
+
+
 @pytest.fixture(params=list(SCREENS))
-def screen(request, launch, demo):
+def screen(request, launch, on_lan):
+    demo = on_lan
     """A browser on the table itself at one screen size, recording requests and script errors."""
     context = launch(viewport=SCREENS[request.param])
     page = context.pages[0] if context.pages else context.new_page()
@@ -74,6 +87,12 @@ def test_the_screen_shows_everything_at_once_and_large(screen, expect, shot):
     assert inside(qr, view) and qr[2] - qr[0] >= 0.2 * view[1], "a QR code a phone can read from a seat"
     assert inside(g["pin"], view)
     assert page.evaluate(FONT_PX, "#kiosk-pin") >= 0.08 * view[1]
+    # The QR code and the address are the Pi's on the Wi-Fi, never the screen's own 127.0.0.1, on one line.
+    port = demo.url.rsplit(":", 1)[1].strip("/")
+    expect(page.locator("#kiosk-url")).to_have_text(f"{LAN}:{port}")
+    url = g["url"]
+    assert inside(url, view) and url[3] - url[1] < 1.6 * page.evaluate(FONT_PX, "#kiosk-url"), "one line, whole"
+    assert "127.0.0.1" not in page.inner_html(".kiosk-join")
     shot(page, f"kiosk-{name}-idle")
 
 
@@ -109,4 +128,60 @@ def test_the_screen_speaks_japanese(launch, demo, expect):
     page.goto(demo.url + "lang/ja?next=/kiosk/")
     expect(page.locator("#kiosk-status")).to_have_text("ショーなし")
     expect(page.locator(".kiosk-join .label")).to_have_text("スマートフォンでテーブルを開く")
+    context.close()
+
+
+def test_a_screen_up_before_the_wi_fi_shows_the_address_once_it_comes(launch, on_lan, expect):
+    demo = on_lan
+    demo.app.config["LAN_ADDRESSES"], demo.app.config["MDNS_NAME"] = [], ""  # no network yet, no mDNS
+    context = launch(viewport=SCREENS["touch-display"])
+    page = context.pages[0] if context.pages else context.new_page()
+    page.clock.install()  # the page's timers run when this test says, not when the machine gets round to them
+    page.goto(demo.url + "kiosk/")
+    expect(page.locator("#kiosk-url")).to_have_text("No network address yet: connect the table to its Wi-Fi.")
+    expect(page.locator("#kiosk-qr")).to_be_hidden()
+    demo.app.config["LAN_ADDRESSES"] = [LAN]  # the Wi-Fi comes up
+    page.clock.run_for(5000)
+    expect(page.locator("#kiosk-url")).to_contain_text(LAN)
+    expect(page.locator("#kiosk-qr svg")).to_be_visible()
+    context.close()
+
+
+def test_glasses_do_not_read_running_once_the_show_is_over(screen, expect):
+    page, _, demo = screen
+    page.goto(demo.url + "kiosk/")
+    start(demo.url)
+    expect(page.locator("#kiosk-status")).to_have_text("The show is running")
+    request = urllib.request.Request(demo.url + "api/show/abort", data=b"{}", method="POST",
+                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=10).close()
+    expect(page.locator("#kiosk-status")).not_to_have_text("The show is running")
+    for colour in ("red", "orange", "yellow", "green", "blue", "purple"):
+        expect(page.locator(f"#kiosk-{colour} .state")).not_to_have_text(re.compile("Running|Lying"))
+
+
+# Two different kanji drawn in the kiosk's own font: as glyphs they differ; as tofu (no CJK font) they
+# are the same empty box, pixel for pixel.
+GLYPHS_DIFFER = r"""() => {
+  const font = getComputedStyle(document.querySelector('#kiosk-title')).fontFamily;
+  const draw = (text) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 64;
+    const ink = canvas.getContext('2d');
+    ink.font = `48px ${font}`;
+    ink.fillText(text, 4, 52);
+    return Array.from(ink.getImageData(0, 0, 64, 64).data).join(',');
+  };
+  return draw('帰') !== draw('雁') && draw('帰') !== draw('\u{10FFFD}');
+}"""
+
+
+def test_japanese_on_the_screen_is_drawn_as_glyphs_not_boxes(launch, demo, expect, shot):
+    """install.sh --kiosk brings a CJK font; without one Chromium draws every kanji as the same box."""
+    context = launch(viewport=SCREENS["touch-display"])
+    page = context.pages[0] if context.pages else context.new_page()
+    page.goto(demo.url + "lang/ja?next=/kiosk/")
+    expect(page.locator("#kiosk-status")).to_have_text("ショーなし")
+    assert page.evaluate(GLYPHS_DIFFER), "Japanese renders as tofu: no CJK font (Debian fonts-noto-cjk)"
+    shot(page, "kiosk-touch-display-ja")
     context.close()

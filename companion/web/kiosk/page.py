@@ -1,23 +1,44 @@
 """The kiosk page: a frame its script fills from the live stream, with the address and (on the table) the PIN."""
 
-from flask import Blueprint, render_template
+from urllib.parse import urlsplit
+
+from flask import Blueprint, jsonify, render_template
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
 from companion.web import get_table
+from companion.web.address import is_loopback
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table
-from companion.web.show import qr_svg, table_url
+from companion.web.show import phone_links, qr_svg
 
 bp = Blueprint("kiosk", __name__, template_folder="templates", static_folder="static",
                static_url_path="/kiosk/static")
 
 
+def join(table) -> dict:
+    """The address the QR code gives the phones, or None while the table has none they can reach.
+
+    The kiosk is opened on the Pi itself, by 127.0.0.1: that address would
+    lead each phone to itself, so it is never offered. At boot the screen may
+    come up before the Wi-Fi; its script asks again until an address comes.
+    """
+    url = next((link for link in phone_links(table)["links"]
+                if not is_loopback(urlsplit(link).hostname or "")), None)
+    if url is None:
+        return {"url": None, "label": None, "qr": None}
+    return {"url": url, "label": url.split("://", 1)[1].rstrip("/"), "qr": qr_svg(url, translate("kiosk.join"))}
+
+
 @bp.get("/kiosk/")
 def index():
     table = get_table()
-    url = table_url(table)
     return render_template(
         "kiosk/index.html", area="kiosk", colours=COLOURS, looks=LOOKS, tokens=CROWD_TOKENS,
-        pin=table.pin if from_the_table() else None, url=url, qr=qr_svg(url, translate("kiosk.join")))
+        pin=table.pin if from_the_table() else None, join=join(table))
+
+
+@bp.get("/kiosk/join")
+def join_address():
+    return jsonify(join(get_table()))

@@ -89,8 +89,9 @@ function renderTimer(colour) {
   tile.classList.toggle("countdown", timer?.role === "countdown");
   tile.classList.toggle("fault", Boolean(timer?.fault));
   tile.classList.toggle("alert", Boolean(running() && timer?.awaiting_turn));
-  let text = timer ? t(`state.${timer.state}`) : "";
-  if (timer?.role === "countdown" && timer.state !== "out_of_play") text = `${t("role.countdown")} · ${text}`;
+  // Once the show is over its last state still says where each glass stood; "running" would mislead.
+  let text = timer && (running() || show.outcome === "idle") ? t(`state.${timer.state}`) : "";
+  if (text && timer?.role === "countdown" && timer.state !== "out_of_play") text = `${t("role.countdown")} · ${text}`;
   if (timer?.fault) text = t("kiosk.fault");
   else if (running() && timer?.awaiting_turn) text = t("kiosk.turn");
   state.textContent = text;
@@ -131,6 +132,26 @@ function follow() {
     if (stream.readyState === EventSource.CLOSED) setTimeout(follow, 5000);
   });
 }
+
+// The address for the phones: asked again until the table has one (the screen may start before the
+// Wi-Fi), then now and then, as a router may hand the Pi a new one.
+const JOIN_WAITING_MS = 5000;
+const JOIN_KNOWN_MS = 60000;
+
+async function refreshJoin() {
+  let known = !$("kiosk-url").hasAttribute("data-waiting");
+  try {
+    const join = await (await fetch("/kiosk/join")).json();
+    known = Boolean(join.url);
+    $("kiosk-url").toggleAttribute("data-waiting", !known);
+    $("kiosk-url").textContent = known ? join.label : t("kiosk.no_address");
+    $("kiosk-qr").hidden = !known;
+    if (known) $("kiosk-qr").innerHTML = join.qr; // our own server's SVG, no script in it
+  } finally {
+    setTimeout(refreshJoin, known ? JOIN_KNOWN_MS : JOIN_WAITING_MS);
+  }
+}
+setTimeout(refreshJoin, $("kiosk-url").hasAttribute("data-waiting") ? JOIN_WAITING_MS : JOIN_KNOWN_MS);
 
 // The state now, then every change: the screen is right from its first frame.
 fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });
