@@ -22,12 +22,29 @@ def get(app, path="/kiosk/", remote="127.0.0.1", lang="en"):
     return client.get(path, environ_base={"REMOTE_ADDR": remote}, headers={"Accept-Language": lang})
 
 
-def test_the_table_itself_sees_the_pin_and_a_qr_code(app, table):
+def test_the_table_itself_sees_the_pin_and_a_qr_code_of_its_lan_address(app, table):
+    table.listening = ("0.0.0.0", 8000)
+    app.config.update(LAN_ADDRESSES=["192.168.1.20"], MDNS_NAME="raspberrypi.local")
     response = get(app)
     assert response.status_code == 200
     page = response.get_data(as_text=True)
     assert f'<span id="kiosk-pin" class="pin">{table.pin}</span>' in page
     assert '<svg' in page and 'class="qr-code"' in page
+    assert ">192.168.1.20:8000</span>" in page and "127.0.0.1" not in page
+    assert app.test_client().get("/kiosk/join").get_json()["url"] == "http://192.168.1.20:8000/"
+
+
+def test_a_table_without_an_address_for_phones_never_offers_its_loopback(app, table):
+    """Listening on 127.0.0.1 only, or before the Wi-Fi is up: no QR code, a sentence instead."""
+    table.listening = ("0.0.0.0", 8000)
+    app.config.update(LAN_ADDRESSES=[], MDNS_NAME="")
+    page = get(app).get_data(as_text=True)
+    assert 'class="qr-code"' not in page and "127.0.0.1" not in page
+    assert "No network address yet" in page
+    join = app.test_client().get("/kiosk/join").get_json()
+    assert join["url"] is None and join["qr"] is None and join["label"].startswith("No network address yet")
+    table.listening = ("127.0.0.1", 8000)  # bound to loopback: the way in is another option, not the Wi-Fi
+    assert "listens on 127.0.0.1 only" in get(app).get_data(as_text=True)
 
 
 def test_a_phone_never_sees_the_pin(app, table):

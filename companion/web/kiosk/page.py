@@ -24,10 +24,11 @@ def join(table) -> dict:
     lead each phone to itself, so it is never offered. At boot the screen may
     come up before the Wi-Fi; its script asks again until an address comes.
     """
-    url = next((link for link in phone_links(table)["links"]
-                if not is_loopback(urlsplit(link).hostname or "")), None)
-    if url is None:
-        return {"url": None, "label": None, "qr": None}
+    share = phone_links(table)
+    url = next((link for link in share["links"] if not is_loopback(urlsplit(link).hostname or "")), None)
+    if url is None:  # why: the server listens on loopback alone, or the machine has no address yet
+        why = translate("kiosk.local_only") if share["local_only"] else translate("kiosk.no_address")
+        return {"url": None, "label": why, "qr": None}
     return {"url": url, "label": url.split("://", 1)[1].rstrip("/"), "qr": qr_svg(url, translate("kiosk.join"))}
 
 

@@ -144,7 +144,7 @@ async function refreshJoin() {
     const join = await (await fetch("/kiosk/join")).json();
     known = Boolean(join.url);
     $("kiosk-url").toggleAttribute("data-waiting", !known);
-    $("kiosk-url").textContent = known ? join.label : t("kiosk.no_address");
+    $("kiosk-url").textContent = join.label;
     $("kiosk-qr").hidden = !known;
     if (known) $("kiosk-qr").innerHTML = join.qr; // our own server's SVG, no script in it
   } finally {
