@@ -306,8 +306,18 @@ def board():  # lgpio, gpiozero and Blinka read the board's model from /proc
 def lgpio():  # makes its notification pipe in the working directory as it is imported
     assert os.access(os.getcwd(), os.W_OK), f"the working directory {os.getcwd()} is not writable"
     import lgpio
+def devices():  # the device policy is enforced: what DeviceAllow leaves out cannot be opened
+    present = [path for path in ("/dev/net/tun", "/dev/fuse") if os.path.exists(path)]
+    assert present, "no device to try"
+    for path in present:
+        try:
+            os.close(os.open(path, os.O_RDWR))
+        except PermissionError:
+            continue
+        raise AssertionError(f"{path} opened though the unit does not allow it")
+    os.close(os.open("/dev/null", os.O_RDWR))
 failed = []
-for check in (netlink, board, lgpio):
+for check in (netlink, board, lgpio, devices):
     try:
         check()
     except Exception as e:
