@@ -87,7 +87,7 @@ def frames_to_phone(turns: int) -> list[float]:
     from companion.hardware.hub import HubConfig
     from companion.hardware.hub_fake import FakeHub
     from companion.hardware.mock import mock_pin_factory
-    from companion.store import Store
+    from companion.records import Store
     from companion.table import Table
     from companion.web.server import ServerThread, make_server
 

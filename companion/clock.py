@@ -10,6 +10,8 @@ import threading
 import time
 from typing import Callable
 
+MIN_SPEED, MAX_SPEED = 0.1, 100.0  # a simulated clock's speed (the demo's --speed); at 100x a show still draws every tick
+
 
 class SystemClock:
     """The machine's clocks."""

@@ -1,6 +1,6 @@
 """The kiosk page: a frame its script fills from the live stream, with the address and (on the table) the PIN."""
 
-from flask import Blueprint, render_template
+from flask import render_template
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
@@ -8,11 +8,8 @@ from companion.web import get_table
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table
-from companion.web.show import qr_svg, table_url
-
-bp = Blueprint("kiosk", __name__, template_folder="templates", static_folder="static",
-               static_url_path="/kiosk/static")
-
+from companion.web.kiosk import bp
+from companion.web.show.pages import qr_svg, table_url
 
 @bp.get("/kiosk/")
 def index():
