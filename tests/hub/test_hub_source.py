@@ -2,7 +2,7 @@
 
 import pytest
 
-from companion.config import Section
+from companion.section import Section
 from companion.errors import BadInput
 from companion.hardware.hub import WAITING, HubConfig, HubSource, hub_config
 from companion.hardware.hub_fake import firmware_module
