@@ -22,13 +22,12 @@ from companion.hardware.tilt import TiltConfig
 from companion.calibration import check_calibrated
 from companion.mqtt import settings as mqtt_settings
 from companion.section import Section
-from companion.skyrockets.colours import COLOURS, DIRECTIONS, NOMINAL_S, check_colour, check_directions
+from companion.skyrockets.colours import COLOURS, DIRECTIONS, MIN_GLASS_S, NOMINAL_S, check_colour, check_directions
 from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
-MIN_GLASS_S = 1.0
 
 __all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "StripConfig", "TiltConfig", "TimerConfig",
            "WebConfig", "demo_config", "load_config", "parse_config", "set_duration"]

@@ -27,6 +27,7 @@ class Section:
         self.data, self.name, self.used = data, name, set()
 
     def _key(self, key: str) -> str:
+        key = key or '""'  # an empty key (TOML allows one) is still named
         return f"{self.name}.{key}" if self.name else key
 
     def keys(self):

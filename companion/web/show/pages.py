@@ -15,7 +15,7 @@ from flask import current_app, render_template, request
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets import events as event_rules
-from companion.skyrockets.colours import MAX_DURATION_S
+from companion.skyrockets.colours import MAX_DURATION_S, MIN_GLASS_S
 from companion.skyrockets.show import CROWD_TOKENS
 from companion.web import get_table
 from companion.web.address import ALLOW_PHONES_OPTION, Listening, is_loopback, lan_addresses, mdns_name
@@ -26,11 +26,10 @@ from companion.web.security import from_the_table, unlocked
 
 # The custom-event form checks what parse_event checks, with its limits.
 EVENT_LIMITS = {
-    "id": event_rules.MAX_ID, "name": event_rules.MAX_NAME, "rules": event_rules.MAX_RULES,
+    "id": event_rules.MAX_EVENT_ID, "name": event_rules.MAX_EVENT_NAME, "rules": event_rules.MAX_EVENT_RULES,
     "hand_size": (0, event_rules.MAX_HAND_SIZE), "countdown_start": (1, event_rules.MAX_START_SPACE),
 }
 CALIBRATION_STEP_S = 0.01  # a stopwatch's hundredths
-MIN_CALIBRATION_S = 1  # a glass of under a second is a typo
 
 
 @bp.get("/")
@@ -44,7 +43,7 @@ def index():
         unlocked=unlocked(), pin=table.pin if from_the_table() else None, has_strip=table.has_strip,
         url=url, also=share["links"][1:], local_only=share["local_only"], allow_phones=ALLOW_PHONES_OPTION,
         qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS,
-        calibration={"min": MIN_CALIBRATION_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S})
+        calibration={"min": MIN_GLASS_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S})
 
 
 def phone_links(table) -> dict:
