@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion.hardware.hub_fake import firmware_module  # noqa: E402
+from companion.hardware.firmware import firmware_module  # noqa: E402
 from companion.hardware.hub_frames import read_message  # noqa: E402
 from companion.skyrockets.beams import DurationEstimate  # noqa: E402
 from companion.skyrockets.colours import COLOURS, NOMINAL_S  # noqa: E402

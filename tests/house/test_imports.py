@@ -33,6 +33,8 @@ LAYERS = (
 def modules() -> dict:
     found = {}
     for path in COMPANION.rglob("*.py"):
+        if path.is_relative_to(COMPANION / "data"):
+            continue  # the firmware shipped as data runs on the board; it is not part of the import graph
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
