@@ -8,7 +8,7 @@ time, so tests build as many apps as they like, each on its own table.
 'idle'
 
 Areas, one blueprint package each (companion.web.areas), each with its
-`pages.py` and `api.py`: `show` (the live show, blueprint `table`),
+`pages.py` and `api.py`: `show` (the live show, the page people call "the table"),
 `scorepad`, `shows` (past shows), `flock`, `geese` and `kiosk`. Site-wide:
 `api` (the helpers every area's API shares), `live` (the one stream loop),
 `errors`, `auth` (the PIN on a page) and `lang` (the language switch).

@@ -7,7 +7,7 @@ from companion.web import get_table
 from companion.web.api import saved_game
 from companion.web.flock import bp, records
 from companion.web.flock.api import NAME
-from companion.web.flock.looks import LOOKS, SEX_SYMBOLS
+from companion.web.looks import BIRD_LOOKS, SEX_SYMBOLS
 from companion.web.security import unlocked
 
 
@@ -17,7 +17,7 @@ def limits() -> dict:
             "column_limit": birds.COLUMN_LIMIT, "hand_limit": birds.HAND_LIMIT, "max_points": cards.MAX_POINTS,
             "max_nest_entries": cards.MAX_NEST_ENTRIES, "max_card_name": records.MAX_CARD_NAME,
             "stages": birds.STAGES, "min_players": birds.PLAYER_COUNTS[0], "max_players": birds.PLAYER_COUNTS[-1],
-            "both_bonus": cards.BOTH_BONUS, "looks": LOOKS, "sexes": SEX_SYMBOLS}
+            "both_bonus": cards.BOTH_BONUS, "looks": BIRD_LOOKS, "sexes": SEX_SYMBOLS}
 
 
 @bp.get("/flock")
