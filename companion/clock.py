@@ -10,7 +10,8 @@ import threading
 import time
 from typing import Callable
 
-MIN_SPEED, MAX_SPEED = 0.1, 100.0  # a simulated clock's speed (the demo's --speed); at 100x a show still draws every tick
+# A simulated clock's speed (the demo's --speed): at 100 times, a show still draws every tick.
+MIN_SPEED, MAX_SPEED = 0.1, 100.0
 
 
 class SystemClock:
