@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion.hardware.hub_fake import firmware_module  # noqa: E402
+from companion.hardware.firmware import firmware_module  # noqa: E402
 from companion.hardware.hub_frames import read_message  # noqa: E402
 from companion.skyrockets.beams import DurationEstimate  # noqa: E402
 from companion.skyrockets.colours import COLOURS, NOMINAL_S  # noqa: E402
@@ -87,7 +87,7 @@ def frames_to_phone(turns: int) -> list[float]:
     from companion.hardware.hub import HubConfig
     from companion.hardware.hub_fake import FakeHub
     from companion.hardware.mock import mock_pin_factory
-    from companion.store import Store
+    from companion.records import Store
     from companion.table import Table
     from companion.web.server import ServerThread, make_server
 

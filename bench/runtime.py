@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion.config import Config, TiltConfig, default_timers  # noqa: E402
 from companion.hardware.mock import mock_pin_factory  # noqa: E402
-from companion.store import SlowStore, Store  # noqa: E402
+from companion.records import SlowStore, Store  # noqa: E402
 from companion.table import Table  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
 

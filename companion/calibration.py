@@ -10,11 +10,11 @@ nominal seconds is a miscount or the wrong glass, and is refused.
 import statistics
 
 from companion.errors import BadInput
+from companion.skyrockets.beams import MAX_RUNS  # a calibration by hand asks no more runs than one remembers
 from companion.skyrockets.colours import DIRECTIONS
 
 MIN_RUN_S = 5.0  # a quicker "run" is a turn fumbled through its side, not a run
 CALIBRATION_BAND = 0.25  # a calibrated glass runs within this fraction of its nominal seconds
-MAX_RUNS = 20
 
 
 def check_calibrated(seconds: float, nominal: float, field: str) -> float:

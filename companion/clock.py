@@ -10,6 +10,9 @@ import threading
 import time
 from typing import Callable
 
+# A simulated clock's speed (the demo's --speed): at 100 times, a show still draws every tick.
+MIN_SPEED, MAX_SPEED = 0.1, 100.0
+
 
 class SystemClock:
     """The machine's clocks."""

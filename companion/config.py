@@ -16,19 +16,20 @@ from companion.errors import BadInput
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
 from companion.hardware.hub import HubConfig, hub_config
-from companion.hardware.pins import GPIO_NUMBERS, load_pinout
+from companion.hardware.pins import load_pinout
 from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
 from companion.hardware.tilt import TiltConfig
 from companion.calibration import check_calibrated
 from companion.mqtt import settings as mqtt_settings
-from companion.skyrockets.colours import COLOURS, DIRECTIONS, NOMINAL_S, check_colour, check_directions, check_seconds
+from companion.section import Section
+from companion.skyrockets.colours import COLOURS, DIRECTIONS, MIN_GLASS_S, NOMINAL_S, check_colour, check_directions
+from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
-MIN_GLASS_S = 1.0
 
-__all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "Section", "StripConfig", "TiltConfig", "TimerConfig",
+__all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "StripConfig", "TiltConfig", "TimerConfig",
            "WebConfig", "demo_config", "load_config", "parse_config", "set_duration"]
 
 
@@ -59,8 +60,8 @@ class WebConfig:
 class Config:
     path: Path | None = None
     database: Path = DEFAULT_DATABASE
-    warn_lead_s: float = 10.0
-    runout_grace_s: float = 1.0
+    warn_lead_s: float = Setup.warn_lead_s
+    runout_grace_s: float = 1.0  # physical glasses only: an emulated one is turned by the table, on time
     advance_tolerance_s: float = 1.5
     nominal: dict = field(default_factory=lambda: dict(NOMINAL_S))
     timers: dict = field(default_factory=dict)  # colour -> TimerConfig
@@ -128,13 +129,14 @@ def parse_config(data: dict, path: Path | None) -> Config:
         check_colour(colour, f"nominal.{colour}")
         nominal[colour] = nominal_section.seconds(colour, None, positive=True)
     timers = _timers(sections.section("timers"), nominal)
+    d = Config()
     config = Config(
         path=path,
-        database=Path(table.text("database", str(DEFAULT_DATABASE))),
-        warn_lead_s=table.seconds("warn_lead_s", 10.0, limit=600),
-        runout_grace_s=table.seconds("runout_grace_s", 1.0, limit=60),
-        advance_tolerance_s=table.seconds("advance_tolerance_s", 1.5, limit=60),
-        mock_pins=table.boolean("mock_pins", False),
+        database=Path(table.text("database", str(d.database))),
+        warn_lead_s=table.seconds("warn_lead_s", d.warn_lead_s, limit=MAX_WARN_LEAD_S),
+        runout_grace_s=table.seconds("runout_grace_s", d.runout_grace_s, limit=MAX_TOLERANCE_S),
+        advance_tolerance_s=table.seconds("advance_tolerance_s", d.advance_tolerance_s, limit=MAX_TOLERANCE_S),
+        mock_pins=table.boolean("mock_pins", d.mock_pins),
         nominal=nominal,
         timers=timers,
         tilt=sections.owned("tilt", TiltConfig.read),
@@ -226,89 +228,6 @@ def _check_pins_unique(config: Config) -> None:
             if pin in used:
                 raise BadInput(key, f"GPIO {pin} is already used by {used[pin]}")
             used[pin] = key
-
-
-class Section:
-    """One [table] of the file: typed getters that name the key, and a check for unknown keys."""
-
-    def __init__(self, data: object, name: str):
-        if not isinstance(data, dict):
-            raise BadInput(name, f"expected a [{name}] table, got {type(data).__name__}")
-        self.data, self.name, self.used = data, name, set()
-
-    def _key(self, key: str) -> str:
-        return f"{self.name}.{key}" if self.name else key
-
-    def keys(self):
-        return list(self.data)
-
-    def _get(self, key: str, default):
-        self.used.add(key)
-        return self.data.get(key, default)
-
-    def section(self, key: str) -> "Section":
-        return Section(self._get(key, {}), self._key(key))
-
-    def owned(self, key: str, read):
-        """The section `key`, read by its owner's `read(section)`; keys its owner did not ask for are refused."""
-        section = self.section(key)
-        value = read(section)
-        section.done()
-        return value
-
-    def value(self, key: str, default):
-        """The raw value of `key`, for an owner that checks it with its own rule."""
-        return self._get(key, default)
-
-    def text(self, key: str, default):
-        value = self._get(key, default)
-        if value is not None and not isinstance(value, str):
-            raise BadInput(self._key(key), f"expected text in quotes, got {value!r}")
-        return value
-
-    def boolean(self, key: str, default: bool) -> bool:
-        value = self._get(key, default)
-        if not isinstance(value, bool):
-            raise BadInput(self._key(key), f"expected true or false, got {value!r}")
-        return value
-
-    def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
-        value = self._get(key, default)
-        if value not in options:
-            raise BadInput(self._key(key), f"{value!r} is not one of {', '.join(options)}")
-        return value
-
-    def seconds(self, key: str, default, *, positive: bool = False, limit: float = 3600.0):
-        value = self._get(key, default)
-        return None if value is None else check_seconds(value, self._key(key), positive=positive, limit=limit)
-
-    def number(self, key: str, default, low: float, high: float, *, whole: bool = False) -> float:
-        value = self._get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
-            raise BadInput(self._key(key), f"expected a {'whole ' if whole else ''}number, got {value!r}")
-        if not low <= value <= high:
-            raise BadInput(self._key(key), f"{value} is out of range ({low:g}-{high:g})")
-        return value
-
-    def pins(self, key: str, default: tuple[int, ...], *, single: bool = False) -> tuple[int, ...]:
-        value = self._get(key, list(default))
-        values = [value] if single and not isinstance(value, list) else value
-        if not isinstance(values, list) or not 1 <= len(values) <= (1 if single else 2):
-            raise BadInput(self._key(key), f"expected {'a GPIO number' if single else 'a list of one or two GPIO numbers'}")
-        for pin in values:
-            if isinstance(pin, bool) or not isinstance(pin, int):
-                raise BadInput(self._key(key), f"expected a GPIO number, got {pin!r}")
-            if pin not in GPIO_NUMBERS:
-                raise BadInput(self._key(key), f"GPIO {pin} does not exist (valid 2-27)")
-        if len(set(values)) != len(values):
-            raise BadInput(self._key(key), f"GPIO {values[0]} is listed twice")
-        return tuple(values)
-
-    def done(self) -> None:
-        """Refuse keys nobody asked for: a typo must not pass silently."""
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise BadInput(self._key(unknown[0]), "unknown key")
 
 
 def _calibrated(value, nominal: float, field: str) -> tuple[float | None, float | None]:

@@ -33,3 +33,12 @@ class BadInput(ValueError):
 
 class Conflict(BadInput):
     """The request is well formed but the table cannot do it now (HTTP 409)."""
+
+
+class NothingToUndo(Conflict):
+    """An undo on a record that has nothing left to take back (HTTP 409, the same code in every game)."""
+
+    error_code = "errors.nothing_to_undo"
+
+    def __init__(self, field: str):
+        super().__init__(field, "nothing to undo")

@@ -19,11 +19,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "hw"))
 
 from companion.leds import StripLayout  # noqa: E402
-from wiring import DATA_INK, FONT, INK, MUTED, TEXT, text, write_or_check  # noqa: E402
+from drawing import DATA_INK, GOLD_INK, INK, MUTED, TEXT, TRACK_INK, page, text, write_or_check  # noqa: E402
 
 SVG_PATH = ROOT / "hw" / "leds.svg"
-
-GOLD_INK, TRACK_INK = "#b07800", "#444444"  # the rest of the inks, and the text, as in hw/wiring.py
 
 WIDTH = 1040
 PITCH = 34          # LED to LED in the drawing
@@ -147,15 +145,8 @@ def number(x: int, y: int, index: int) -> str:
 
 
 def document(parts: list[str], height: int) -> str:
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-        f'viewBox="0 0 {WIDTH} {height}" font-family="{FONT}" fill="{TEXT}">',
-        "<title>The LED strip: six hourglass segments, the countdown track and the crowd tokens</title>",
-        f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
-        *parts,
-        "</svg>",
-        "",
-    ])
+    return page(WIDTH, height, parts,
+                "The LED strip: six hourglass segments, the countdown track and the crowd tokens")
 
 
 if __name__ == "__main__":

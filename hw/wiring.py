@@ -15,10 +15,12 @@ from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "hw"))
 
 from companion.errors import BadInput  # noqa: E402
 from companion.hardware.pins import load_pinout  # noqa: E402
 from companion.skyrockets.colours import COLOURS  # noqa: E402
+from drawing import CARD_EDGE, DATA_INK, GND_INK, INK, MUTED, POWER_INK, TEXT, page, text, write_or_check  # noqa: E402
 
 SVG_PATH = ROOT / "hw" / "wiring.svg"
 
@@ -28,13 +30,6 @@ HEADER_PIN = {0: 27, 1: 28, 2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21,
               24: 18, 25: 22, 26: 37, 27: 13}
 GPIO_AT = {pin: gpio for gpio, pin in HEADER_PIN.items()}
 POWER_PINS = {1: "3V3", 17: "3V3", 2: "5V", 4: "5V"} | {pin: "GND" for pin in (6, 9, 14, 20, 25, 30, 34, 39)}
-
-# Wire inks: each timer's colour, dark enough to see on white (a true yellow vanishes).
-INK = {"red": "#d0312d", "orange": "#e8730c", "yellow": "#c29b00", "green": "#2e9e46",
-       "blue": "#2463d1", "purple": "#8040bf"}
-TEXT, MUTED, GND_INK, DATA_INK, POWER_INK = "#1e1e1e", "#5f5f5f", "#3a3a3a", "#0f7c8a", "#b00020"
-CARD_EDGE = "#6f9a6f"
-FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"  # what it was checked with, else narrower
 
 WIDTH, HEIGHT = 1040, 1230
 ROW = 24                       # pin pitch of the header in the drawing
@@ -65,17 +60,6 @@ def main() -> None:
     except BadInput as e:
         sys.exit(str(e))
     write_or_check(svg, SVG_PATH, args.check, "hw/pinout.toml")
-
-
-def write_or_check(svg: str, path: Path, check: bool, source: str) -> None:
-    """Write a drawing, or with `check` exit 1 if the committed one is not what `source` draws now
-    (the drawings of hw/ share this)."""
-    if check:
-        if not path.exists() or path.read_text(encoding="utf-8") != svg:
-            sys.exit(f"hw/{path.name} is out of date with {source}: run python hw/{path.stem}.py")
-        return
-    path.write_text(svg, encoding="utf-8")
-    print(f"wrote {path}")
 
 
 def draw(pinout: dict) -> str:
@@ -412,23 +396,8 @@ def legend(pinout: dict) -> str:
 # SVG pieces
 
 def svg_document(parts: list[str]) -> str:
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="{FONT}" fill="{TEXT}">',
-        "<title>Wiring: the Raspberry Pi header, six hourglass cradles, the buzzer and the LED strip</title>",
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
-        *parts,
-        "</svg>",
-        "",
-    ])
-
-
-def text(x, y, s: str, size=12, anchor="start", weight=None, fill=None) -> str:
-    attrs = f'x="{x}" y="{y}" font-size="{size}"'
-    attrs += f' text-anchor="{anchor}"' if anchor != "start" else ""
-    attrs += f' font-weight="{weight}"' if weight else ""
-    attrs += f' fill="{fill}"' if fill else ""
-    return f"<text {attrs}>{escape(s)}</text>"
+    return page(WIDTH, HEIGHT, parts,
+                "Wiring: the Raspberry Pi header, six hourglass cradles, the buzzer and the LED strip")
 
 
 def lines(x, y, rows: list[str], anchor="start", bold_first=False, step=14) -> str:

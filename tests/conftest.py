@@ -10,6 +10,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "rules" / "scenarios"
 
 
+def hw_script(name: str):
+    """One of the drawing scripts of hw/ (hw/NAME.py), loaded as a module, as the drawing tests read them."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"hw_{name}", ROOT / "hw" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def run_cli(*args: str, stdin: str | None = None):
     """Run `python -m companion ARGS` in a real subprocess; returns the CompletedProcess."""
     import subprocess

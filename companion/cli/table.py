@@ -52,7 +52,7 @@ def _demo(args, db: Path) -> int:
 def cmd_run(args) -> int:
     from companion.config import load_config
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
-    from companion.store import Store
+    from companion.records import Store
     from companion.table import Table
 
     config = load_config(args.config)

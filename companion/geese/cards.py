@@ -13,11 +13,9 @@ from collections import Counter
 from typing import NamedTuple
 
 from companion.errors import BadInput
-from companion.geese.rules import DEFAULT_RULES, Rules
+from companion.geese.rules import DEFAULT_RULES, GOOSE, PLAIN_SUITS, SUITS, Rules
 
-SUITS = ("thrush", "crane", "gull", "eagle", "goose")
-GOOSE = "goose"  # wild when suits are counted
-PLAIN_SUITS = SUITS[:4]
+__all__ = ["CARD_FIELDS", "Card", "GOOSE", "PLAIN_SUITS", "SUITS", "copies", "deck", "parse_card"]
 CARD_FIELDS = frozenset({"n", "suit"})
 
 

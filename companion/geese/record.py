@@ -20,8 +20,7 @@ from companion.geese.cards import Card, copies, parse_card
 from companion.geese.ground import WinteringGround
 from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import final_scores
-
-MAX_NAME = 40  # characters in a player's name
+from companion.players import MAX_NAME
 MAX_ACTIONS = 2000  # far more turns than a game of 80 cards can take
 RECORD_FIELDS = frozenset({"players", "wintering", "actions"})
 MIGRATION_FIELDS = frozenset({"players", "migrations", "wintering_vp"})

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field, fields, replace
 
 from companion.errors import BadInput
 
+SUITS = ("thrush", "crane", "gull", "eagle", "goose")
+GOOSE = "goose"  # wild when suits are counted
+PLAIN_SUITS = SUITS[:4]
 MAX_CARD_NUMBER = 12  # a draft may add numbers; beyond this the table's pages would not fit a phone
 MAX_COPIES = 12  # of one card in one suit
 
@@ -40,6 +43,11 @@ class Rules:
 
     def removed_numbers(self, players: int) -> tuple[int, ...]:
         return self.removed.get(players, ())
+
+    def deck_size(self, players: int) -> int:
+        """How many cards the deck for `players` holds (companion.geese.cards.copies lists them)."""
+        numbers = [n for n in range(1, self.max_number + 1) if n not in self.removed_numbers(players)]
+        return sum(len(PLAIN_SUITS) * self.copies_per_suit + self.geese.get(n, 0) for n in numbers)
 
     def hand_size(self, players: int) -> int:
         if players not in self.deal:
@@ -109,10 +117,8 @@ class Rules:
 
 
 def _check_deck_suffices(rules: Rules, prefix: str) -> None:
-    from companion.geese.cards import copies
-
     for players, hand in rules.deal.items():
-        cards = sum(copies(rules, players).values())
+        cards = rules.deck_size(players)
         if players * hand > cards:
             raise BadInput(f"{prefix}deal.{players}", f"{players} hands of {hand} need more than the {cards} cards")
 

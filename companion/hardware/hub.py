@@ -40,7 +40,7 @@ class HubConfig:
 
 
 def hub_config(section) -> HubConfig | None:
-    """Read and check the `[hub]` section (a config Section); None if the file has none."""
+    """Read and check the `[hub]` section (a companion.section.Section); None if the file has none."""
     if not section.keys():
         return None
     port = section.text("port", None)

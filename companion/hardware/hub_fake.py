@@ -14,27 +14,17 @@ there always points at the current pty, as /dev/serial/by-id/... does::
 import os
 import random
 import select
-import sys
 import threading
 import time
 import tempfile
 import tty
 from pathlib import Path
 
+from companion.hardware.firmware import firmware_module
 from companion.skyrockets.colours import COLOURS
 
-FIRMWARE = Path(__file__).resolve().parent.parent.parent / "firmware"
 BEAT_S = 0.5  # as the board's core beats
 DEMO_LINK = Path(tempfile.gettempdir()) / "companion-hub"  # where `companion hub fake` puts its device
-
-
-def firmware_module(name: str):
-    """A pure module of the firmware (hubcore, hubframe, hubtilt, huborient, hubbeam), imported from firmware/."""
-    if not (FIRMWARE / f"{name}.py").is_file():
-        raise FileNotFoundError(f"the fake hub runs the firmware from a source checkout: {FIRMWARE} is missing")
-    if str(FIRMWARE) not in sys.path:
-        sys.path.append(str(FIRMWARE))
-    return __import__(name)
 
 
 def channel_of(glass: str | int) -> int:

@@ -54,7 +54,7 @@ class StripConfig:
 
     @classmethod
     def read(cls, s) -> "StripConfig":
-        """Read and check the [strip] section (a companion.config.Section); each key is checked here once."""
+        """Read and check the [strip] section (a companion.section.Section); each key is checked here once."""
         d, layout = cls(), StripLayout()
         return cls(enabled=s.boolean("enabled", d.enabled),
                    driver=s.choice("driver", DRIVERS, d.driver),

@@ -19,7 +19,7 @@ class TiltConfig:
 
     @classmethod
     def read(cls, s) -> "TiltConfig":
-        """Read and check the [tilt] section (a companion.config.Section)."""
+        """Read and check the [tilt] section (a companion.section.Section)."""
         d = cls()
         return cls(settle_ms=s.number("settle_ms", d.settle_ms, 1, 2000),
                    both_closed_fault_s=s.seconds("both_closed_fault_s", d.both_closed_fault_s, positive=True),

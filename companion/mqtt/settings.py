@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from companion.errors import BadInput
+from companion.section import Section
 
 SECTION = "mqtt"
 DEFAULT_BASE = "companion"
@@ -116,7 +117,7 @@ def from_url(url: object, field: str = "mqtt", *, table: str | None = None, base
 
 
 def read(section) -> BrokerSettings | None:
-    """The `[mqtt]` section (a companion.config.Section), checked key by key; None when the file has none."""
+    """The `[mqtt]` section (a companion.section.Section), checked key by key; None when the file has none."""
     if not section.keys():
         return None
     name = section.name
@@ -140,8 +141,6 @@ def read(section) -> BrokerSettings | None:
 
 def parse_section(data: object, name: str = SECTION) -> BrokerSettings | None:
     """The `[mqtt]` section from its raw TOML table (the hall reads it so), unknown keys refused."""
-    from companion.config import Section
-
     section = Section(data, name)
     settings = read(section)
     section.done()

@@ -20,6 +20,7 @@ NOMINAL_S: dict[str, float] = {
 
 # A glass longer than an hour is a typo, not a timer.
 MAX_DURATION_S = 3600.0
+MIN_GLASS_S = 1.0  # a glass of under a second is a typo
 
 
 def check_colour(value: object, field: str) -> str:

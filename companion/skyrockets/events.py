@@ -13,6 +13,7 @@ from companion.skyrockets.colours import COLOURS, check_colour, next_longer
 
 MAX_START_SPACE = 9
 MAX_HAND_SIZE = 20
+MAX_EVENT_ID, MAX_EVENT_NAME, MAX_EVENT_RULES = 64, 80, 2000  # characters in an event's id, name and rules text
 RULES_KEEP = "\n\t"  # an event's rules text may run over lines; its id and name may not
 EVENT_FIELDS = ("id", "name", "hand_size", "countdown", "countdown_start", "running", "lying", "rules")
 
@@ -98,7 +99,7 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
             raise BadInput(f"{where}.{key}", "missing")
         return default
 
-    event_id = _text(need("id"), f"{where}.id", required=True, limit=64)
+    event_id = _text(need("id"), f"{where}.id", required=True, limit=MAX_EVENT_ID)
     running = _colour_list(need("running"), f"{where}.running")
     lying = _colour_list(need("lying", []), f"{where}.lying")
     both = set(running) & set(lying)
@@ -109,13 +110,13 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
         raise BadInput(f"{where}.countdown", f"{countdown} must also be listed in running (or lying)")
     return Event(
         id=event_id,
-        name=_text(need("name", event_id), f"{where}.name", required=True, limit=80),
+        name=_text(need("name", event_id), f"{where}.name", required=True, limit=MAX_EVENT_NAME),
         hand_size=_whole(need("hand_size", 4), f"{where}.hand_size", 0, MAX_HAND_SIZE),
         countdown=countdown,
         running=running,
         lying=lying,
         countdown_start=_whole(need("countdown_start", 4), f"{where}.countdown_start", 1, MAX_START_SPACE),
-        rules=_text(need("rules", ""), f"{where}.rules", limit=2000, keep=RULES_KEEP),
+        rules=_text(need("rules", ""), f"{where}.rules", limit=MAX_EVENT_RULES, keep=RULES_KEEP),
     )
 
 

@@ -14,16 +14,17 @@ and recovery (recovery.py), the publisher (publisher.py), the hardware
 import logging
 import secrets
 
-from companion.clock import SystemClock
+from companion.clock import MAX_SPEED, MIN_SPEED, SystemClock
 from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput, Conflict
-from companion.games import GameShelf
 from companion.hardware.mock import mock_pin_factory
+from companion.players import MAX_PLAYERS, check_players
+from companion.records import GameShelf, Store
 from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.beams import beam_durations
 from companion.skyrockets.colours import check_colour, directions_json
-from companion.store import MAX_PLAYERS, Store, check_players
 from companion.table.cradles import Cradles
+from companion.table.games import TableGames
 from companion.table.inputs import take_change
 from companion.table.journal import Journal
 from companion.table.publisher import FrameTap, Publisher, describe
@@ -36,34 +37,36 @@ from companion.table.show import LiveShow
 
 log = logging.getLogger(__name__)
 
-MAX_SPEED = 100  # the demo's fastest clock; a show at that speed still draws every tick
 DURABLE_WAIT_S = 2.0  # how long a change from a phone waits for its line to be on disk
 
 
-class Table(Records):
+class Table(Records, TableGames):
     """A game table: its config, its hardware, its records, and the show in progress."""
 
     def __init__(self, config: Config, store: Store, pin_factory, *, clock=None, speed: float = 1.0,
                  pin: str | None = None):
-        if not 0.1 <= speed <= MAX_SPEED:
-            raise BadInput("speed", f"{speed:g} is out of range (0.1-{MAX_SPEED})")
+        if not MIN_SPEED <= speed <= MAX_SPEED:
+            raise BadInput("speed", f"{speed:g} is out of range ({MIN_SPEED:g}-{MAX_SPEED:g})")
         self.config, self.store, self.clock = config, store, clock or SystemClock()
-        self.games = GameShelf(store.path)  # the board games' records, beside the shows
         self.pin = pin or config.web.pin or f"{secrets.randbelow(10**4):04d}"
         self.table_speed = speed
         self.listening = (config.web.host, config.web.port)  # where the web answers; the server's start sets it
         self._dirty = False
-        self.journal = Journal(store, on_problem=lambda: self.runtime.poke())
         self._journal_problem = None
+        # The parts, each built from the ones before it ...
+        self._games = GameShelf(store.database)  # the board games' records, beside the shows
+        self.runtime = Runtime(self.clock)
+        self.journal = Journal(store, on_problem=self.runtime.poke)
         turned_by_table = {c for c, t in config.timers.items() if t.source == "emulated"}  # LED glasses have no hands
         self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=self._ended,
                              changed=self._touch, turned_by_table=turned_by_table)
         self.publisher = Publisher(store.next_boot())
-        self.runtime = Runtime(self.clock, lambda item: self.rig.take(item), self._settle_and_publish, self._next_due)
         self.rig = Rig(config, pin_factory, self.runtime.put, self.clock.monotonic, show_clock=self.show_time)
         self.cradles = Cradles(self.rig.poses(), start_window_s=config.tilt.start_window_s,
                                remind_every_s=config.tilt.remind_every_s, journal=self.journal, changed=self._touch)
         self._frames = FrameTap(self.rig.strip, self.rig.layout)
+        # ... then connected.
+        self.runtime.drive(self.rig.take, self._settle_and_publish, self._next_due)
         if self.rig.leds is not None:
             self.publisher.listen(self.rig.leds.update)
         resumed = resume(store, self.clock.wall())
@@ -88,8 +91,8 @@ class Table(Records):
         self.runtime.stop()
         self.journal.stop()
         self.rig.close()
+        self._games.close()
         self.store.close()
-        self.games.close()
 
     def pump(self) -> None:
         """Take everything queued and settle everything due by now (tests call this; the thread does)."""
@@ -185,9 +188,8 @@ class Table(Records):
         if not isinstance(challenge, bool):
             raise BadInput("challenge", f"expected true or false, got {challenge!r}")
         chosen = parse_event(event, "event", self.store.events())
-        setup = show_setup(self.config, chosen, challenge)
-        # No challenge for a purple countdown: refused here, before anything is written.
-        setup = show_setup(self.config, chosen, challenge, self.cradles.orientation_at_start(setup.played_event))
+        played = chosen.challenged() if challenge else chosen  # no challenge for a purple countdown: refused here
+        setup = show_setup(self.config, chosen, challenge, self.cradles.orientation_at_start(played))
         wall = self.clock.wall()
         if isinstance(event, dict):
             self.store.save_event(chosen, wall)

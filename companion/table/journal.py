@@ -18,6 +18,8 @@ import logging
 import sqlite3
 import threading
 
+from companion.records.shows import CradleOrientation, JournalLine, JournalWrite, ShowEnd
+
 log = logging.getLogger(__name__)
 
 RETRY_FIRST_S = 0.05
@@ -33,7 +35,7 @@ class Journal:
         self.show_id: int | None = None
         self.problem: str | None = None  # why the last write failed, until one succeeds
         self._on_problem = on_problem
-        self._ops: list[tuple] = []
+        self._ops: list[JournalWrite] = []
         self._queued = self._committed = 0
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -46,18 +48,18 @@ class Journal:
         self.show_id = show_id
 
     def add(self, line: dict) -> None:
-        self._queue(("line", self.show_id, line))
+        self._queue(JournalLine(self.show_id, line))
 
     def finish(self, t: float, outcome: str, stars: int, wall: float) -> None:
         """Close the show as `outcome` with an `end` line at `t`, after everything queued before."""
-        self._queue(("finish", self.show_id, {"t": t, "type": "end"}, outcome, stars, wall))
+        self._queue(ShowEnd(self.show_id, {"t": t, "type": "end"}, outcome, stars, wall))
 
     def orientation(self, cradles: dict) -> None:
         """Which way round each cradle holds its glass, kept so a restart reads the sensors right."""
         if cradles and self.show_id is not None:
-            self._queue(("orientation", self.show_id, {c: k.swapped for c, k in cradles.items()}))
+            self._queue(CradleOrientation(self.show_id, {c: k.swapped for c, k in cradles.items()}))
 
-    def _queue(self, op: tuple) -> None:
+    def _queue(self, op: JournalWrite) -> None:
         with self._cond:
             self._ops.append(op)
             self._queued += 1

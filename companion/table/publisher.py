@@ -9,7 +9,7 @@ them.
 
 import threading
 
-from companion.store import iso
+from companion.records.database import iso
 
 SEQ_PER_BOOT = 10**9
 

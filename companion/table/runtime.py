@@ -31,17 +31,27 @@ class _Tick:
 
 class Runtime:
     """Runs `take(item)` for each queued item, then `settle(now)`, whenever an item arrives or
-    `next_due()` (a monotonic instant, or None) comes round."""
+    `next_due()` (a monotonic instant, or None) comes round.
 
-    def __init__(self, clock, take: Callable[[object], None], settle: Callable[[float], None],
-                 next_due: Callable[[], float | None]):
+    It is built first, as the queue the other parts hand items to, and
+    driven once they exist (`drive`): nothing runs before then.
+    """
+
+    def __init__(self, clock):
         self.clock = clock
-        self._take, self._settle, self._next_due = take, settle, next_due
+        self._take: Callable[[object], None] = lambda item: None
+        self._settle: Callable[[float], None] = lambda now: None
+        self._next_due: Callable[[], float | None] = lambda: None
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
         self._stopping = False
         clock.on_change(self.poke)
+
+    def drive(self, take: Callable[[object], None], settle: Callable[[float], None],
+              next_due: Callable[[], float | None]) -> None:
+        """What the runtime does with items and deadlines, once the parts that do it are built."""
+        self._take, self._settle, self._next_due = take, settle, next_due
 
     def put(self, item) -> None:
         """Hand an item to the runtime (safe from any thread, never blocks)."""

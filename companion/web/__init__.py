@@ -7,10 +7,11 @@ time, so tests build as many apps as they like, each on its own table.
 >>> app.test_client().get("/api/show").json["outcome"]  # doctest: +SKIP
 'idle'
 
-Areas, one blueprint package each (companion.web.areas): `show` (the live
-show page, blueprint `table`), `scorepad` and `shows` (past shows); the board-game
-helpers join as packages of their own. Site-wide: `api` (JSON), `auth` (the PIN
-on a page) and `lang` (the language switch).
+Areas, one blueprint package each (companion.web.areas), each with its
+`pages.py` and `api.py`: `show` (the live show, the page people call "the table"),
+`scorepad`, `shows` (past shows), `flock`, `geese` and `kiosk`. Site-wide:
+`api` (the helpers every area's API shares), `live` (the one stream loop),
+`errors`, `auth` (the PIN on a page) and `lang` (the language switch).
 """
 
 import secrets
@@ -49,7 +50,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     app.json.ensure_ascii = False
     app.extensions["table"] = table
 
-    from companion.web import api, auth, errors, i18n, live, security
+    from companion.web import auth, errors, i18n, live, security
     from companion.web.areas import discover
 
     areas = discover()
@@ -59,7 +60,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     security.init_app(app)
     i18n.init_app(app, areas)
     errors.init_app(app)
-    for blueprint in (*(a.blueprint for a in areas), api.bp, auth.bp, i18n.bp):
+    for blueprint in (*(a.blueprint for a in areas), auth.bp, i18n.bp):
         app.register_blueprint(blueprint)
     return app
 

@@ -15,9 +15,10 @@ from html import escape
 
 from flask import jsonify, render_template, request
 from flask.globals import request_ctx
-from werkzeug.exceptions import BadHost, HTTPException, InternalServerError
+from werkzeug.exceptions import BadHost, HTTPException, InternalServerError, ServiceUnavailable
 
 from companion.errors import BadInput, Conflict
+from companion.records.database import RecordsBusy
 from companion.web.i18n import translate
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ def wants_json() -> bool:
 
 def init_app(app) -> None:
     app.register_error_handler(BadInput, bad_input)
+    app.register_error_handler(RecordsBusy, busy)
     app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(Exception, unexpected)
 
@@ -55,8 +57,15 @@ def init_app(app) -> None:
 def bad_input(e: BadInput):
     status = 409 if isinstance(e, Conflict) else 400
     if wants_json():
-        return jsonify(error=str(e), field=e.field, code=code_of(e, status)), status
+        return jsonify(error=str(e), field=e.field, code=code_of(e, status), **getattr(e, "details", {})), status
     return _page(status, str(e))
+
+
+def busy(e: RecordsBusy):
+    """Another writer held the records past the busy timeout: nothing was changed; the client may retry."""
+    log.warning("request %s %s: %s", request.method, request.path, e)
+    return http_error(coded(ServiceUnavailable("the table's records are busy; try again shortly",
+                                               retry_after=e.retry_after_s), "errors.busy"))
 
 
 def http_error(e: HTTPException):

@@ -1,10 +1,14 @@
-"""Live feeds as server-sent events: the show state after every change, and the LED strip's frames.
+"""Live feeds as server-sent events: one loop for every record that changes (the show, a game, the hall).
 
-A stream is a generator: it waits on the table for the next change (looking
-up once a second, to end soon when the server closes), sends each new state
-once with its seq as the event id, and a `: keep-alive` comment after a quiet
-`keepalive_s`, so no proxy, router or server timeout drops the line.
-A browser that reconnects sends Last-Event-ID and gets only what it lacks.
+A stream is a generator (`follow`): it waits for the record's next change
+(looking up every WAKE_S, to end soon when the server closes or the phone
+leaves), sends each new state once with its number (seq or version) as the
+event id, and a `: keep-alive` comment after a quiet `keepalive_s`, so no
+proxy, router or server timeout drops the line. A browser that reconnects
+sends Last-Event-ID and gets only what it lacks; an id ahead of the record
+(from another database, or an earlier run of the hall) is treated as
+unknown: the phone is sent the current state. The LED strip's frames have a
+paced loop of their own (`strip_stream`).
 
 >>> message("state", '{"seq": 7}', event_id=7)
 'id: 7\\nevent: state\\ndata: {"seq": 7}\\n\\n'
@@ -46,23 +50,52 @@ def last_event_id(header: str | None) -> int | None:
     return value if value >= 0 else None
 
 
-def show_stream(table, last_seq: int | None, *, keepalive_s: float, retry_ms: int, closing: threading.Event,
-                clock: Callable[[], float] = time.monotonic) -> Iterator[str]:
-    """Every new show state from the one after `last_seq` on (the current one for a new client)."""
+def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, float], dict | None],
+           render: Callable[[dict], object], after: int | None, *, number: str, keepalive_s: float, retry_ms: int,
+           closing: threading.Event, clock: Callable[[], float] = time.monotonic) -> Iterator[str]:
+    """The one live-stream loop: every new state of a record from the one after `after` on.
+
+    `current()` is the record's number now (None: it is gone), `wait(seen,
+    timeout)` the record as soon as its `number` is past `seen` (or as it is
+    after `timeout`; None: gone), and `render` what each event carries. A
+    phone that has the current number waits for the next; any other phone,
+    a new one or one holding a number the record never reached, gets the
+    current state first.
+    """
     yield f"retry: {retry_ms}\n\n"
-    seq = -1
-    if last_seq is not None and last_seq <= table.snapshot()["seq"]:
-        seq = last_seq  # the client has it: wait for the next (a larger id is from another database)
+    now = current()
+    seen = after if after is not None and now is not None and after <= now else -1
     said = clock()
     while not closing.is_set():
-        snapshot = table.wait_for_change(seq, min(keepalive_s, WAKE_S))
-        if snapshot["seq"] > seq:
-            seq = snapshot["seq"]
-            yield message("state", compact(carried(snapshot, table.show_time())), event_id=seq)
+        record = wait(seen, min(keepalive_s, WAKE_S))
+        if record is None:
+            return
+        if record[number] > seen:
+            seen = record[number]
+            yield message(event, compact(render(record)), event_id=seen)
             said = clock()
         elif clock() - said >= keepalive_s:
             yield KEEP_ALIVE
             said = clock()
+
+
+def show_stream(table, last_seq: int | None, **settings) -> Iterator[str]:
+    """Every new show state from the one after `last_seq` on (the current one for a new client)."""
+    return follow("state", lambda: table.snapshot()["seq"], table.wait_for_change,
+                  lambda snapshot: carried(snapshot, table.show_time()), last_seq, number="seq", **settings)
+
+
+def game_stream(table, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,
+                **settings) -> Iterator[str]:
+    """A saved game after every change (its version the event id); ends if the game is gone."""
+    def current() -> int | None:
+        game = table.game(kind, game_id)
+        return None if game is None else game["version"]
+
+    def wait(seen: int, timeout: float) -> dict | None:
+        return table.wait_for_game(kind, game_id, seen, timeout)
+
+    return follow("game", current, wait, render, after, number="version", **settings)
 
 
 def strip_stream(table, first: dict, *, keepalive_s: float, retry_ms: int, max_fps: float,

@@ -1,7 +1,8 @@
-"""How each timer looks and each moment sounds on the pages: colour is never the only cue.
+"""How each timer and each bird looks, and each moment sounds, on the pages: colour is never the only cue.
 
-This is the one table of symbols: templates use it directly, the scripts get it
-as a data attribute, and the past-show timeline draws with it.
+This is the one table of symbols, one shape for every area ({"symbol", "fill"}):
+templates use it directly, the scripts get it as data, and the past-show
+timeline draws with it.
 """
 
 LOOKS: dict[str, dict[str, str]] = {
@@ -12,6 +13,16 @@ LOOKS: dict[str, dict[str, str]] = {
     "blue": {"symbol": "★", "fill": "#4aa8ff"},
     "purple": {"symbol": "✚", "fill": "#c070e0"},
 }
+
+# Über den Wolken: each species (and the neutral birds), and the two sexes.
+BIRD_LOOKS: dict[str, dict[str, str]] = {
+    "crane": {"symbol": "♥", "fill": "#f48fb1"},
+    "kite": {"symbol": "▲", "fill": "#ffb74d"},
+    "goose": {"symbol": "■", "fill": "#d7c4a3"},
+    "swallow": {"symbol": "★", "fill": "#b39ddb"},
+    "neutral": {"symbol": "○", "fill": "#ffffff"},
+}
+SEX_SYMBOLS = {"M": "♂", "F": "♀"}
 
 # How each moment sounds on a phone that opted in, told apart by ear: the page plays the notes with Web
 # Audio ((note, seconds), a None note a rest; the buzzer's own tunes, and one for an advance) and vibrates

@@ -15,7 +15,7 @@ import pytest
 
 from companion.config import Config, TiltConfig, default_timers
 from companion.hardware.mock import POSES, Hands, mock_pin_factory
-from companion.store import Store
+from companion.records import Store
 from companion.table import Table, demo_table
 from companion.web import create_app
 from companion.web.server import ServerThread, make_server

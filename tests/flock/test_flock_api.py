@@ -5,9 +5,11 @@ import threading
 
 import pytest
 
-from companion.games import GameShelf
+from companion.records import GameShelf
+from companion.table.games import TableGames
 from companion.web import create_app
-from companion.web.flock.api import game_stream
+from companion.web.flock.api import answer
+from companion.web.live import game_stream
 from flockdata import NEST_EXAMPLE, board
 
 PIN = {"X-Table-Pin": "1234"}
@@ -64,7 +66,8 @@ def test_games_need_the_pin_and_keep_every_move_with_undo(client):
     moved = client.post(f"/api/flock/games/{gid}/actions", json={"action": {"do": "pass"}, "version": 1}, headers=PIN)
     assert moved.status_code == 200 and moved.json["view"]["cubes"][first] == 8
     stale = client.post(f"/api/flock/games/{gid}/actions", json={"action": {"do": "pass"}, "version": 1}, headers=PIN)
-    assert stale.status_code == 400 and stale.json["field"] == "version"
+    assert stale.status_code == 409 and stale.json["field"] == "version" and stale.json["version"] == 2
+    assert stale.json["code"] == "errors.version_clash" and "now version 2" in stale.json["error"]
     illegal = client.post(f"/api/flock/games/{gid}/actions", json={"action": {"do": "land", "nest": NEST_EXAMPLE}},
                           headers=PIN)
     assert illegal.status_code == 400 and "every cube" in illegal.json["error"]
@@ -108,14 +111,47 @@ def test_cards_are_entered_once_and_kept(client):
 
 def test_the_live_feed_sends_each_new_version_of_a_game(tmp_path):
     shelf = GameShelf(tmp_path / "g.sqlite3")
-    game = shelf.save("flock", None, {"mode": "sheet", "players": ["crane", "kite"], "stages": [],
-                                      "start_board": board(*[". " * 5] * 3)})
-    stream = game_stream(shelf, game["id"], None, keepalive_s=15.0, retry_ms=3000, closing=threading.Event())
+    table = TableGames(shelf)
+    game = table.new_game("flock", {"mode": "sheet", "players": ["crane", "kite"], "stages": [],
+                                    "start_board": board(*[". " * 5] * 3)})
+    stream = game_stream(table, "flock", game["id"], answer, None, keepalive_s=15.0, retry_ms=3000,
+                         closing=threading.Event())
     assert next(stream).startswith("retry:")
     assert next(stream).startswith("id: 1\nevent: game\n")
-    shelf.save("flock", game["id"], {**game["state"]})
+    table.change_game("flock", game["id"], lambda state: state)
     assert next(stream).startswith("id: 2\nevent: game\n")
-    resumed = game_stream(shelf, game["id"], 2, keepalive_s=0.0, retry_ms=3000, closing=threading.Event())
+    resumed = game_stream(table, "flock", game["id"], answer, 2, keepalive_s=0.0, retry_ms=3000,
+                          closing=threading.Event())
     next(resumed)
     assert next(resumed) == ": keep-alive\n\n"  # a phone that has version 2 waits for the next
     shelf.close()
+
+
+def test_a_phone_reconnecting_with_a_foreign_last_event_id_hears_the_next_change(tmp_path):
+    """An id the game never reached (from another database) is unknown: the phone is brought up to date."""
+    shelf = GameShelf(tmp_path / "g.sqlite3")
+    table = TableGames(shelf)
+    game = table.new_game("flock", {"mode": "sheet", "players": ["crane", "kite"], "stages": [],
+                                    "start_board": board(*[". " * 5] * 3)})
+    stream = game_stream(table, "flock", game["id"], answer, 99, keepalive_s=15.0, retry_ms=3000,
+                         closing=threading.Event())
+    next(stream)
+    assert next(stream).startswith("id: 1\nevent: game\n")  # the current state, not silence
+    table.change_game("flock", game["id"], lambda state: state)
+    assert next(stream).startswith("id: 2\nevent: game\n")  # and the next change
+    shelf.close()
+
+
+def test_the_phone_api_sends_the_current_game_to_a_foreign_last_event_id(client):
+    game = client.post("/api/flock/games", json={"players": ["crane", "kite"], "seed": 5}, headers=PIN).json
+    answer_ = client.get(f"/api/flock/games/{game['id']}/events", headers={"Last-Event-ID": "12345"}, buffered=False)
+    chunks = answer_.response
+    assert next(chunks).decode().startswith("retry:")
+    assert next(chunks).decode().startswith("id: 1\nevent: game\n")
+    answer_.close()
+
+
+def test_undo_with_nothing_to_undo_is_409_with_one_code(client):
+    game = client.post("/api/flock/games", json={"players": ["crane", "kite"], "seed": 5}, headers=PIN).json
+    empty = client.post(f"/api/flock/games/{game['id']}/undo", json={}, headers=PIN)
+    assert empty.status_code == 409 and empty.json["code"] == "errors.nothing_to_undo"

@@ -3,13 +3,13 @@
 import json
 import re
 import threading
-from types import SimpleNamespace
-
 import pytest
 
-from companion.games import GameShelf
+from companion.records import GameShelf
+from companion.table.games import TableGames
 from companion.web import create_app
-from companion.web.geese.api import game_stream
+from companion.web.geese.games import view
+from companion.web.live import game_stream
 
 PIN = {"X-Table-Pin": "1234"}
 
@@ -20,10 +20,12 @@ def c(n, suit):
 
 @pytest.fixture
 def client(tmp_path):
-    """An app on a table that has only what this area asks of it: the PIN and the game shelf."""
-    table = SimpleNamespace(pin="1234", games=GameShelf(tmp_path / "games.sqlite3"))
+    """An app on a table that has only what this area asks of it: the PIN and the board games."""
+    shelf = GameShelf(tmp_path / "games.sqlite3")
+    table = TableGames(shelf)
+    table.pin = "1234"
     yield create_app(table, testing=True).test_client()
-    table.games.close()
+    shelf.close()
 
 
 def new_game(client, players=("ann", "ben", "cho")):
@@ -98,7 +100,7 @@ def test_a_tracked_game_from_setup_to_score(client):
         "action": {"player": "ben", "migrate": {"value": 1, "cards": [c(2, "gull")]}}})
     assert illegal.status_code == 400 and illegal.json["field"] == "actions[1].migrate.cards[0]"
     stale = client.post(f"/api/geese/games/{gid}/undo", json={"version": 1}, headers=PIN)
-    assert stale.status_code == 400 and stale.json["field"] == "version"
+    assert stale.status_code == 409 and stale.json["field"] == "version"
     game = client.post(f"/api/geese/games/{gid}/actions", headers=PIN, json={
         "action": {"player": "ben", "migrate": {"value": 1, "cards": [c(1, "gull")]}}}).json
     assert game["result"]["players"]["ben"]["total"] == 1 + 1
@@ -137,16 +139,17 @@ def test_the_score_sheet_explains_a_tie(client):
 
 def test_the_live_feed_sends_each_new_version(tmp_path):
     shelf = GameShelf(tmp_path / "g.sqlite3")
-    game = shelf.save("geese", None, {"players": ["a", "b", "c"], "wintering": [], "actions": []})
+    table = TableGames(shelf)
+    game = table.new_game("geese", {"players": ["a", "b", "c"], "wintering": [], "actions": []})
     closing = threading.Event()
-    stream = game_stream(shelf, game["id"], None, keepalive_s=15, retry_ms=3000, closing=closing)
+    stream = game_stream(table, "geese", game["id"], view, None, keepalive_s=15, retry_ms=3000, closing=closing)
     assert next(stream) == "retry: 3000\n\n"
     first = next(stream)
     assert first.startswith("id: 1\nevent: game\n") and json.loads(first.split("data: ")[1])["version"] == 1
-    shelf.save("geese", game["id"], {"players": ["a", "b", "c"], "wintering": [c(3, "gull")], "actions": []})
+    table.change_game("geese", game["id"], lambda state: {**state, "wintering": [c(3, "gull")]})
     second = next(stream)
     assert second.startswith("id: 2\n") and json.loads(second.split("data: ")[1])["ground"][2]["w"] == 1
-    resumed = game_stream(shelf, game["id"], 1, keepalive_s=15, retry_ms=3000, closing=closing)
+    resumed = game_stream(table, "geese", game["id"], view, 1, keepalive_s=15, retry_ms=3000, closing=closing)
     next(resumed)
     assert next(resumed).startswith("id: 2\n")  # a phone that had version 1 gets only what it lacks
     closing.set()
@@ -167,7 +170,7 @@ def test_games_are_kept_on_the_real_tables_shelf(table):
     client = create_app(table, testing=True).test_client()
     game = client.post("/api/geese/games", json={"players": ["a", "b", "c", "d"]}, headers={"X-Table-Pin": table.pin})
     assert game.status_code == 201
-    assert table.games.load("geese", game.json["id"])["state"]["players"] == ["a", "b", "c", "d"]
+    assert table.game("geese", game.json["id"])["state"]["players"] == ["a", "b", "c", "d"]
     assert "geese" in client.get("/geese").get_data(as_text=True)
 
 

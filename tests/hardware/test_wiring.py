@@ -1,6 +1,5 @@
 """The wiring drawing: committed exactly as hw/pinout.toml draws it, and true to the README's header pins."""
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -10,21 +9,13 @@ import pytest
 
 from companion.hardware.pins import load_pinout
 from companion.skyrockets.colours import COLOURS
-from conftest import ROOT
+from conftest import ROOT, hw_script
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 PINOUT = ROOT / "hw" / "pinout.toml"
 
 
-def load_script():
-    """hw/wiring.py as a module (hw/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("wiring", ROOT / "hw" / "wiring.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wiring = load_script()
+wiring = hw_script("wiring")
 
 
 def readme_pin_table() -> list[dict]:

@@ -11,7 +11,7 @@ from conftest import ROOT
 COMPANION = ROOT / "companion"
 RULES = ("skyrockets", "flock", "geese")
 SHELL_MODULES = {"flask", "gpiozero", "serial", "sqlite3", "threading", "time", "socket", "paho", "waitress",
-                 "companion.table", "companion.hardware", "companion.web", "companion.store", "companion.cli"}
+                 "companion.table", "companion.hardware", "companion.web", "companion.records", "companion.cli"}
 
 
 def imported(path) -> set[str]:
@@ -58,3 +58,26 @@ def test_every_sensor_source_plugs_in_through_the_one_interface(tmp_path):
         assert table.rig.sources and all(isinstance(s, Source) for s in table.rig.sources.values())
     finally:
         table.stop()
+
+
+def test_no_route_reaches_through_the_table_into_its_game_shelf():
+    for path in sorted((COMPANION / "web").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for reach in ("table().games", "table.games", "table._games", "GameShelf"):
+            assert reach not in text, f"{path.relative_to(ROOT)} reaches through the table: {reach}"
+
+
+OPENS_SQLITE_ALLOWED = ("companion/records/", "companion/mqtt/hall/board.py")  # the hall keeps its own file
+
+
+def test_only_the_records_layer_opens_sqlite():
+    for path in sorted(COMPANION.rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        if where.startswith(OPENS_SQLITE_ALLOWED):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            opens = (isinstance(node, ast.Attribute) and node.attr == "connect"
+                     and isinstance(node.value, ast.Name) and node.value.id == "sqlite3")
+            opens |= isinstance(node, ast.ImportFrom) and node.module == "sqlite3" and any(
+                a.name == "connect" for a in node.names)
+            assert not opens, f"{where} opens SQLite itself: ask companion.records"

@@ -35,7 +35,7 @@ def test_the_docs_name_every_firmware_file_to_copy():
 
 
 def test_the_led_table_has_a_row_for_every_pattern_of_the_firmware_plus_starting_and_off():
-    from companion.hardware.hub_fake import firmware_module
+    from companion.hardware.firmware import firmware_module
 
     patterns = firmware_module("hubcore").LED_PATTERNS
     for text, heading in ((EN, "## The status LED"), (JA, "## 状態 LED")):

@@ -9,13 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.hardware.hub_fake import FIRMWARE, firmware_module
+from companion.hardware.firmware import firmware_module
+from conftest import ROOT
 
 hubframe = firmware_module("hubframe")
 hubcore = firmware_module("hubcore")
 hubtilt = firmware_module("hubtilt")
 huborient = firmware_module("huborient")
 hubbeam = firmware_module("hubbeam")
+FIRMWARE = ROOT / "firmware"  # the board's source, every file of it
 VECTORS = json.loads((FIRMWARE / "vectors.json").read_text(encoding="utf-8"))
 
 
@@ -188,3 +190,12 @@ def test_the_firmware_examples_run(name):
 
     failed, tried = doctest.testmod(firmware_module(name))
     assert tried > 0 and failed == 0
+
+
+def test_the_package_ships_the_firmware_as_a_link_to_the_board_source():
+    from companion.hardware.firmware import firmware_folder
+
+    shipped = ROOT / "companion" / "data" / "firmware"
+    assert shipped.is_symlink() and shipped.resolve() == FIRMWARE.resolve()
+    assert firmware_folder().resolve() == FIRMWARE.resolve()
+    assert firmware_module("hubcore").__file__.startswith(str(firmware_folder()))

@@ -7,11 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.hardware.hub import HubSource
-from companion.hardware.hub_fake import FIRMWARE, firmware_module
+from companion.hardware.firmware import firmware_module
+from conftest import ROOT
 from companion.hardware.hub_frames import MAX_LINE, crc16, read_frame, read_message
 from companion.hardware.hub_link import HubItem
 from companion.hardware.source import PoseChange
 
+FIRMWARE = ROOT / "firmware"  # the board's source, every file of it
 VECTORS = json.loads((FIRMWARE / "vectors.json").read_text(encoding="utf-8"))
 hubframe = firmware_module("hubframe")
 hubcore = firmware_module("hubcore")

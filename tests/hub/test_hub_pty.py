@@ -11,7 +11,8 @@ import pytest
 
 from companion.cli import main
 from companion.hardware.hub import HubConfig, HubSource
-from companion.hardware.hub_fake import FakeHub, firmware_module
+from companion.hardware.firmware import firmware_module
+from companion.hardware.hub_fake import FakeHub
 from companion.hardware.source import PoseChange
 
 WAIT_S = 15.0

@@ -11,7 +11,7 @@ from companion.hardware.hub_fake import FakeHub
 from companion.hardware.mock import mock_pin_factory
 from companion.skyrockets import replay
 from companion.skyrockets.colours import COLOURS
-from companion.store import Store
+from companion.records import Store
 from companion.table import Table
 
 WAIT_S = 15.0  # for the hub's lines to cross the pty and the table to take them: generous, never a timing test

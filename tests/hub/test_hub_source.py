@@ -2,10 +2,10 @@
 
 import pytest
 
-from companion.config import Section
+from companion.section import Section
 from companion.errors import BadInput
 from companion.hardware.hub import WAITING, HubConfig, HubSource, hub_config
-from companion.hardware.hub_fake import firmware_module
+from companion.hardware.firmware import firmware_module
 from companion.hardware.hub_link import HubItem
 from companion.hardware.source import BeamChange, FaultChange, PoseChange, Source
 from companion.skyrockets.hourglass import Pose

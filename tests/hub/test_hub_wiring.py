@@ -1,6 +1,5 @@
 """The hub's wiring drawing: committed exactly as the firmware's pin map draws it."""
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -8,19 +7,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, hw_script
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("hub_wiring", ROOT / "hw" / "hub_wiring.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wiring = load_script()
+wiring = hw_script("hub_wiring")
 PINS = wiring.load_pins()
 
 

@@ -1,6 +1,5 @@
 """The LED drawing: committed as the daemon's own strip layout draws it, every LED once, in strip order."""
 
-import importlib.util
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -8,19 +7,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from companion.leds import StripLayout
-from conftest import ROOT
+from conftest import ROOT, hw_script
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("leds_drawing", ROOT / "hw" / "leds.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-drawing = load_script()
+drawing = hw_script("leds")
 
 
 def texts(svg: str) -> list[str]:

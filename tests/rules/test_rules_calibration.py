@@ -11,7 +11,7 @@ from companion.errors import BadInput
 from companion.hardware.mock import Hands, mock_pin_factory
 from companion.hardware.source import ButtonAction, PoseChange
 from companion.skyrockets import Pose, TRAINING, replay
-from companion.store import Store
+from companion.records import Store
 from companion.table import Table, show_setup
 from companion.web import create_app
 

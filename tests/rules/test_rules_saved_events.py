@@ -4,7 +4,7 @@ import pytest
 
 from companion.errors import Conflict
 from companion.skyrockets import parse_event
-from companion.store import Store
+from companion.records import Store
 from companion.web import create_app
 
 PIN = {"X-Table-Pin": "1234"}

@@ -64,7 +64,7 @@ def test_the_setup_line_carries_every_parameter_of_the_show(tmp_path):
 
     from companion.config import demo_config
     from companion.hardware.mock import mock_pin_factory
-    from companion.store import Store
+    from companion.records import Store
     from companion.table import Table
 
     config = replace(demo_config(tmp_path / "t.sqlite3"), warn_lead_s=3.0)
@@ -101,7 +101,7 @@ class Buzz:
 def test_a_physical_glass_is_reminded_until_turned_and_runs_from_the_real_turn(tmp_path):
     from companion.config import Config, TiltConfig, default_timers
     from companion.hardware.mock import Hands, mock_pin_factory
-    from companion.store import Store
+    from companion.records import Store
     from companion.table import Table
 
     config = Config(database=tmp_path / "t.sqlite3", timers=default_timers("tilt"), runout_grace_s=1.0,

@@ -1,12 +1,14 @@
 """The config loader under fuzz: every file is a Config or one BadInput naming the key, never a traceback."""
 
+import tomllib
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.config import load_config, parse_config
-from companion.errors import BadInput
+from companion.errors import BadInput, printable
 
-CONFIG_EXAMPLES = 7000  # values tried, each at every key
+CONFIG_EXAMPLES = 700  # values tried, each at every key
 WHOLE_EXAMPLES = 150
 FILE_EXAMPLES = 250  # two files each
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -58,12 +60,40 @@ def placed(section: str, key: str, value) -> dict:
     return {section: {key: value}}
 
 
+# A refusal that names another key than the bad value's, because the value makes that key needed.
+NEEDED_BY = {"hub.port": ("timers.red.source", "timers.purple.source", "timers.orange.source", "timers.blue.source")}
+
+
+def paths(data: dict, prefix: str = "") -> set[str]:
+    """The dotted path of every key in `data`, at every depth."""
+    found = set()
+    for key, value in data.items():
+        key = str(key) or '""'  # as the config names an empty key
+        path = f"{prefix}.{key}" if prefix else key
+        found.add(path)
+        if isinstance(value, dict):
+            found |= paths(value, path)
+    return found
+
+
+def names_its_field(field: str, data: dict) -> bool:
+    """Whether a refusal's field is a key the config has (an entry or part of one), or one its values made needed."""
+    keys = paths(data)
+    if field in keys or any(field.startswith(k + "[") for k in keys):
+        return True
+    if any(field.startswith(k + ".") for k in keys if "." in k):  # a part missing from a key's own table
+        return True
+    return any(k in keys for k in NEEDED_BY.get(field, ()))
+
+
 def throw_config(data: dict) -> None:
     thrown["inputs"] += 1
     try:
         parse_config(data, None)
     except BadInput as e:
         assert "\n" not in str(e)
+        assert names_its_field(e.field, data), f"{e} does not name the bad key of {data!r}"
+        assert str(e).startswith(printable(e.field) + ": ")
         thrown["refused"] += 1
     else:
         thrown["accepted"] += 1
@@ -111,6 +141,7 @@ def test_load_config_answers_any_file_with_a_config_or_one_line(tmp_path):
             load_config(path)
         except BadInput as e:
             assert "\n" not in str(e) and str(path) in str(e)
+            assert e.field.startswith(f"{path}"), e  # the file first, then the key (or the file alone)
             thrown["refused"] += 1
         else:
             thrown["accepted"] += 1
@@ -122,7 +153,14 @@ def test_load_config_answers_any_file_with_a_config_or_one_line(tmp_path):
         if section == "timers":
             colour, key = key.split(".")
             section = f"timers.{colour}"
-        throw_file(f"[{section}]\n{key} = {literal}\n")
+        text = f"[{section}]\n{key} = {literal}\n"
+        throw_file(text)
+        try:
+            parse_config(tomllib.loads(text), None)
+        except tomllib.TOMLDecodeError:
+            pass
+        except BadInput as e:  # a value read: refused under its own key (or one it made needed)
+            assert names_its_field(e.field, tomllib.loads(text)), f"{e} does not name {section}.{key}"
         throw_file(noise.decode("latin-1"))
 
     throw()

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.cli import build_parser, main
-from companion.store import Store, StoreError
+from companion.records import Store, DamagedRow
 from companion.table import demo_table
 from companion.web import create_app
 
@@ -237,7 +237,7 @@ def test_bad_database_rows_are_one_line_and_lose_nothing_else(tmp_path):
         try:
             store.next_boot()
             store.unfinished_show()
-        except StoreError as e:
+        except DamagedRow as e:
             assert "\n" not in str(e)
             thrown["one line"] += 1
         finally:
@@ -245,7 +245,7 @@ def test_bad_database_rows_are_one_line_and_lose_nothing_else(tmp_path):
         if name == "meta" and column == "boots":
             try:
                 Store(copy).next_boot()
-            except StoreError as e:  # a count the table cannot go on from: it stops at start with this line
+            except DamagedRow as e:  # a count the table cannot go on from: it stops at start with this line
                 assert "\n" not in str(e) and "meta row 'boots'" in str(e)
                 return
         started = demo_table(copy)  # a row set aside, or a good one: the table starts

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from companion.store import Store, StoreError
+from companion.records import Store, DamagedRow
 from companion.table import demo_table
 
 SETUP = '{"t": 0, "type": "setup", "event": "training"}'
@@ -91,7 +91,7 @@ def test_a_bad_show_row_is_one_line_and_the_show_is_set_aside(tmp_path, clock, c
     db, show_id = running_show(tmp_path, clock)
     edit(db, f"UPDATE shows SET {column} = ? WHERE id = ?", (value, show_id))
     journal = rows(db, "SELECT * FROM journal ORDER BY show_id, n")
-    with pytest.raises(StoreError) as refused:
+    with pytest.raises(DamagedRow) as refused:
         demo_table(db, clock=clock)
     message = str(refused.value)
     assert f"shows row {show_id}: {field}" in message and "\n" not in message
@@ -107,7 +107,7 @@ def test_a_bad_boot_count_is_one_line(tmp_path, value):
     store = Store(tmp_path / "t.sqlite3")
     store.next_boot()
     edit(tmp_path / "t.sqlite3", "UPDATE meta SET value = ? WHERE key = 'boots'", (value,))
-    with pytest.raises(StoreError, match=r"^meta row 'boots': value: "):
+    with pytest.raises(DamagedRow, match=r"^meta row 'boots': value: "):
         store.next_boot()
 
 

@@ -5,7 +5,7 @@ import json
 from companion.clock import FakeClock
 from companion.config import Config, TiltConfig, default_timers
 from companion.skyrockets import replay
-from companion.store import Store
+from companion.records import Store
 from companion.hardware.mock import Hands, mock_pin_factory  # noqa: F401  (the tests' hands)
 from companion.table import Table
 

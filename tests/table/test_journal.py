@@ -11,7 +11,7 @@ from companion.clock import FakeClock
 from companion.errors import Conflict
 from companion.skyrockets import COLOURS, replay
 from companion.skyrockets.log import MAX_SHOW_S
-from companion.store import Store
+from companion.records import Store
 from companion.table import Table, demo_table
 from companion.config import demo_config
 from companion.hardware.mock import mock_pin_factory

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from companion.web import create_app
 from companion.web.address import ALLOW_PHONES, Advertisement, Listening, lan_addresses, mdns_name
-from companion.web.show import qr_svg
+from companion.web.show.pages import qr_svg
 
 LAN = ["192.168.1.20", "10.0.0.5"]
 

@@ -13,12 +13,12 @@ from companion.hardware.mock import Hands, mock_pin_factory
 from companion.skyrockets import COLOURS
 from companion.skyrockets.colours import MAX_DURATION_S
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.store import Store
+from companion.records import Store
 from companion.table import Table
 from companion.web import create_app
 from companion.web.i18n import catalog
 from companion.web.looks import SOUNDS
-from companion.web.shows import lasted
+from companion.web.shows.pages import lasted
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from companion.config import StripConfig, demo_config
 from companion.skyrockets import replay
-from companion.store import Store
+from companion.records import Store
 from companion.hardware.mock import mock_pin_factory
 from companion.table import Table
 from companion.web import create_app

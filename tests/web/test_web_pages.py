@@ -11,7 +11,7 @@ import pytest
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS, parse_event
 from companion.web import create_app
-from companion.web import show as table_page
+from companion.web.show import pages as table_page
 from companion.web.i18n import CATALOG_DIR, catalog
 from companion.web.looks import LOOKS
 

@@ -2,8 +2,8 @@
 
 `create_hall_app(hall)` builds a Flask app of its own around a `Hall` (the
 cards the listener keeps up to date); it reuses the table site's look (its
-base template, style sheet and scripts) and language switch, with the hall's
-messages in its own catalog. Nothing here publishes or changes a table.
+base template, style sheet and scripts), language switch, error answers and
+live-stream loop, with the hall's messages in its own catalog. Nothing here publishes or changes a table.
 
 >>> app = create_hall_app(Hall())
 >>> app.test_client().get("/api/hall").json["cards"]
@@ -27,7 +27,7 @@ __all__ = ["Hall", "create_hall_app"]
 def create_hall_app(hall: Hall, *, secret_key: str | None = None, testing: bool = False,
                     config: Mapping | None = None) -> Flask:
     """A Flask app showing `hall`, on the site's templates and static files."""
-    from companion.web import DEFAULTS, i18n, live, security
+    from companion.web import DEFAULTS, errors, i18n, live, security
     from companion.web.areas import Area
     from companion.mqtt.hall import views
 
@@ -44,7 +44,7 @@ def create_hall_app(hall: Hall, *, secret_key: str | None = None, testing: bool 
     live.init_app(app)
     security.init_app(app)
     i18n.init_app(app, areas)
-    views.init_errors(app)
+    errors.init_app(app)  # the site's error answers: JSON under /api/, a page elsewhere, never a traceback
     app.register_blueprint(views.bp)
     app.register_blueprint(i18n.bp)
     return app

@@ -18,13 +18,15 @@ import threading
 from companion.errors import BadInput
 from companion.jsonin import parse
 from companion.skyrockets.colours import COLOURS, MAX_DURATION_S
+from companion.skyrockets.events import MAX_EVENT_NAME
 from companion.skyrockets.show import CROWD_TOKENS
 
 MAX_PAYLOAD_BYTES = 64 * 1024  # a table's state is a few kilobytes; anything far larger is refused unread
 OUTCOMES = ("idle", "running", "win", "loss", "aborted")
 TIMER_STATES = ("running", "empty", "lying", "out_of_play")
-MAX_TEXT = 80  # an event's name is at most this long on the table too
-MAX_COUNT = 1000  # stars, spaces, ids of a sane table are far below
+MAX_TEXT = MAX_EVENT_NAME  # the longest text a card shows is an event's name
+MAX_FIGURE = 1000  # stars and spaces of a sane table are far below
+MAX_SHOW_ID = 2**53  # a show's id, as exactly as a page's script can hold it
 MAX_TABLES = 500  # cards the hall keeps: a convention's worth, and a bound on what a stray publisher can fill
 
 
@@ -46,7 +48,7 @@ def _text(value, where: str) -> str:
     return value
 
 
-def _whole(value, where: str, high: int = MAX_COUNT) -> int:
+def _whole(value, where: str, high: int = MAX_FIGURE) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
         raise BadInput(where, f"expected a whole number from 0 to {high}, got {value!r}")
     return value
@@ -96,7 +98,7 @@ def finished_show(row: object, where: str = "shows") -> dict:
     """A finished show's row, checked: what the leaderboard keeps of it."""
     row = _dict(row, where)
     return {
-        "id": _whole(row.get("id"), f"{where}.id", 2**53),
+        "id": _whole(row.get("id"), f"{where}.id", MAX_SHOW_ID),
         "event": _text(row.get("event"), f"{where}.event"),
         "event_name": _text(row.get("event_name", row.get("event")), f"{where}.event_name"),
         "outcome": _choice(row.get("outcome"), OUTCOMES[2:], f"{where}.outcome"),

@@ -7,31 +7,21 @@ game live on `GET /api/flock/games/<id>/events`.
 """
 
 import random
-import time
 
-from flask import current_app, jsonify, request
-from werkzeug.exceptions import NotFound
+from flask import jsonify, request
 
 from companion import jsonin
 from companion.errors import BadInput
 from companion.flock import score
-from companion.flock.birds import columns_for, read_int, read_players
+from companion.flock.birds import columns_for, read_players
 from companion.flock.cards import read_movement, read_nest
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.web import get_table
+from companion.web.api import changed_game, document, game_feed, json_body, read_version, saved_game
 from companion.web.flock import bp, records
-from companion.web.api import json_body
-from companion.web.live import KEEP_ALIVE, WAKE_S, compact, last_event_id, message
 from companion.web.security import changes_nothing, needs_pin
 
-
-def body(*allowed: str) -> dict:
-    """The request's JSON object, read strictly: only `allowed` fields, or with none named, a whole document."""
-    return json_body(*allowed, any_field=not allowed)
-
-
-def shelf():
-    return get_table().games
+NAME = "Über den Wolken"
 
 
 def answer(game: dict) -> dict:
@@ -40,26 +30,17 @@ def answer(game: dict) -> dict:
             "players": record.get("players"), "seed": record.get("seed"), "view": records.view(record)}
 
 
-def load(game_id: int) -> dict:
-    game = shelf().load(records.KIND, game_id) if game_id <= records.MAX_GAME_ID else None
-    if game is None:
-        raise NotFound(f"no Über den Wolken game {game_id}")
-    return game
-
-
 def change(game_id: int, step) -> dict:
-    """Apply `step(record, data)` to a game at the version the phone saw, and save the result."""
-    data = body("version", "action", "stage")
-    game = load(game_id)
-    version = read_int(data.get("version", game["version"]), "version", 1, records.MAX_GAME_ID)
-    record = step(game["state"], data)
-    return answer(shelf().save(records.KIND, game_id, record, expect_version=version))
+    """Apply `step(record, data)` to a game at the version the phone saw (or the current one), and save it."""
+    data = json_body("version", "action", "stage")
+    version = read_version(data)
+    return answer(changed_game(records.KIND, game_id, NAME, lambda record: step(record, data), version))
 
 
 @bp.post("/api/flock/stage")
 @changes_nothing
 def stage_score():
-    return jsonify(score(body()))
+    return jsonify(score(document()))
 
 
 @bp.get("/api/flock/setup")
@@ -76,7 +57,7 @@ def setup_preview():
 
 @bp.get("/api/flock/games")
 def games():
-    rows = shelf().games(records.KIND)
+    rows = get_table().saved_games(records.KIND)
     return jsonify([{"id": g["id"], "version": g["version"], "updated": g["updated"], "mode": g["state"].get("mode"),
                      "players": g["state"].get("players"),
                      "stage": len(g["state"].get("stages", [])) + 1 if g["state"].get("mode") == "sheet" else None}
@@ -86,15 +67,15 @@ def games():
 @bp.post("/api/flock/games")
 @needs_pin
 def new_game():
-    data = body("mode", "players", "seed", "movement_set")
+    data = json_body("mode", "players", "seed", "movement_set")
     record = records.new_record(data.get("mode", "moves"), data.get("players"), records.read_seed(data.get("seed")),
                                 data.get("movement_set", DEFAULT_MOVEMENT_SET))
-    return jsonify(answer(shelf().save(records.KIND, None, record))), 201
+    return jsonify(answer(get_table().new_game(records.KIND, record))), 201
 
 
 @bp.get("/api/flock/games/<int:game_id>")
 def game_json(game_id: int):
-    return jsonify(answer(load(game_id)))
+    return jsonify(answer(saved_game(records.KIND, game_id, NAME)))
 
 
 @bp.post("/api/flock/games/<int:game_id>/actions")
@@ -117,36 +98,13 @@ def undo(game_id: int):
 
 @bp.get("/api/flock/games/<int:game_id>/events")
 def game_events(game_id: int):
-    load(game_id)
-    streams = current_app.extensions["streams"]
-    after = last_event_id(request.headers.get("Last-Event-ID"))
-    return streams.open(game_stream(shelf(), game_id, after, **streams.settings))
-
-
-def game_stream(games, game_id: int, after: int | None, *, keepalive_s: float, retry_ms: int, closing,
-                clock=time.monotonic):
-    """The game after every change (its version is the event id), with keep-alive comments between.
-
-    A phone that reconnects with Last-Event-ID gets only the versions after it.
-    """
-    yield f"retry: {retry_ms}\n\n"
-    version, said = -1 if after is None else after, clock()
-    while not closing.is_set():
-        game = games.wait_for_change(records.KIND, game_id, version, min(keepalive_s, WAKE_S))
-        if game is None:
-            return
-        if game["version"] > version:
-            version, said = game["version"], clock()
-            yield message("game", compact(answer(game)), event_id=version)
-        elif clock() - said >= keepalive_s:
-            yield KEEP_ALIVE
-            said = clock()
+    return game_feed(records.KIND, game_id, NAME, answer)
 
 
 @bp.get("/api/flock/cards")
 def cards():
     kept = {t: {} for t in records.CARD_TYPES}
-    for key, card in shelf().cards(records.KIND).items():
+    for key, card in get_table().game_cards(records.KIND).items():
         card_type, _, name = key.partition("/")
         if card_type in kept:
             kept[card_type][name] = card
@@ -156,7 +114,7 @@ def cards():
 @bp.post("/api/flock/cards")
 @needs_pin
 def save_card():
-    data = body("type", "name", "card", "players")
+    data = json_body("type", "name", "card", "players")
     card_type = data.get("type")
     if card_type not in records.CARD_TYPES:
         raise BadInput("type", f"expected {' or '.join(records.CARD_TYPES)}")
@@ -166,7 +124,7 @@ def save_card():
     else:
         columns = columns_for(len(read_players(data.get("players", ["crane", "kite", "goose", "swallow"]))))
         card = {"spaces": read_movement(data.get("card"), columns, "card")["spaces"]}
-    if len(shelf().cards(records.KIND)) >= records.MAX_CARDS:
+    if len(get_table().game_cards(records.KIND)) >= records.MAX_CARDS:
         raise BadInput("name", f"the table keeps at most {records.MAX_CARDS} cards")
-    shelf().save_card(records.KIND, records.card_key(card_type, name), card)
+    get_table().keep_game_card(records.KIND, records.card_key(card_type, name), card)
     return jsonify({"type": card_type, "name": name, "card": card}), 201

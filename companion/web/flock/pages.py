@@ -1,12 +1,13 @@
 """The Über den Wolken pages: setup, stage scoring, and one saved game (move by move or as a sheet)."""
 
 from flask import render_template
-from werkzeug.exceptions import NotFound
 
 from companion.flock import birds, cards
 from companion.web import get_table
+from companion.web.api import saved_game
 from companion.web.flock import bp, records
-from companion.web.flock.looks import LOOKS, SEX_SYMBOLS
+from companion.web.flock.api import NAME
+from companion.web.looks import BIRD_LOOKS, SEX_SYMBOLS
 from companion.web.security import unlocked
 
 
@@ -16,12 +17,12 @@ def limits() -> dict:
             "column_limit": birds.COLUMN_LIMIT, "hand_limit": birds.HAND_LIMIT, "max_points": cards.MAX_POINTS,
             "max_nest_entries": cards.MAX_NEST_ENTRIES, "max_card_name": records.MAX_CARD_NAME,
             "stages": birds.STAGES, "min_players": birds.PLAYER_COUNTS[0], "max_players": birds.PLAYER_COUNTS[-1],
-            "both_bonus": cards.BOTH_BONUS, "looks": LOOKS, "sexes": SEX_SYMBOLS}
+            "both_bonus": cards.BOTH_BONUS, "looks": BIRD_LOOKS, "sexes": SEX_SYMBOLS}
 
 
 @bp.get("/flock")
 def index():
-    saved = get_table().games.games(records.KIND)
+    saved = get_table().saved_games(records.KIND)
     return render_template("flock/index.html", area="flock", games=saved, unlocked=unlocked(), limits=limits())
 
 
@@ -32,8 +33,6 @@ def stage():
 
 @bp.get("/flock/games/<int:game_id>")
 def game(game_id: int):
-    found = get_table().games.load(records.KIND, game_id) if game_id <= records.MAX_GAME_ID else None
-    if found is None:
-        raise NotFound(f"no Über den Wolken game {game_id}")
+    found = saved_game(records.KIND, game_id, NAME)
     return render_template("flock/game.html", area="flock", game_id=game_id, mode=found["state"].get("mode"),
                            unlocked=unlocked(), limits=limits())

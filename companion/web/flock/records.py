@@ -8,7 +8,7 @@ A record is either a game kept move by move (`{"mode": "moves", "players",
 import random
 import secrets
 
-from companion.errors import BadInput, Conflict
+from companion.errors import BadInput, Conflict, NothingToUndo
 from companion.flock.birds import STAGES, read_int
 from companion.flock.game import MAX_LOG, MAX_SEED, Game
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
@@ -18,7 +18,6 @@ KIND = "flock"
 MODES = ("moves", "sheet")
 CARD_TYPES = ("nest", "movement")
 MAX_CARD_NAME = 40
-MAX_GAME_ID = 2**63 - 1  # the largest id SQLite can hold: larger ones cannot exist
 MAX_CARDS = 200  # cards kept per table: every nest and movement card of the game, many times over
 
 
@@ -70,7 +69,7 @@ def undone(record: dict) -> dict:
     """The record without its last move (or its last stage, for a sheet)."""
     entries = "log" if record.get("mode") == "moves" else "stages"
     if not record[entries]:
-        raise Conflict(entries, "nothing to undo")
+        raise NothingToUndo(entries)
     return {**record, entries: record[entries][:-1]}
 
 

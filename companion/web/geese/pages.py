@@ -6,11 +6,12 @@ from flask import render_template, request
 from werkzeug.exceptions import NotFound
 
 from companion.geese.cards import SUITS, copies
-from companion.geese.record import MAX_NAME
+from companion.players import MAX_NAME
 from companion.geese.rules import DEFAULT_RULES
 from companion.geese.sheet import score_sheet
 from companion.web.geese import bp, games
-from companion.web.geese.api import MAX_GROUND, MAX_HAND, found, shelf
+from companion.web import get_table
+from companion.web.geese.api import MAX_GROUND, MAX_HAND, found
 from companion.web.security import unlocked
 
 
@@ -38,7 +39,7 @@ def index():
     chosen = request.args.get("players", type=int)
     chosen = chosen if chosen in counts else 4
     return render_template("geese/index.html", area="geese", plans=[setup_plan(p) for p in counts],
-                           chosen=chosen, saved=[games.view(g) for g in shelf().games(games.KIND, games.LIST_LIMIT)],
+                           chosen=chosen, saved=[games.view(g) for g in get_table().saved_games(games.KIND, games.LIST_LIMIT)],
                            unlocked=unlocked(), rules_json=page_rules(), counts=counts, max_name=MAX_NAME)
 
 
@@ -57,7 +58,7 @@ def sheet(game_id: int):
 
 @bp.get("/geese/check")
 def checker():
-    saved = [games.view(g) for g in shelf().games(games.KIND, games.LIST_LIMIT)]
+    saved = [games.view(g) for g in get_table().saved_games(games.KIND, games.LIST_LIMIT)]
     chosen = request.args.get("game", type=int)
     ground = next((g["ground"] for g in saved if g["id"] == chosen), None)
     if chosen is not None and ground is None:

@@ -7,7 +7,13 @@ like every page. It is left out of the phones' navigation.
 
 from pathlib import Path
 
+from flask import Blueprint
+
 from companion.web.areas import Area
-from companion.web.kiosk.page import bp
+
+bp = Blueprint("kiosk", __name__, template_folder="templates", static_folder="static",
+               static_url_path="/kiosk/static")
+
+from companion.web.kiosk import pages  # noqa: E402,F401  (its routes join bp; the page only reads /api/show)
 
 area = Area("kiosk", bp, None, 90, catalogs=Path(__file__).parent / "i18n")

@@ -44,7 +44,7 @@ export function drawBoard(el, board, { onTap = null, marks = new Set(), selected
     cell.dataset.col = c;
     if (bird) {
       cell.classList.add("bird");
-      cell.style.setProperty("--bird", limits.looks[bird.owner].colour);
+      cell.style.setProperty("--bird", limits.looks[bird.owner].fill);
       cell.dataset.owner = bird.owner;
     }
     if (marks.has(key)) cell.classList.add("marked");

@@ -25,7 +25,7 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
       input.checked = JSON.stringify(bird) === JSON.stringify(state.brush);
       input.addEventListener("change", () => { state.brush = bird; });
       const mark = el("span", bird ? birdSymbol(bird) : "·", bird ? "swatch bird" : "swatch");
-      if (bird) mark.style.setProperty("--bird", limits.looks[bird.owner].colour);
+      if (bird) mark.style.setProperty("--bird", limits.looks[bird.owner].fill);
       label.append(input, mark, el("span", bird ? birdName(bird) : t("flock.brush.empty")));
       label.dataset.brush = i;
       box.append(label);

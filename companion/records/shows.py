@@ -1,24 +1,24 @@
-"""The table's records in SQLite: each show's journal, the shows, saved events, the players.
+"""The table's show records: each show's journal, the shows, saved events, the players (the score pad).
 
-The journal is written line by line as the show happens, each line its own
-transaction in WAL mode with a full sync, so a power cut loses at most the
-line in flight, and a show's log read back is exactly what `companion replay`
-takes. Every query is parameterised. Writes come from the runtime thread;
-reads open their own connection, so any thread may call them.
+The journal is written in batches as the show happens (see `write`), each
+batch one transaction in WAL mode with a full sync, so a power cut loses at
+most the batch in flight, and a show's log read back is exactly what
+`companion replay` takes. Every query is parameterised; any thread may call.
 """
 
 import json
 import logging
 import math
 import sqlite3
-import threading
 import time
-from contextlib import closing, contextmanager
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
 
 from companion import jsonin
+from companion.clock import MAX_SPEED, MIN_SPEED
 from companion.errors import BadInput, Conflict
+from companion.records.database import Database, DamagedRow, iso, text_cell
+from companion.records.games import SCHEMA as GAMES_SCHEMA
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
 
@@ -50,38 +50,7 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT NULL);
 """
 
-MAX_PLAYERS = 8
-MAX_NAME = 40  # characters in a player's name: a phone's row shows it whole
-
-
-def check_players(names) -> list[str]:
-    """The players' names as given, trimmed; BadInput naming the entry that will not do."""
-    if not isinstance(names, list) or not 1 <= len(names) <= MAX_PLAYERS:
-        raise BadInput("players", f"expected a list of 1 to {MAX_PLAYERS} names")
-    cleaned = []
-    for i, name in enumerate(names):
-        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
-            raise BadInput(f"players[{i}]", f"expected a name of 1 to {MAX_NAME} characters")
-        if name.strip() in cleaned:
-            raise BadInput(f"players[{i}]", f"{name.strip()!r} is listed twice")
-        cleaned.append(name.strip())
-    return cleaned
 MAX_COUNT = 10**18  # boots and rotations: far more than a table will ever see, and within 64 bits
-MAX_SPEED = 1000.0  # the fastest a show is ever played (the demo's --speed)
-
-
-class StoreError(sqlite3.DatabaseError):
-    """A row of the table's own database that cannot be used: the message names the row and the field.
-
-    It is a database error, so a command that opens the table answers it with one line and exit 1.
-
-    >>> str(StoreError("shows row 3", BadInput("orientation", "not valid JSON")))
-    'shows row 3: orientation: not valid JSON'
-    """
-
-    def __init__(self, row: str, problem: BadInput, then: str = ""):
-        super().__init__(f"{row}: {problem}{then}")
-        self.row, self.field = row, problem.field
 
 
 def whole(value: object, field: str) -> int:
@@ -129,69 +98,61 @@ def line_text(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def iso(wall: float) -> str:
-    return datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+@dataclass(frozen=True)
+class JournalLine:
+    """A line of a show's journal."""
+
+    show_id: int
+    line: dict
+
+
+@dataclass(frozen=True)
+class ShowEnd:
+    """A show's end line, its outcome, and the start player passing on."""
+
+    show_id: int
+    end_line: dict
+    outcome: str
+    stars: int
+    wall: float
+
+
+@dataclass(frozen=True)
+class CradleOrientation:
+    """Which way round each cradle holds its glass ({colour: swapped}), so a restart reads the sensors right."""
+
+    show_id: int
+    cradles: dict
+
+
+JournalWrite = JournalLine | ShowEnd | CradleOrientation
 
 
 class Store:
-    """The SQLite file of one table.
+    """The show records in the table's SQLite file (the board games' shelf shares the file).
 
-    >>> store = Store(":memory:")  # doctest: +SKIP
+    >>> store = Store(":memory:")
+    >>> store.next_boot(), store.next_boot()
+    (1, 2)
     """
 
     def __init__(self, path: Path | str):
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._writer: sqlite3.Connection | None = None
-        self._write_lock = threading.Lock()
-        with closing(self._connect()) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
-        db.row_factory = sqlite3.Row
-        db.text_factory = _text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error
-        db.execute("PRAGMA synchronous=FULL")
-        db.execute("PRAGMA foreign_keys=ON")
-        return db
-
-    @contextmanager
-    def _transaction(self):
-        """One atomic write: all of it lands, or none of it. Writes share one connection, kept open."""
-        with self._write_lock:
-            if self._writer is None:
-                self._writer = self._connect()
-            db = self._writer
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        self.database = Database(path, SCHEMA + GAMES_SCHEMA)
+        self.path = self.database.path
 
     def close(self) -> None:
-        with self._write_lock:
-            if self._writer is not None:
-                self._writer.close()
-                self._writer = None
-
-    def _read(self, sql: str, params=()) -> list[sqlite3.Row]:
-        with closing(self._connect()) as db:
-            return db.execute(sql, params).fetchall()
+        self.database.close()
 
     # ---- meta -----------------------------------------------------------
 
     def next_boot(self) -> int:
         """Count daemon starts, so numbers handed out per run keep increasing across restarts."""
-        with self._transaction() as db:
+        with self.database.transaction() as db:
             row = db.execute("SELECT value FROM meta WHERE key = 'boots'").fetchone()
             try:
                 boots = whole(row["value"], "value") + 1 if row else 1
             except BadInput as e:
-                raise StoreError("meta row 'boots'", e) from None
+                raise DamagedRow("meta row 'boots'", e) from None
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('boots', ?)", (str(boots),))
         return boots
 
@@ -207,7 +168,7 @@ class Store:
         """
         if event.id in BUILTIN_EVENTS:
             raise Conflict("event.id", f"{event.id!r} is the id of a built-in event: give your event another id")
-        with self._transaction() as db:
+        with self.database.transaction() as db:
             row = db.execute("SELECT data FROM events WHERE id = ?", (event.id,)).fetchone()
             if row is not None and _setup_of(parse_event(json.loads(row["data"]), "saved event")) != _setup_of(event):
                 raise Conflict("event.id", f"an event {event.id!r} is already saved with another setup: "
@@ -218,19 +179,19 @@ class Store:
     def events(self) -> dict[str, Event]:
         """Built-in events first, then saved ones by id."""
         saved = {}
-        for r in self._read("SELECT id, data FROM events ORDER BY id"):
+        for r in self.database.read("SELECT id, data FROM events ORDER BY id"):
             try:
                 saved[r["id"]] = parse_event(jsonin.parse(r["data"], "data") if isinstance(r["data"], (str, bytes))
                                              else r["data"], "data")
             except BadInput as e:  # set aside (the row stays as it is); every other event still loads
-                log.error("%s", StoreError(f"events row {str(r['id'])[:40]!r}", e))
+                log.error("%s", DamagedRow(f"events row {str(r['id'])[:40]!r}", e))
         return {**BUILTIN_EVENTS, **{k: v for k, v in saved.items() if k not in BUILTIN_EVENTS}}
 
     # ---- shows and their journals --------------------------------------
 
     def begin_show(self, event: Event, challenge: bool, setup_line: dict, wall: float, speed: float) -> int:
         """Record a new show and its setup line; the start player is the next in the rotation."""
-        with self._transaction() as db:
+        with self.database.transaction() as db:
             start_player = self._start_player(db)
             cur = db.execute(
                 "INSERT INTO shows (event_id, event_name, challenge, started, started_wall, speed, start_player)"
@@ -240,12 +201,6 @@ class Store:
             db.execute("INSERT INTO journal (show_id, n, line) VALUES (?, 1, ?)", (show_id, json.dumps(setup_line)))
         return show_id
 
-    def append(self, show_id: int, lines: list[dict]) -> None:
-        """Add lines to a show's journal, durably and all together."""
-        with self._transaction() as db:
-            for line in lines:
-                self._append(db, show_id, line)
-
     @staticmethod
     def _append(db, show_id: int, line: dict) -> None:
         db.execute("INSERT INTO journal (show_id, n, line) SELECT ?, COALESCE(MAX(n), 0) + 1, ? FROM journal"
@@ -253,7 +208,7 @@ class Store:
 
     def finish_show(self, show_id: int, end_line: dict, outcome: str, stars: int, wall: float) -> None:
         """The end line, the outcome, and the start player passing on, all in one transaction."""
-        with self._transaction() as db:
+        with self.database.transaction() as db:
             self._finish(db, show_id, end_line, outcome, stars, wall)
 
     def _finish(self, db, show_id: int, end_line: dict, outcome: str, stars: int, wall: float) -> None:
@@ -264,72 +219,69 @@ class Store:
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', ?)",
                        (str(self._rotation(db) + 1),))
 
-    def set_orientation(self, show_id: int, orientation: dict) -> None:
-        with self._transaction() as db:
-            db.execute("UPDATE shows SET orientation = ? WHERE id = ?", (json.dumps(orientation), show_id))
-
-    def write(self, ops: list[tuple]) -> None:
-        """A batch of the journal's writes, in order, in one transaction (one fsync for them all):
-        ("line", show_id, line), ("finish", show_id, end_line, outcome, stars, wall),
-        ("orientation", show_id, {colour: swapped})."""
-        with self._transaction() as db:
-            for kind, show_id, *rest in ops:
-                if kind == "line":
-                    self._append(db, show_id, rest[0])
-                elif kind == "finish":
-                    self._finish(db, show_id, *rest)
-                elif kind == "orientation":
-                    db.execute("UPDATE shows SET orientation = ? WHERE id = ?", (json.dumps(rest[0]), show_id))
+    def write(self, writes: list[JournalWrite]) -> None:
+        """A batch of the journal's writes, in order, in one transaction (one fsync for them all)."""
+        with self.database.transaction() as db:
+            for write in writes:
+                if isinstance(write, JournalLine):
+                    self._append(db, write.show_id, write.line)
+                elif isinstance(write, ShowEnd):
+                    self._finish(db, write.show_id, write.end_line, write.outcome, write.stars, write.wall)
+                elif isinstance(write, CradleOrientation):
+                    db.execute("UPDATE shows SET orientation = ? WHERE id = ?",
+                               (json.dumps(write.cradles), write.show_id))
+                else:
+                    raise TypeError(f"not a journal write: {write!r}")
 
     def unfinished_show(self) -> dict | None:
         """The show that was running when the daemon stopped, if any, with its journal."""
-        rows = self._read("SELECT * FROM shows WHERE outcome = 'running' ORDER BY id DESC LIMIT 1")
+        rows = self.database.read("SELECT * FROM shows WHERE outcome = 'running' ORDER BY id DESC LIMIT 1")
         if not rows:
             return None
         show = dict(rows[0])
         try:
-            show["speed"] = finite(show["speed"], "speed", low=1e-3, high=MAX_SPEED)
+            show["speed"] = finite(show["speed"], "speed", low=MIN_SPEED, high=MAX_SPEED)
             show["started_wall"] = finite(show["started_wall"], "started_wall", low=0.0, high=1e11)
             show["orientation"] = orientation(show["orientation"])
         except BadInput as e:
             self.set_aside(show["id"])
-            raise StoreError(f"shows row {show['id']}", e, "; that show is now recorded as aborted, its journal kept,"
+            raise DamagedRow(f"shows row {show['id']}", e, "; that show is now recorded as aborted, its journal kept,"
                              " and the table starts without it") from None
         show["lines"] = self.show_log(show["id"])
         return show
 
     def set_aside(self, show_id: int) -> None:
         """Record a show that cannot be resumed as aborted, so the table starts without it; its journal is kept."""
-        with self._transaction() as db:
+        with self.database.transaction() as db:
             db.execute("UPDATE shows SET outcome = 'aborted', ended = ? WHERE id = ? AND outcome = 'running'",
                        (iso(time.time()), show_id))
 
     def show_log(self, show_id: int) -> list[str] | None:
-        if not self._read("SELECT 1 FROM shows WHERE id = ?", (show_id,)):
+        if not self.database.read("SELECT 1 FROM shows WHERE id = ?", (show_id,)):
             return None
-        return [line_text(r["line"]) for r in self._read("SELECT line FROM journal WHERE show_id = ? ORDER BY n",
+        return [line_text(r["line"]) for r in self.database.read("SELECT line FROM journal WHERE show_id = ? ORDER BY n",
                                                           (show_id,))]
 
     def shows(self, limit: int = 100) -> list[dict]:
-        rows = self._read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (limit,))
+        rows = self.database.read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (limit,))
         return [_show_row(r) for r in rows]
 
     def show(self, show_id: int) -> dict | None:
-        rows = self._read("SELECT * FROM shows WHERE id = ?", (show_id,))
+        rows = self.database.read("SELECT * FROM shows WHERE id = ?", (show_id,))
         return _show_row(rows[0]) if rows else None
 
     # ---- score pad and players -------------------------------------------
 
     def set_players(self, names: list[str]) -> None:
         """The players in clockwise order; the first one starts next."""
-        with self._transaction() as db:
+        with self.database.transaction() as db:
             db.execute("DELETE FROM players")
             db.executemany("INSERT INTO players (position, name) VALUES (?, ?)", list(enumerate(names)))
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', '0')")
 
     def scorepad(self) -> dict:
         """Per event: best stars, attempts (won or lost), wins, last played; and the rotation."""
-        played = {r["event_id"]: r for r in self._read(
+        played = {r["event_id"]: r for r in self.database.read(
             "SELECT event_id, MAX(event_name) AS name,"
             " MAX(CASE WHEN outcome = 'win' THEN stars END) AS best_stars,"
             " SUM(outcome IN ('win', 'loss')) AS attempts, SUM(outcome = 'win') AS wins,"
@@ -339,9 +291,9 @@ class Store:
             row = played.pop(event.id, None)
             events.append(_pad_row(event.id, event.name, row))
         events += [_pad_row(event_id, row["name"], row) for event_id, row in played.items()]
-        with closing(self._connect()) as db:
-            players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
-            start_player = self._start_player(db)
+        db = self.database.connection()
+        players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
+        start_player = self._start_player(db)
         return {"events": events, "players": players, "start_player": start_player}
 
     def _rotation(self, db) -> int:
@@ -349,7 +301,7 @@ class Store:
         try:
             return whole(row["value"], "value") if row else 0
         except BadInput as e:  # the start player is a courtesy: a bad count starts the rotation again
-            log.error("%s; the start player rotation starts again", StoreError("meta row 'rotation'", e))
+            log.error("%s; the start player rotation starts again", DamagedRow("meta row 'rotation'", e))
             return 0
 
     def _start_player(self, db) -> str | None:
@@ -362,17 +314,13 @@ def _setup_of(event: Event) -> dict:
     return {k: v for k, v in event.to_json().items() if k != "name"}
 
 
-def _text_cell(raw: bytes) -> str:
-    return raw.decode("utf-8", "replace")
-
-
 # Listing rows for the pages, each cell is shown as the type it should have: a cell another program
 # wrote with a wrong type is shown plainly (text as text, a bad count as 0), never a failed page.
 
 def _text(value) -> str | None:
     if value is None or isinstance(value, str):
         return value
-    return _text_cell(value) if isinstance(value, bytes) else str(value)
+    return text_cell(value) if isinstance(value, bytes) else str(value)
 
 
 def _count(value) -> int:
@@ -404,8 +352,6 @@ class SlowStore(Store):
         super().__init__(path)
         self.delay_s = delay_s
 
-    def write(self, ops: list[tuple]) -> None:
-        import time
-
+    def write(self, writes: list[JournalWrite]) -> None:
         time.sleep(self.delay_s)
-        super().write(ops)
+        super().write(writes)

@@ -2,7 +2,7 @@
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, jsonify, render_template
+from flask import jsonify, render_template
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
@@ -11,10 +11,8 @@ from companion.web.address import is_loopback
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table
-from companion.web.show import phone_links, qr_svg
-
-bp = Blueprint("kiosk", __name__, template_folder="templates", static_folder="static",
-               static_url_path="/kiosk/static")
+from companion.web.kiosk import bp
+from companion.web.show.pages import phone_links, qr_svg
 
 
 def join(table) -> dict:

@@ -1,0 +1,137 @@
+"""The table's SQLite file: one way to connect, one transaction, one way to meet a row that does not read.
+
+Every thread keeps a connection of its own, so no Python lock is held
+while SQLite waits for another writer: a write is one `BEGIN IMMEDIATE`
+transaction, and a database still locked after `BUSY_TIMEOUT_S` is reported
+as `RecordsBusy` (the web answers 503 with Retry-After; the journal keeps
+the write and retries). The file is in WAL mode, so readers never wait for
+a writer, and each commit is fully synced.
+
+>>> db = Database(":memory:", "CREATE TABLE IF NOT EXISTS t (n INTEGER)")
+>>> with db.transaction() as tx:
+...     _ = tx.execute("INSERT INTO t VALUES (1)")
+>>> [row["n"] for row in db.read("SELECT n FROM t")]
+[1]
+"""
+
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+from companion.errors import BadInput
+
+BUSY_TIMEOUT_S = 5.0  # how long a write waits for another writer before the table says it is busy
+RETRY_AFTER_S = 2  # what a busy answer asks the client to wait
+MAX_ROW_ID = 2**63 - 1  # the largest id SQLite can hold: larger ones cannot be looked up (or exist)
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+
+
+class RecordsBusy(sqlite3.OperationalError):
+    """The database stayed locked by another writer past the busy timeout: nothing was written; try again."""
+
+    retry_after_s = RETRY_AFTER_S
+
+
+class DamagedRow(sqlite3.DatabaseError):
+    """A row of the table's own database that cannot be used: the message names the row and the field.
+
+    It is a database error, so a command that opens the table answers it with one line and exit 1.
+
+    >>> str(DamagedRow("shows row 3", BadInput("orientation", "not valid JSON")))
+    'shows row 3: orientation: not valid JSON'
+    """
+
+    def __init__(self, row: str, problem: BadInput, then: str = ""):
+        super().__init__(f"{row}: {problem}{then}")
+        self.row, self.field = row, problem.field
+
+
+def iso(wall: float) -> str:
+    """A wall-clock instant as the records keep it: UTC, to the second."""
+    return datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A connection as every part of the records uses one: rows by name, autocommit, full sync."""
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.text_factory = text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
+def text_cell(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def is_busy(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (SQLITE_BUSY, SQLITE_LOCKED)
+    return "locked" in str(error) or "busy" in str(error)
+
+
+@contextmanager
+def busy_reported():
+    """SQLite's busy and locked errors as RecordsBusy."""
+    try:
+        yield
+    except sqlite3.OperationalError as e:
+        if isinstance(e, RecordsBusy) or not is_busy(e):
+            raise
+        raise RecordsBusy(f"the table's records are busy ({e}); try again shortly") from None
+
+
+class Database:
+    """One SQLite file with its schema; safe to use from any thread (each has its own connection)."""
+
+    def __init__(self, path: Path | str, schema: str):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()  # guards the list only; never held while SQLite waits
+        db = self.connection()
+        with busy_reported():
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(schema)
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use and kept."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = connect(self.path)
+            with self._opened_lock:
+                self._opened.append(db)
+        return db
+
+    @contextmanager
+    def transaction(self):
+        """One atomic write: all of it lands, or none of it (RecordsBusy when another writer holds the file)."""
+        db = self.connection()
+        with busy_reported():
+            db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+            with busy_reported():
+                db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def read(self, sql: str, params=()) -> list[sqlite3.Row]:
+        """The rows of one query, read without waiting for a writer (WAL)."""
+        with busy_reported():
+            return self.connection().execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+            self._local = threading.local()
+        for db in opened:
+            db.close()

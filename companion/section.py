@@ -1,0 +1,102 @@
+"""One [table] of a TOML config file, read by the part of the table that owns it.
+
+Typed getters name the key in every refusal, and `done()` refuses keys
+nobody asked for, so a typo never passes silently. It sits below the config
+and every section's owner (hardware, MQTT), which receive it and import
+nothing back.
+
+>>> section = Section({"port": 8000}, "web")
+>>> section.number("port", 80, 1, 65535, whole=True)
+8000
+>>> Section({"prot": 1}, "web").done()
+Traceback (most recent call last):
+companion.errors.BadInput: web.prot: unknown key
+"""
+
+from companion.errors import BadInput
+from companion.hardware.pins import GPIO_NUMBERS
+from companion.skyrockets.colours import check_seconds
+
+
+class Section:
+    """One [table] of the file: typed getters that name the key, and a check for unknown keys."""
+
+    def __init__(self, data: object, name: str):
+        if not isinstance(data, dict):
+            raise BadInput(name, f"expected a [{name}] table, got {type(data).__name__}")
+        self.data, self.name, self.used = data, name, set()
+
+    def _key(self, key: str) -> str:
+        key = key or '""'  # an empty key (TOML allows one) is still named
+        return f"{self.name}.{key}" if self.name else key
+
+    def keys(self):
+        return list(self.data)
+
+    def _get(self, key: str, default):
+        self.used.add(key)
+        return self.data.get(key, default)
+
+    def section(self, key: str) -> "Section":
+        return Section(self._get(key, {}), self._key(key))
+
+    def owned(self, key: str, read):
+        """The section `key`, read by its owner's `read(section)`; keys its owner did not ask for are refused."""
+        section = self.section(key)
+        value = read(section)
+        section.done()
+        return value
+
+    def value(self, key: str, default):
+        """The raw value of `key`, for an owner that checks it with its own rule."""
+        return self._get(key, default)
+
+    def text(self, key: str, default):
+        value = self._get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise BadInput(self._key(key), f"expected text in quotes, got {value!r}")
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self._get(key, default)
+        if not isinstance(value, bool):
+            raise BadInput(self._key(key), f"expected true or false, got {value!r}")
+        return value
+
+    def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
+        value = self._get(key, default)
+        if value not in options:
+            raise BadInput(self._key(key), f"{value!r} is not one of {', '.join(options)}")
+        return value
+
+    def seconds(self, key: str, default, *, positive: bool = False, limit: float = 3600.0):
+        value = self._get(key, default)
+        return None if value is None else check_seconds(value, self._key(key), positive=positive, limit=limit)
+
+    def number(self, key: str, default, low: float, high: float, *, whole: bool = False) -> float:
+        value = self._get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
+            raise BadInput(self._key(key), f"expected a {'whole ' if whole else ''}number, got {value!r}")
+        if not low <= value <= high:
+            raise BadInput(self._key(key), f"{value} is out of range ({low:g}-{high:g})")
+        return value
+
+    def pins(self, key: str, default: tuple[int, ...], *, single: bool = False) -> tuple[int, ...]:
+        value = self._get(key, list(default))
+        values = [value] if single and not isinstance(value, list) else value
+        if not isinstance(values, list) or not 1 <= len(values) <= (1 if single else 2):
+            raise BadInput(self._key(key), f"expected {'a GPIO number' if single else 'a list of one or two GPIO numbers'}")
+        for pin in values:
+            if isinstance(pin, bool) or not isinstance(pin, int):
+                raise BadInput(self._key(key), f"expected a GPIO number, got {pin!r}")
+            if pin not in GPIO_NUMBERS:
+                raise BadInput(self._key(key), f"GPIO {pin} does not exist (valid 2-27)")
+        if len(set(values)) != len(values):
+            raise BadInput(self._key(key), f"GPIO {values[0]} is listed twice")
+        return tuple(values)
+
+    def done(self) -> None:
+        """Refuse keys nobody asked for: a typo must not pass silently."""
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise BadInput(self._key(unknown[0]), "unknown key")

@@ -1,0 +1,50 @@
+"""The board games' records as the table answers them: the web asks these methods, never the shelf.
+
+A game is a versioned record (companion.records.games): read it, list
+them, wait for its next version, or change it — the change a function of
+the stored state, run inside the one transaction that saves it.
+"""
+
+from collections.abc import Callable
+
+from companion.records import GameShelf
+
+
+class TableGames:
+    """The board games of a Table (mixed into it; `_games` is the table's GameShelf).
+
+    >>> games = TableGames(GameShelf(":memory:"))
+    >>> games.new_game("flock", {"stage": 1})["version"], games.game("flock", 1)["state"]
+    (1, {'stage': 1})
+    """
+
+    _games: GameShelf
+
+    def __init__(self, shelf: GameShelf):
+        self._games = shelf  # a table of board games alone (the web's tests); Table sets its own
+
+    def saved_games(self, kind: str, limit: int = 50) -> list[dict]:
+        """Saved games of `kind`, most recently changed first."""
+        return self._games.games(kind, limit)
+
+    def game(self, kind: str, game_id: int) -> dict | None:
+        """One saved game, or None."""
+        return self._games.load(kind, game_id)
+
+    def new_game(self, kind: str, state: dict) -> dict:
+        return self._games.create(kind, state)
+
+    def change_game(self, kind: str, game_id: int, step: Callable[[dict], dict], version: int | None = None) -> dict:
+        """The game after `step(state)`, at the version the phone saw (VersionClash if it moved on)."""
+        return self._games.change(kind, game_id, step, version=version)
+
+    def wait_for_game(self, kind: str, game_id: int, after_version: int, timeout: float) -> dict | None:
+        """The game as soon as its version is past `after_version`, or as it is after `timeout` s."""
+        return self._games.wait_for_change(kind, game_id, after_version, timeout)
+
+    def game_cards(self, kind: str) -> dict[str, dict]:
+        """Every card of `kind` the players entered, by name."""
+        return self._games.cards(kind)
+
+    def keep_game_card(self, kind: str, name: str, card: dict) -> None:
+        self._games.save_card(kind, name, card)

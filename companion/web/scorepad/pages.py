@@ -1,0 +1,14 @@
+"""The score pad page: every event's best stars and attempts, and whose turn it is to start."""
+
+from flask import render_template
+
+from companion.players import MAX_NAME, MAX_PLAYERS
+from companion.web import get_table
+from companion.web.scorepad import bp
+from companion.web.security import unlocked
+
+
+@bp.get("/scorepad")
+def index():
+    return render_template("scorepad/index.html", area="scorepad", pad=get_table().scorepad(),
+                           unlocked=unlocked(), max_players=MAX_PLAYERS, max_name=MAX_NAME)

@@ -1,0 +1,84 @@
+"""The live show's JSON API (CONTRACTS §4): the show, its live feed, its commands, the table's settings."""
+
+from flask import current_app, jsonify, request
+from werkzeug.exceptions import NotFound
+
+from companion.skyrockets.colours import check_colour
+from companion.web import get_table
+from companion.web.api import boolean, json_body, need, streams
+from companion.web.live import last_event_id, show_stream, strip_stream
+from companion.web.security import needs_pin
+from companion.web.show import bp
+
+
+# ---- the show -------------------------------------------------------------
+
+@bp.get("/api/show")
+def show():
+    return jsonify(get_table().current())
+
+
+@bp.get("/api/show/events")
+def show_events():
+    last = last_event_id(request.headers.get("Last-Event-ID"))
+    return streams().open(show_stream(get_table(), last, **streams().settings))
+
+
+@bp.post("/api/show/start")
+@needs_pin
+def start():
+    data = json_body("event", "challenge")
+    snapshot = get_table().start_show(need(data, "event"), challenge=boolean(data, "challenge", False))
+    return jsonify(snapshot), 201
+
+
+@bp.post("/api/show/flip")
+@needs_pin
+def flip():
+    data = json_body("timer")
+    return jsonify(get_table().flip(check_colour(need(data, "timer"), "timer")))
+
+
+@bp.post("/api/show/lay")
+@needs_pin
+def lay():
+    data = json_body("timer")
+    return jsonify(get_table().lay(check_colour(need(data, "timer"), "timer")))
+
+
+@bp.post("/api/show/abort")
+@needs_pin
+def abort_show():
+    json_body()
+    return jsonify(get_table().abort())
+
+
+@bp.get("/api/events")
+def events():
+    return jsonify(get_table().events())
+
+
+# ---- the table's settings ---------------------------------------------------
+
+@bp.post("/api/mute")
+@needs_pin
+def mute():
+    data = json_body("muted")
+    return jsonify(get_table().set_muted(boolean(data, "muted")))
+
+
+@bp.post("/api/calibration")
+@needs_pin
+def calibrate():
+    data = json_body("timer", "seconds")
+    return jsonify(get_table().calibrate(need(data, "timer"), need(data, "seconds")))
+
+
+@bp.get("/api/strip/events")
+def strip_events():
+    table = get_table()
+    first = table.strip_frame(0, 0)
+    if first is None:
+        raise NotFound("this table has no LED strip to show")
+    max_fps = current_app.config["STRIP_MAX_FPS"]
+    return streams().open(strip_stream(table, first, max_fps=max_fps, **streams().settings))

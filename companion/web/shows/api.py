@@ -1,0 +1,22 @@
+"""Past shows as JSON, and each show's journal as a show log (CONTRACTS §1) that `companion replay` reads."""
+
+from flask import jsonify
+from werkzeug.exceptions import NotFound
+
+from companion.records.database import MAX_ROW_ID
+from companion.web import get_table
+from companion.web.shows import bp
+
+
+@bp.get("/api/shows")
+def shows():
+    return jsonify(get_table().shows())
+
+
+@bp.get("/api/shows/<int:show_id>/log")
+def show_log(show_id: int):
+    lines = get_table().show_log(show_id) if show_id <= MAX_ROW_ID else None
+    if lines is None:
+        raise NotFound(f"there is no show {show_id}")
+    headers = {"Content-Disposition": f'inline; filename="show-{show_id}.jsonl"'}
+    return "".join(line + "\n" for line in lines), 200, {"Content-Type": "application/jsonl; charset=utf-8", **headers}

@@ -1,0 +1,59 @@
+"""The past shows' pages: the list, and each show's timeline drawn from its log.
+
+Times are stored in UTC; the page writes them in UTC and its script shows them
+in the phone's own time zone.
+"""
+
+
+from datetime import datetime
+
+from flask import abort, render_template
+from markupsafe import Markup
+
+from companion.errors import BadInput
+from companion.skyrockets import COLOURS
+from companion.web import get_table
+from companion.records.database import MAX_ROW_ID
+from companion.web.i18n import translate, when
+from companion.web.shows import bp
+from companion.web.shows.timeline import LABELS, timeline_svg
+
+@bp.app_template_global()
+def moment(iso: str | None) -> Markup:
+    """A stored UTC instant as a <time> element (in UTC until the page's script puts it in local time)."""
+    if not iso:
+        return Markup("–")
+    return Markup('<time datetime="{}">{}</time>').format(iso, when(iso))
+
+
+@bp.app_template_global()
+def lasted(show: dict) -> str:
+    """How long a past show lasted, m:ss (– while it runs).
+
+    >>> lasted({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T19:34:07Z"})
+    '4:07'
+    """
+    try:
+        seconds = int((datetime.fromisoformat(show["ended"]) - datetime.fromisoformat(show["started"])).total_seconds())
+    except (KeyError, TypeError, ValueError):  # still running, or a stored instant that does not read
+        return "–"
+    return f"{seconds // 60}:{seconds % 60:02d}" if seconds >= 0 else "–"
+
+
+@bp.get("/shows")
+def index():
+    return render_template("shows/index.html", area="shows", shows=get_table().shows())
+
+
+@bp.get("/shows/<int:show_id>")
+def show(show_id: int):
+    table = get_table()
+    record = table.show_record(show_id) if show_id <= MAX_ROW_ID else None
+    if record is None:
+        abort(404, translate("shows.unknown", id=show_id))
+    labels = {key: translate(f"timer.{key}" if key in COLOURS else f"timeline.{key}") for key in LABELS}
+    try:
+        svg, problem = timeline_svg(table.show_log(show_id), labels), None
+    except BadInput as e:  # a damaged journal still gets its page, with the reason
+        svg, problem = None, str(e)
+    return render_template("shows/show.html", area="shows", show=record, timeline=svg, problem=problem)
