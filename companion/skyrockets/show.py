@@ -83,7 +83,11 @@ class Setup:
 
 
 class Timer:
-    """One colour's glass in the show, with what the rules need to remember about it."""
+    """One colour's glass in the show, with what the rules need to remember about it.
+
+    The show keeps every glass's deadlines in order, so `glass`, `noted` and
+    `spent` change only through the show, which then reschedules the glass.
+    """
 
     __slots__ = ("colour", "role", "glass", "last_upright", "noted", "spent")
 
