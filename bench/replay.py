@@ -1,6 +1,7 @@
 """Replay speed: a generated 10-minute show log, replayed as `companion replay` does.
 
-Prints figures; it asserts nothing. Target: <= 50 ms per replay.
+Prints figures; it asserts nothing. Target: <= 50 ms per replay. How replay grows with a
+log's length: bench/replay_growth.py.
 
     python bench/replay.py [--minutes 10] [--runs 20] [--seed 1]
 """

@@ -56,6 +56,8 @@ class Bridge:
         self._running: int | None = None  # the show running at the last look
         self._pending = False  # a show has ended that the records do not yet say has
         self._sent_up_to = 0  # shows up to this id are sent (or ended before the bridge started)
+        self._last_show: dict | None = None  # the show that ended last, {"id", "outcome"}, told with an idle state
+        self._idle: dict | None = None  # the idle state last sent, to send again once the show before it is known
         self._stopping = threading.Event()
         self._answered = threading.Condition()
         self.problem: str | None = None  # why the last try to join the broker failed (None: it did not)
@@ -80,7 +82,10 @@ class Bridge:
             self._answered.notify_all()
 
     def start(self) -> "Bridge":
-        self._sent_up_to = max((row["id"] for row in self.table.shows() if row.get("ended")), default=0)
+        ended = [row for row in self.table.shows() if row.get("ended")]
+        self._sent_up_to = max((row["id"] for row in ended), default=0)
+        if ended:
+            self._last_show = _ended_show(max(ended, key=lambda row: row["id"]))
         broker.start(self._client, self.settings)
         self._thread.start()
         return self
@@ -146,7 +151,11 @@ class Bridge:
                 self._stopping.wait(WAKE_S)
 
     def _send_state(self, snapshot: dict) -> None:
+        """Publish the table's state; between shows, with the show that ended last (`last_show`)."""
         with self._lock:
+            self._idle = snapshot if snapshot.get("outcome") == "idle" else None
+            if self._idle is not None and self._last_show is not None:
+                snapshot = {**snapshot, "last_show": dict(self._last_show)}
             self._state = _payload(snapshot)
             if self._online:
                 self._client.publish(self.topics.state, self._state, qos=QOS, retain=True)
@@ -171,6 +180,7 @@ class Bridge:
         if not again and running is not None and running == self._running:
             return
         self._running, self._pending = running, False
+        told = False
         for row in reversed(self.table.shows()):
             if row["id"] <= self._sent_up_to:
                 continue
@@ -179,6 +189,13 @@ class Bridge:
                 break  # the shows after it wait their turn, so they go out in order
             self._sent_up_to = row["id"]
             self._send_show(finished_show(row, self.table.show_log(row["id"])))
+            self._last_show, told = _ended_show(row), True
+        if told and self._idle is not None:  # the idle state went out before the records said how the show ended
+            self._send_state(self._idle)
+
+
+def _ended_show(row: dict) -> dict:
+    return {"id": row["id"], "outcome": row["outcome"]}
 
 
 def finished_show(row: dict, log_lines: list[str] | None) -> dict:

@@ -22,11 +22,17 @@ def _when_running(expression: str) -> str:
     return f"{{{{ {expression} if value_json.timers is defined else None }}}}"
 
 
+# The table's state says `idle` from the moment a show is aborted; the bridge adds the show that ended
+# last (`last_show`), so the Show entity reads `aborted` until the next show starts.
+SHOW_TEMPLATE = ("{{ 'aborted' if value_json.outcome == 'idle' and value_json.last_show is defined "
+                 "and value_json.last_show.outcome == 'aborted' else value_json.outcome }}")
+
+
 def _entities() -> list[tuple[str, str, dict]]:
     """(component, object id, the entity's own keys) for every entity of a table."""
     found = [
         ("sensor", "outcome", {"name": "Show", "device_class": "enum", "options": list(OUTCOMES),
-                               "value_template": "{{ value_json.outcome }}", "icon": "mdi:rocket-launch"}),
+                               "value_template": SHOW_TEMPLATE, "icon": "mdi:rocket-launch"}),
         ("sensor", "countdown", {"name": "Countdown position", "state_class": "measurement",
                                  "value_template": _when_running("value_json.countdown.position"),
                                  "icon": "mdi:map-marker-path"}),
@@ -40,11 +46,13 @@ def _entities() -> list[tuple[str, str, dict]]:
             "name": f"{colour.capitalize()} sand on top", "device_class": "duration", "unit_of_measurement": "s",
             "state_class": "measurement", "suggested_display_precision": 0,
             "value_template": _when_running(f"{timer}.top_s")}))
+        # Only while the show runs: a won or lost show's last state still holds its glasses as they stood.
         found.append(("binary_sensor", f"{colour}_low", {
             "name": f"{colour.capitalize()} running low", "device_class": "problem",
             "payload_on": "ON", "payload_off": "OFF",
-            "value_template": (f"{{{{ 'ON' if value_json.timers is defined and {timer}.state == 'running' "
-                               f"and {timer}.top_s <= value_json.warn_lead_s else 'OFF' }}}}")}))
+            "value_template": (f"{{{{ 'ON' if value_json.outcome == 'running' and value_json.timers is defined "
+                               f"and {timer}.state == 'running' and {timer}.top_s <= value_json.warn_lead_s "
+                               f"else 'OFF' }}}}")}))
     return found
 
 

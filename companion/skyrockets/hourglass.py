@@ -19,7 +19,7 @@ the glass would run.
 (36.0, 66.0)
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -35,7 +35,10 @@ class Pose(StrEnum):
     @property
     def turned(self) -> "Pose":
         """The other upright pose (a lying glass stays lying)."""
-        return {Pose.A_UP: Pose.B_UP, Pose.B_UP: Pose.A_UP}.get(self, self)
+        return _TURNED[self]
+
+
+_TURNED = {Pose.A_UP: Pose.B_UP, Pose.B_UP: Pose.A_UP, Pose.SIDE: Pose.SIDE}
 
 
 @dataclass(frozen=True)
@@ -104,15 +107,21 @@ class Hourglass:
 
     def at(self, t: float) -> "Hourglass":
         """The same glass re-anchored at t."""
-        return replace(self, a=self.sand_in_a(t), since=t)
+        return Hourglass(self.duration, self.sand_in_a(t), self.pose, t, self.duration_b_up)
 
     def posed(self, pose: Pose, t: float) -> "Hourglass":
         """The glass put into `pose` at t (sand stays where it is)."""
-        return replace(self.at(t), pose=Pose(pose))
+        # Built directly rather than through dataclasses.replace: a chattering sensor moves glasses often.
+        return Hourglass(self.duration, self.sand_in_a(t), pose if type(pose) is Pose else Pose(pose), t,
+                         self.duration_b_up)
 
     def flipped(self, t: float) -> "Hourglass":
         """Turned over at t; a lying glass is stood up with the fuller bulb on top."""
-        if self.pose.upright:
-            return self.posed(self.pose.turned, t)
+        return self.posed(self.flipped_pose(t), t)
+
+    def flipped_pose(self, t: float) -> Pose:
+        """The pose turning the glass over at t leaves it in."""
+        if self.pose is not Pose.SIDE:
+            return _TURNED[self.pose]
         a = self.sand_in_a(t)
-        return self.posed(Pose.A_UP if a >= self.duration - a else Pose.B_UP, t)
+        return Pose.A_UP if a >= self.duration - a else Pose.B_UP

@@ -5,11 +5,12 @@ names the line number and the field, so `companion replay` can answer with one
 line instead of a traceback.
 """
 
+import json
 from typing import Iterable
 
 from companion import jsonin
 from companion.errors import BadInput
-from companion.skyrockets.colours import check_colour, check_durations, check_seconds, directions_json
+from companion.skyrockets.colours import COLOURS, check_colour, check_durations, check_seconds, directions_json
 from companion.skyrockets.events import Event, parse_event
 from companion.skyrockets.hourglass import Pose
 from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup, Show
@@ -18,6 +19,14 @@ LINE_TYPES = ("setup", "pose", "flip", "beam", "end")
 BEAM_STATES = ("flowing", "stopped")
 POSES = tuple(p.value for p in Pose)
 MAX_SHOW_S = 24 * 3600.0
+
+# The common lines, and how many fields each has: such a line with nothing unusual about it is taken
+# on a quick path (see LogReader._quick); anything else goes through the full checks.
+_QUICK_FIELDS = {"pose": 4, "flip": 3, "end": 2, "beam": 4}
+_COLOURS = frozenset(COLOURS)
+_POSES = frozenset(POSES)
+_BEAM_STATES = frozenset(BEAM_STATES)
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # json.loads's own scanner, minus its wrapping
 
 
 class LogError(BadInput):
@@ -91,6 +100,10 @@ class LogReader:
     def read(self, text: str) -> dict | None:
         """The checked line as a dict (with "setup" parsed), or None for a blank line."""
         self.line += 1
+        if self.setup is not None:
+            line = self._quick(text)
+            if line is not None:
+                return line
         if not text.strip():
             return None
         try:
@@ -105,6 +118,56 @@ class LogReader:
             raise
         except BadInput as e:
             raise LogError(self.line, e.field, e.problem) from None
+
+    def _quick(self, text: str) -> dict | None:
+        """A plain pose, flip, beam or end line, checked at the cost of what it holds; None for any other.
+
+        A line taken here has exactly its type's fields, each one of the few
+        values allowed, and `t` a number in range, not before the previous
+        line: the full checks would find nothing wrong with it and make the
+        same line of it. Anything else (a line with an error, an extra
+        field, a number written oddly) goes to the full checks, which name
+        what is wrong.
+        """
+        try:
+            data, end = _scan(text, 0)
+        except (ValueError, StopIteration, RecursionError):
+            return None
+        if end != len(text) and text[end:].strip(" \t\r\n"):
+            return None
+        if type(data) is not dict:
+            return None
+        kind = data.get("type")
+        if type(kind) is not str or _QUICK_FIELDS.get(kind) != len(data):
+            return None
+        t = data.get("t")
+        if type(t) is int:
+            if not 0 <= t <= MAX_SHOW_S:
+                return None
+            t = float(t)
+        elif type(t) is not float or not 0.0 <= t <= MAX_SHOW_S:  # NaN and infinities fail here too
+            return None
+        if t < self.last_t:
+            return None
+        if kind == "end":
+            line = {"t": t, "type": kind}
+        else:
+            timer = data.get("timer")
+            if type(timer) is not str or timer not in _COLOURS:
+                return None
+            line = {"t": t, "type": kind, "timer": timer}
+            if kind == "pose":
+                pose = data.get("pose")
+                if type(pose) is not str or pose not in _POSES:
+                    return None
+                line["pose"] = pose
+            elif kind == "beam":
+                state = data.get("state")
+                if type(state) is not str or state not in _BEAM_STATES:
+                    return None
+                line["state"] = state
+        self.last_t = t
+        return line
 
     def _check(self, data: dict) -> dict:
         kind = _need(data, "type")
@@ -160,19 +223,66 @@ def split_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
-def replay(lines: Iterable[str], known_events: dict[str, Event] | None = None) -> Show:
-    """Replay a whole log; the show is left at the last line's time."""
+def replay(lines: Iterable[str], known_events: dict[str, Event] | None = None, *,
+           since: dict | None = None, notices: bool = True) -> Show:
+    """Replay a whole log (or, `since` a checkpoint, the lines after it); the show is left at the last line's time.
+
+    The lines are read one at a time, so a log may be streamed from a file of
+    any length. `notices=False` drops the show's notices as they happen (for
+    a replay that drives no lights, buzzer or page, so they do not pile up).
+
+    >>> log = ['{"t": 0, "type": "setup", "event": "training"}', '{"t": 12, "type": "flip", "timer": "red"}',
+    ...        '{"t": 20, "type": "pose", "timer": "red", "pose": "side"}', '{"t": 25, "type": "end"}']
+    >>> saved = checkpoint(apply_lines(log[:2]), 2)
+    >>> replay(log[2:], since=saved).result() == replay(log).result()
+    True
+    """
+    show = apply_lines(lines, known_events, since=since, notices=notices)
+    show.advance(show.now)  # what falls due at the last line's instant happens: the log ends there
+    return show
+
+
+def apply_lines(lines: Iterable[str], known_events: dict[str, Event] | None = None, *,
+                since: dict | None = None, notices: bool = True) -> Show:
+    """The show after each line of a log (or the lines after a checkpoint) is applied, as `replay` applies them.
+
+    Unlike `replay`, what falls due at the very instant of the last line has
+    not happened yet: a next line at that instant would still come before it.
+    """
     reader = LogReader(known_events)
     show: Show | None = None
+    if since is not None:
+        show = resume_reader(reader, since, notices=notices)
     for text in lines:
         line = reader.read(text)
         if line is None:
             continue
         if line["type"] == "setup":
-            show = Show(line["setup"])
+            show = Show(line["setup"], notices=notices)
         else:
             apply_line(show, line)
     if show is None:
         raise LogError(max(reader.line, 1), "", "the log is empty: it must start with a setup line")
-    show.advance(reader.last_t)
+    return show
+
+
+def checkpoint(show: Show, lines: int) -> dict:
+    """A checkpoint, as a JSON-able dict, of `show` once the first `lines` lines of its log are applied.
+
+    `replay(tail, since=checkpoint(show, lines))`, where `tail` is the log
+    after those lines, reaches exactly what a replay of the whole log
+    reaches. It does so for a show from `apply_lines` with any tail, and for
+    a show settled further (a live table's, or `replay`'s) as long as no
+    line of the tail falls at an instant where something already happened
+    (a table's journal never has one: it writes such a line just after). The
+    checkpoint carries the setup line, so it needs nothing else.
+    """
+    return {"lines": lines, "setup": setup_line(show.setup), "show": show.checkpoint()}
+
+
+def resume_reader(reader: LogReader, since: dict, *, notices: bool = True) -> Show:
+    """The show a checkpoint holds, with `reader` set to read the lines after it."""
+    setup = parse_setup(since["setup"], reader.known_events)
+    show = Show.restore(setup, since["show"], notices=notices)
+    reader.setup, reader.line, reader.last_t = setup, since["lines"], show.now
     return show

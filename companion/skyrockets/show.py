@@ -20,6 +20,7 @@ stays empty, unable to run out again, until an input turns it (the players
 turn a real glass a moment later, and the model must run from that moment).
 """
 
+from bisect import insort
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -36,6 +37,9 @@ MAX_WARN_LEAD_S = 600.0
 # before it runs out; colours in table order after that.
 _LOW, _EMPTY, _RUNOUT = 0, 1, 2
 _KIND_NAMES = {_LOW: "low_sand", _EMPTY: "empty", _RUNOUT: "runout"}
+_KINDS = {name: kind for kind, name in _KIND_NAMES.items()}
+_POSES = {pose.value: pose for pose in Pose}  # a log's pose text to its Pose, without the Enum call
+CHECKPOINT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,11 @@ class Setup:
 
 
 class Timer:
-    """One colour's glass in the show, with what the rules need to remember about it."""
+    """One colour's glass in the show, with what the rules need to remember about it.
+
+    The show keeps every glass's deadlines in order, so `glass`, `noted` and
+    `spent` change only through the show, which then reschedules the glass.
+    """
 
     __slots__ = ("colour", "role", "glass", "last_upright", "noted", "spent")
 
@@ -112,9 +120,9 @@ class Timer:
 
     def due(self, grace: float, lead: float) -> list[tuple[float, int]]:
         """What this glass will do on its own, as (instant, kind)."""
-        empties = self.glass.empties_at() if self.glass else None
-        if empties is None or self.spent:
-            return []
+        if self.spent or self.glass is None or self.glass.pose is Pose.SIDE:
+            return []  # a spent glass cannot run out again; a lying one does not run
+        empties = self.glass.empties_at()
         due = [(empties, _EMPTY)]
         if self.role == "timer":
             due.append((empties + grace, _RUNOUT))
@@ -126,7 +134,7 @@ class Timer:
 class Show:
     """The live rules of one show. Time is always passed in, in show seconds."""
 
-    def __init__(self, setup: Setup):
+    def __init__(self, setup: Setup, *, notices: bool = True):
         self.setup = setup
         self.event = setup.played_event
         self.now = 0.0
@@ -138,7 +146,8 @@ class Show:
         self.advances: list[dict] = []
         self.warnings: list[dict] = []
         self.beam_runs: list[dict] = []  # full runs timed by a neck beam: {"timer", "pose", "seconds"}
-        self._notices: list[dict] = []
+        # Notices are for lights, buzzer and pages; a replay that has none of them can do without.
+        self._notices: list[dict] | None = [] if notices else None
         self.timers: dict[str, Timer] = {}
         for colour in COLOURS:
             if colour in self.event.running or colour in self.event.lying:
@@ -147,36 +156,54 @@ class Show:
                 glass = None
             role = None if glass is None else "countdown" if colour == self.event.countdown else "timer"
             self.timers[colour] = Timer(colour, role, glass)
+        self._order = list(self.timers.values())  # a timer's index: its place in table order
+        self._index = {colour: i for i, colour in enumerate(self.timers)}
+        # Everything due, as (instant, kind, timer index), kept sorted: a timer's entries are
+        # replaced whenever its glass, its `noted` or its `spent` changes, so a line costs a look
+        # at the first entry instead of every glass's deadlines worked out and sorted again.
+        self._due: list[tuple[float, int, int]] = []
+        self._reschedule_all()
 
     # ---- inputs ---------------------------------------------------------
 
     def pose(self, t: float, colour: str, pose: Pose | str) -> None:
         """A sensor saw `colour` in `pose` from t on."""
-        self._input(t, colour, lambda glass: Pose(pose))
+        self._settle(t, inclusive=False)
+        timer = self._playing(t, colour)
+        if timer is not None:
+            self._put(t, timer, _POSES.get(pose) or Pose(pose))
 
     def flip(self, t: float, colour: str) -> None:
         """`colour` was turned over at t (a lying glass: stood up with the fuller bulb on top)."""
-        self._input(t, colour, lambda glass: glass.flipped(t).pose)
-
-    def _input(self, t: float, colour: str, new_pose) -> None:
         self._settle(t, inclusive=False)
+        timer = self._playing(t, colour)
+        if timer is not None:
+            self._put(t, timer, timer.glass.flipped_pose(t))
+
+    def _playing(self, t: float, colour: str) -> Timer | None:
+        """The timer an input at t is about, or None when it changes nothing (a warning if out of play)."""
         if self.ended_at is not None:
-            return
+            return None
         timer = self.timers[colour]
-        if not timer.in_play:
+        if timer.glass is None:
             self._warn(t, colour, "not_in_play")
-            return
-        pose = new_pose(timer.glass)
+            return None
+        return timer
+
+    def _put(self, t: float, timer: Timer, pose: Pose) -> None:
         if pose is timer.glass.pose:
             return
-        turned = pose.upright and timer.last_upright is not None and pose is not timer.last_upright
+        turned = pose is not Pose.SIDE and timer.last_upright is not None and pose is not timer.last_upright
+        advanced = False
         if turned and timer.role == "countdown":
             if timer.glass.sand_under(timer.last_upright, t) <= self.setup.advance_tolerance_s:
-                timer.move(timer.glass.posed(pose, t))
-                self._advance(t)
-                return
-            self._warn(t, colour, "countdown_turned_while_running")
+                advanced = True
+            else:
+                self._warn(t, timer.colour, "countdown_turned_while_running")
         timer.move(timer.glass.posed(pose, t))
+        self._reschedule(self._index[timer.colour])
+        if advanced:
+            self._advance(t)
 
     def beam(self, t: float, colour: str, flowing: bool) -> None:
         """The beam at `colour`'s neck saw the sand start (`flowing`) or stop at t: a stop empties the top.
@@ -200,6 +227,7 @@ class Show:
         if run is not None:
             self.beam_runs.append({"timer": colour, "pose": timer.glass.pose.value, "seconds": round(run, 3)})
         timer.glass = emptied  # not a move: what already happened to this run stays noted
+        self._reschedule(self._index[timer.colour])
 
     # ---- time -------------------------------------------------------------
 
@@ -209,59 +237,123 @@ class Show:
 
     def next_due(self) -> float | None:
         """The next instant at which the show changes on its own, or None."""
-        upcoming = self._upcoming()
-        return upcoming[0][0] if upcoming else None
+        return self._due[0][0] if self._due else None
 
-    def _upcoming(self) -> list[tuple[float, int, int]]:
+    def _reschedule_all(self) -> None:
+        self._due = []
+        for i in range(len(self._order)):
+            self._reschedule(i)
+
+    def _reschedule(self, i: int) -> None:
+        """Replace timer `i`'s entries in the deadlines by what it is due to do now (nothing, once over)."""
         if self.ended_at is not None:
-            return []
-        grace, lead = self.setup.runout_grace_s, self.setup.warn_lead_s
-        return sorted(
-            (when, kind, i)
-            for i, timer in enumerate(self.timers.values())
-            for when, kind in timer.due(grace, lead)
-        )
+            return
+        due = [entry for entry in self._due if entry[2] != i]
+        for when, kind in self._order[i].due(self.setup.runout_grace_s, self.setup.warn_lead_s):
+            insort(due, (when, kind, i))
+        self._due = due
 
     def _settle(self, t: float, inclusive: bool) -> None:
         if t < self.now:
             raise ValueError(f"show time went backwards: {t} < {self.now}")
-        while self.ended_at is None:
-            upcoming = self._upcoming()
-            if not upcoming:
-                break
-            when, kind, i = upcoming[0]
+        while self._due:
+            when, kind, i = self._due[0]
             if when > t or (when == t and not inclusive):
                 break
-            self._happen(when, kind, self.timers[COLOURS[i]])
+            self._happen(when, kind, i)
         self.now = t
 
-    def _happen(self, when: float, kind: int, timer: Timer) -> None:
+    def _happen(self, when: float, kind: int, i: int) -> None:
+        timer = self._order[i]
         timer.noted.add(kind)
-        self._notices.append({"kind": _KIND_NAMES[kind], "timer": timer.colour, "t": when})
+        del self._due[0]  # the entry just noted: the first, since things happen in order
+        self._notify({"kind": _KIND_NAMES[kind], "timer": timer.colour, "t": when})
         if kind != _RUNOUT:
             return
         self.crowd_tokens_turned += 1
         self.runouts.append({"timer": timer.colour, "t": when})
         timer.spent = True  # the glass stays empty until someone (or, for an LED glass, the table) turns it
+        self._reschedule(i)
         if self.crowd_tokens_turned >= CROWD_TOKENS:
             self._end(when, "loss")
 
     def _advance(self, t: float) -> None:
         self.position -= 1
         self.advances.append({"t": t, "position": self.position})
-        self._notices.append({"kind": "advance", "timer": self.event.countdown, "t": t, "position": self.position})
+        self._notify({"kind": "advance", "timer": self.event.countdown, "t": t, "position": self.position})
         if self.position <= 0:
             self._end(t, "win")
 
     def _end(self, t: float, outcome: str) -> None:
         self.outcome = outcome
         self.ended_at = t
-        self._notices.append({"kind": outcome, "timer": None, "t": t})
+        self._due = []  # nothing happens after the end
+        self._notify({"kind": outcome, "timer": None, "t": t})
 
     def _warn(self, t: float, colour: str, kind: str) -> None:
         warning = {"t": t, "timer": colour, "kind": kind}
         self.warnings.append(warning)
-        self._notices.append({"kind": "warning", "timer": colour, "t": t, "warning": kind})
+        self._notify({"kind": "warning", "timer": colour, "t": t, "warning": kind})
+
+    def _notify(self, notice: dict) -> None:
+        if self._notices is not None:
+            self._notices.append(notice)
+
+    # ---- checkpoints ------------------------------------------------------
+
+    def checkpoint(self) -> dict:
+        """The show's whole state as a JSON-able dict, so that `Show.restore` carries on exactly from here.
+
+        The setup is not in it (a log's setup line holds it), nor are notices
+        not yet drained (they are news for lights and pages, not state).
+
+        >>> show = Show(Setup()); show.flip(12.0, "red")
+        >>> again = Show.restore(Setup(), show.checkpoint())
+        >>> again.advance(50.0); show.advance(50.0); again.result() == show.result()
+        True
+        """
+        return {
+            "version": CHECKPOINT_VERSION,
+            "now": self.now,
+            "position": self.position,
+            "crowd_tokens_turned": self.crowd_tokens_turned,
+            "outcome": self.outcome,
+            "ended_at": self.ended_at,
+            "runouts": [dict(r) for r in self.runouts],
+            "advances": [dict(a) for a in self.advances],
+            "warnings": [dict(w) for w in self.warnings],
+            "beam_runs": [dict(b) for b in self.beam_runs],
+            "timers": {colour: _timer_state(timer) for colour, timer in self.timers.items() if timer.in_play},
+        }
+
+    @classmethod
+    def restore(cls, setup: Setup, state: dict, *, notices: bool = True) -> "Show":
+        """The show `setup` started, as `checkpoint()` saved it (raises ValueError on a checkpoint it cannot read)."""
+        if state.get("version") != CHECKPOINT_VERSION:
+            raise ValueError(f"a show checkpoint of version {state.get('version')!r} "
+                             f"(this table reads version {CHECKPOINT_VERSION})")
+        show = cls(setup, notices=notices)
+        show.now = float(state["now"])
+        show.position = state["position"]
+        show.crowd_tokens_turned = state["crowd_tokens_turned"]
+        show.outcome = state["outcome"]
+        show.ended_at = None if state["ended_at"] is None else float(state["ended_at"])
+        show.runouts = [dict(r) for r in state["runouts"]]
+        show.advances = [dict(a) for a in state["advances"]]
+        show.warnings = [dict(w) for w in state["warnings"]]
+        show.beam_runs = [dict(b) for b in state["beam_runs"]]
+        if set(state["timers"]) != {c for c, timer in show.timers.items() if timer.in_play}:
+            raise ValueError("the checkpoint's glasses are not the ones this setup puts in play")
+        for colour, saved in state["timers"].items():
+            timer = show.timers[colour]
+            timer.glass = Hourglass(float(saved["duration"]), float(saved["a"]), Pose(saved["pose"]),
+                                    float(saved["since"]),
+                                    None if saved["duration_b_up"] is None else float(saved["duration_b_up"]))
+            timer.last_upright = None if saved["last_upright"] is None else Pose(saved["last_upright"])
+            timer.noted = {_KINDS[name] for name in saved["noted"]}
+            timer.spent = saved["spent"]
+        show._reschedule_all()
+        return show
 
     # ---- questions --------------------------------------------------------
 
@@ -271,6 +363,8 @@ class Show:
 
     def drain_notices(self) -> list[dict]:
         """What happened since the last call (for lights, buzzer and pages)."""
+        if self._notices is None:
+            return []
         notices, self._notices = self._notices, []
         return notices
 
@@ -296,6 +390,17 @@ class Show:
             "top_s": _seconds(glass.top(t)) if glass else None,
             "state": timer.state(t),
         }
+
+
+def _timer_state(timer: Timer) -> dict:
+    glass = timer.glass
+    return {
+        "duration": glass.duration, "a": glass.a, "pose": glass.pose.value, "since": glass.since,
+        "duration_b_up": glass.duration_b_up,
+        "last_upright": None if timer.last_upright is None else timer.last_upright.value,
+        "noted": sorted(_KIND_NAMES[kind] for kind in timer.noted),
+        "spent": timer.spent,
+    }
 
 
 def _seconds(value: float) -> float:

@@ -95,3 +95,85 @@ def test_the_bridge_publishes_the_configs_retained(table, mosquitto, listen):
         assert {t: json.loads(p) for t, p, retained in late.messages if retained} == MESSAGES
     finally:
         bridge.stop()
+
+
+BY_ID = {config["unique_id"].removeprefix("companion_t1_"): config for config in MESSAGES.values()}
+LOW = [f"{colour}_low" for colour in COLOURS]
+
+
+def play_to_a_win(table, clock) -> None:
+    """Turn each glass before it runs out and the countdown once it is empty, a second at a time."""
+    from companion.skyrockets.snapshot import carried
+
+    for _ in range(400):
+        state = carried(table.snapshot(), table.show_time())
+        if state["outcome"] != "running":
+            return
+        for colour in ("red", "yellow", "purple"):
+            if state["timers"][colour]["top_s"] < 4:
+                table.flip(colour)
+        if state["timers"]["orange"]["state"] == "empty":
+            table.flip("orange")
+        clock.advance(1.0)
+        table.pump()
+
+
+def last_state(listener, predicate) -> dict:
+    """The newest state the broker carried once one satisfies `predicate`."""
+    listener.wait_for(lambda l: any(predicate(json.loads(p)) for p in l.on("companion/t1/state")[-1:]))
+    return json.loads(listener.on("companion/t1/state")[-1])
+
+
+@pytest.mark.parametrize("ending", ["win", "loss"])
+def test_no_glass_reads_running_low_once_the_show_is_over(table, clock, mosquitto, listen, ending):
+    bridge = Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2)).start()
+    try:
+        watcher = listen(mosquitto.port, "companion/t1/state")
+        table.start_show("training")
+        if ending == "win":
+            play_to_a_win(table, clock)
+        else:
+            clock.advance(81.0)  # red, yellow, then red again run out
+            table.pump()
+        over = last_state(watcher, lambda state: state["outcome"] == ending)
+        assert render(BY_ID["outcome"]["value_template"], over) == ending
+        # The last state still holds a glass as it stood: running, with less sand on top than the warning.
+        assert any(t["state"] == "running" and t["top_s"] <= over["warn_lead_s"] for t in over["timers"].values())
+        assert [render(BY_ID[low]["value_template"], over) for low in LOW] == ["OFF"] * len(LOW)
+
+        table.abort()  # dismissed: nothing was aborted, the table is idle
+        idle = last_state(watcher, lambda state: state["outcome"] == "idle"
+                          and state.get("last_show", {}).get("outcome") == ending)
+        assert render(BY_ID["outcome"]["value_template"], idle) == "idle"
+    finally:
+        bridge.stop()
+
+
+def test_the_show_entity_reads_aborted_from_an_abort_until_the_next_start(table, clock, mosquitto, listen):
+    bridge = Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2)).start()
+    try:
+        watcher = listen(mosquitto.port, "companion/t1/state")
+        table.start_show("training")
+        clock.advance(5.0)
+        table.pump()
+        table.abort()
+        aborted = last_state(watcher, lambda state: "last_show" in state)
+        assert aborted["outcome"] == "idle"  # the table's own state, plus the show that ended last
+        assert aborted["last_show"] == {"id": table.shows()[0]["id"], "outcome": "aborted"}
+        assert render(BY_ID["outcome"]["value_template"], aborted) == "aborted"
+        assert render(BY_ID["outcome"]["value_template"], aborted) in BY_ID["outcome"]["options"]
+        assert [render(BY_ID[low]["value_template"], aborted) for low in LOW] == ["OFF"] * len(LOW)
+    finally:
+        bridge.stop()
+
+    again = Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2)).start()  # a restarted bridge
+    try:
+        late = listen(mosquitto.port, "companion/t1/state")
+        table.set_muted(True)  # a change while idle: still the aborted show's aftermath
+        retained = last_state(late, lambda state: state.get("muted") is True)
+        assert render(BY_ID["outcome"]["value_template"], retained) == "aborted"
+        table.start_show("training")
+        running = last_state(late, lambda state: state["outcome"] == "running")
+        assert render(BY_ID["outcome"]["value_template"], running) == "running"
+    finally:
+        again.stop()

@@ -69,3 +69,19 @@ def test_not_utf8(cli, tmp_path):
     p.write_bytes(b"\xff\xfe\x00")
     done = cli("replay", str(p))
     assert done.returncode == 2 and "not UTF-8" in done.stderr
+
+
+def test_not_utf8_further_on_names_the_byte(cli, tmp_path):
+    p = tmp_path / "late.jsonl"
+    first = (SETUP + "\n").encode()
+    p.write_bytes(first + b'{"t": 1, "type": "end", "note": "\xff"}\n')
+    done = cli("replay", str(p))
+    assert done.returncode == 2 and f"not UTF-8 text (byte {len(first) + 34})" in done.stderr
+
+
+def test_lines_may_end_in_crlf_and_a_last_line_needs_no_newline(cli, tmp_path):
+    p = tmp_path / "crlf.jsonl"
+    p.write_bytes((SETUP + '\r\n{"t": 12.5, "type": "end"}').encode())
+    done = cli("replay", str(p))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["timers"]["red"]["top_s"] == 17.5
