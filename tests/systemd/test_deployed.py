@@ -143,10 +143,10 @@ class Container:
             env={**os.environ, "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"})
         self.leader = self._leader()
         deadline = time.monotonic() + 120
-        while True:  # until its systemd answers on its bus, then until it has booted
+        while True:  # until its systemd answers on its bus ("offline" or nothing before), then until it has booted
             done = self.run("systemctl", "is-system-running", "--wait", check=False, timeout=120)
             state = done.stdout.strip()
-            if state or time.monotonic() > deadline:
+            if state not in ("", "offline", "unknown") or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
         assert state in ("running", "degraded"), \
