@@ -179,10 +179,10 @@ def test_every_firmware_file_compiles_with_mpy_cross(path, tmp_path):
 
 def test_the_firmware_is_all_there():
     assert {p.name for p in FIRMWARE_FILES} >= {"code.py", "boot.py", "hubframe.py", "hubcore.py", "hubtilt.py",
-                                                "huborient.py", "hubbeam.py"}
+                                                "huborient.py", "hubbeam.py", "hubstart.py", "hubpins.py"}
 
 
-@pytest.mark.parametrize("name", ["hubframe", "hubcore", "hubtilt", "huborient", "hubbeam"])
+@pytest.mark.parametrize("name", ["hubframe", "hubcore", "hubtilt", "huborient", "hubbeam", "hubstart", "hubpins"])
 def test_the_firmware_examples_run(name):
     import doctest
 
