@@ -120,6 +120,7 @@ def test_the_buzzer_is_a_piezo_behind_a_resistor_a_gpio_can_drive():
     assert "PS1240" in buzzer["description"]  # a part one can order by name
     ohms = int(re.search(r"Resistor (\d+) ohm", resistor["description"]).group(1))
     assert 3.3 / ohms * 1000 <= GPIO_MAX_MA
+    assert f"piezo + {ohms} Ω" in (ROOT / "hw" / "wiring.svg").read_text(encoding="utf-8")  # the drawing shows it
     assert f"GPIO {load_pinout(ROOT / 'hw' / 'pinout.toml')['buzzer']['pin']}" in resistor["notes"]
 
 
