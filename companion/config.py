@@ -223,11 +223,25 @@ def _check_pins_unique(config: Config) -> None:
         claims.append(("buzzer.pin", (config.buzzer.pin,)))
     if config.strip.enabled and config.strip.driver == "pwm":
         claims.append(("strip.driver", (STRIP_PWM_PIN,)))
+    bus = _strip_bus_pins(config)
     for key, pins in claims:
         for pin in pins:
+            if pin in bus:
+                raise BadInput(key, f"GPIO {pin} is {bus[pin]}, which the LED strip's SPI driver takes "
+                                    "(choose a spare pin, or strip.driver = \"pwm\")")
             if pin in used:
                 raise BadInput(key, f"GPIO {pin} is already used by {used[pin]}")
             used[pin] = key
+
+
+def _strip_bus_pins(config: Config) -> dict[int, str]:
+    """The pins a fitted strip's bus takes: SPI0 (the pin map's [reserved] spi and [strip] spi_mosi) for the spi driver."""
+    if not (config.strip.enabled and config.strip.driver == "spi"):
+        return {}
+    pinout = load_pinout()
+    bus = {pin: "on SPI0 (the pin map's [reserved] spi)" for pin in pinout["reserved"]["spi"]}
+    bus[pinout["strip"]["spi_mosi"]] = "SPI0 MOSI, the strip's data line"
+    return bus
 
 
 def _calibrated(value, nominal: float, field: str) -> tuple[float | None, float | None]:

@@ -1,99 +1,140 @@
-"""The hub's board I/O: sensors in, protocol frames out over USB serial (CircuitPython on an RP2040).
+"""The hub's board I/O: sensors in, protocol frames out over USB serial (CircuitPython 9.0 or later on an RP2040).
 
 Everything that decides anything lives in the pure modules beside this file
-(hubcore, hubframe, hubtilt, huborient, hubbeam); this file only reads pins
-and the accelerometers, moves bytes, feeds the watchdog and lights the LED.
-Set SENSORS and the pin lists below to match the board's wiring (see the
-project's docs/hub.md).
+(hubcore, hubframe, hubtilt, huborient, hubbeam, hubstart, hubpins); this file
+only reads pins and the accelerometers, moves bytes, feeds the watchdog and
+lights the LED. Set SENSORS and BEAMS below, and the pins in hubpins.py, to
+match the board's wiring (see the project's docs/hub.md).
+
+A failure while starting (a missing library, a pin the board does not have,
+an old CircuitPython) is written to hub_error.txt on the CIRCUITPY drive and
+blinked on the LED; the board then waits with its drive and REPL reachable.
+The watchdog starts only once the hub runs, so it restarts a hub that hangs,
+never one that cannot start.
 """
+
+import sys
 
 import board
 import digitalio
 import microcontroller
 import supervisor
 import usb_cdc
-from watchdog import WatchDogMode
 
-from hubbeam import NeckBeam
-from hubcore import HubCore, led_on
-from hubframe import MAX_LINE, ms_since
-from huborient import Orientation
-from hubpins import BEAM_GP, I2C_GP, I2C_MUX_ADDRESS, LIS3DH_ADDRESS, TILT_GP
-from hubtilt import TiltReader
+from hubstart import (CLEARED, NVM_BYTES, PENDING, after_failure, failed_led_on, open_keys, read_record, record,
+                      report, version_problem)
 
 SENSORS = "tilt"  # "tilt": two ball switches per glass; "lis3dh": one accelerometer per glass
 BEAMS = True  # False when no neck beams are fitted
 SETTLE_MS = 80
-WATCHDOG_S = 4  # a board that hangs this long restarts
+WATCHDOG_S = 4  # a running hub that hangs this long restarts
+RAN_WELL_MS = 10000  # a hub that has run this long is fixed: a failure on record is forgotten
 READ_EVERY_MS = 20  # accelerometer readings per glass: 50 a second
 
 
-def gp(number):
-    return getattr(board, "GP%d" % number)
+class StartFailed(Exception):
+    """The hub cannot start; the message says why, for a person."""
+
+
+def pin(name):
+    try:
+        return getattr(board, name)
+    except AttributeError:
+        raise StartFailed("this board has no pin %s (board %s): set its pins in hubpins.py" % (name, board.board_id))
 
 
 def open_port():
     return usb_cdc.data or usb_cdc.console
 
 
-def open_tilts():
+def open_tilts(pins):
     import keypad
 
-    pins = [gp(number) for pair in TILT_GP for number in pair]
+    from hubtilt import TiltReader
+
     # keypad debounces each switch in the background and stamps each edge with ticks_ms.
-    keys = keypad.Keys(pins, value_when_pressed=False, pull=True, interval=0.005, debounce_threshold=3)
-    return keys, [TiltReader(SETTLE_MS) for _ in TILT_GP]
+    keys, _ = open_keys(keypad, [pin("GP%d" % n) for pair in pins["tilt"] for n in pair])
+    return keys, [TiltReader(SETTLE_MS) for _ in pins["tilt"]]
 
 
-def open_accelerometers():
+def open_accelerometers(pins):
     import adafruit_lis3dh
     import adafruit_tca9548a
     import busio
 
-    mux = adafruit_tca9548a.TCA9548A(busio.I2C(gp(I2C_GP[0]), gp(I2C_GP[1])), address=I2C_MUX_ADDRESS)
+    from huborient import Orientation
+    from hubpins import I2C_MUX_ADDRESS, LIS3DH_ADDRESS
+
+    scl, sda = (pin("GP%d" % n) for n in pins["i2c"])
+    mux = adafruit_tca9548a.TCA9548A(busio.I2C(scl, sda), address=I2C_MUX_ADDRESS)
     sensors = []
-    for channel in range(len(TILT_GP)):
+    for channel in range(len(pins["tilt"])):
         try:
             sensors.append(adafruit_lis3dh.LIS3DH_I2C(mux[channel], address=LIS3DH_ADDRESS))
         except (OSError, ValueError):
-            sensors.append(None)
+            sensors.append(None)  # reported as a sensor fault on that channel
     return sensors, [Orientation() for _ in sensors]
 
 
-def open_beams():
+def open_beams(pins):
+    from hubbeam import NeckBeam
+
     beams = {}
-    for channel, number in enumerate(BEAM_GP if BEAMS else ()):
+    for channel, number in enumerate(pins["beam"] if BEAMS else ()):
         if number is not None:
-            sensor = digitalio.DigitalInOut(gp(number))
-            sensor.pull = digitalio.Pull.UP  # the receiver pulls low while the beam is broken
+            sensor = digitalio.DigitalInOut(pin("GP%d" % number))
+            sensor.pull = digitalio.Pull.UP  # the receiver's open collector pulls low while the beam is broken
             beams[channel] = (sensor, NeckBeam())
     return beams
 
 
-def main():
-    led = digitalio.DigitalInOut(board.LED)
-    led.switch_to_output(value=True)  # lit solid while starting
-    dog = microcontroller.watchdog
-    dog.timeout, dog.mode = WATCHDOG_S, WatchDogMode.RESET
+def start(led):
+    """Open everything; returns what run() needs. Raises on anything that stops the hub from starting."""
+    from hubcore import HubCore
+    from hubpins import BEAM_BROKEN_LEVEL, pins_for
+
+    problem = version_problem(sys.implementation.version)
+    if problem:
+        raise StartFailed(problem)
+    pins, note = pins_for(board.board_id)
+    if note:
+        print(note)
     port = open_port()
     port.timeout = 0
-    beams = open_beams()
-    hub = HubCore(len(TILT_GP), beams=tuple(beams))
+    beams = open_beams(pins)
+    hub = HubCore(len(pins["tilt"]), beams=tuple(beams))
     if SENSORS == "tilt":
-        keys, readers = open_tilts()
+        sensors, readers = open_tilts(pins)
+    elif SENSORS == "lis3dh":
+        sensors, readers = open_accelerometers(pins)
     else:
-        sensors, readers = open_accelerometers()
+        raise StartFailed("SENSORS in code.py must be \"tilt\" or \"lis3dh\", not %r" % (SENSORS,))
+    return hub, port, sensors, readers, beams, BEAM_BROKEN_LEVEL
+
+
+def run(led, hub, port, sensors, readers, beams, broken_level):
+    from watchdog import WatchDogMode
+
+    from hubcore import led_on
+    from hubframe import MAX_LINE, ms_since
+
+    dog = microcontroller.watchdog
+    dog.timeout, dog.mode = WATCHDOG_S, WatchDogMode.RESET  # from here on a hang restarts the board
     received = b""
     last_read = 0
-    out = hub.start(supervisor.ticks_ms())
+    started = supervisor.ticks_ms()
+    out = hub.start(started)
+    remembered = True
     while True:
         dog.feed()
         ms = supervisor.ticks_ms()
+        if remembered and ms_since(ms, started) >= RAN_WELL_MS:
+            remembered = forget_failure()
         if SENSORS == "tilt":
-            event = keys.events.get()
+            event = sensors.events.get()
             while event:
                 readers[event.key_number // 2].switch(event.key_number % 2, event.pressed, event.timestamp)
-                event = keys.events.get()
+                event = sensors.events.get()
             for ch, reader in enumerate(readers):
                 pose = reader.update(ms)
                 if pose:
@@ -109,7 +150,7 @@ def main():
                 if reading is not None:
                     out += hub.set_pose(ch, readers[ch].read(*reading), ms)
         for ch, (sensor, neck) in beams.items():
-            change = neck.sample(not sensor.value, ms)
+            change = neck.sample(sensor.value == broken_level, ms)
             if change:
                 out += hub.set_beam(ch, change[0], change[1])
         waiting = port.in_waiting
@@ -127,8 +168,52 @@ def main():
         led.value = led_on(hub.status(ms), ms)
 
 
-# An unexpected error restarts the board (the watchdog would, a little later).
-try:
-    main()
-except Exception:
-    microcontroller.reset()
+def failed(led, error, running):
+    """Write the failure down (via boot.py, after one restart) and wait, blinking, reachable."""
+    text = "%s: %s" % (type(error).__name__, error)
+    print(text)
+    stored = bytes(microcontroller.nvm[:len(record(text, PENDING))])
+    if after_failure(stored, text) == "reset":
+        message = record(text, PENDING)
+        microcontroller.nvm[:len(message)] = message
+        microcontroller.reset()  # boot.py writes hub_error.txt, then this runs again
+    port = open_port()
+    lines = report(text, sys.implementation.version, board.board_id)
+    next_say = 0
+    while True:
+        if running:
+            microcontroller.watchdog.feed()  # it was started: keep it quiet while we wait
+        ms = supervisor.ticks_ms()
+        led.value = failed_led_on(ms)
+        if ms >= next_say:  # say it now and then on both serial ports, for whoever opens one
+            next_say = ms + 10000
+            print(lines)
+            if port is not None:
+                try:
+                    port.write(lines.replace("\n", "\r\n").encode())
+                except Exception:  # noqa: BLE001 - the LED and the file still tell
+                    pass
+
+
+def forget_failure():
+    """The hub has run well: a failure still on record is fixed, so boot.py removes its file at the next start."""
+    failure = read_record(microcontroller.nvm[:NVM_BYTES])
+    if failure is not None and failure[0] != CLEARED:  # written only when there is one: nvm wears
+        cleared = record(failure[1], CLEARED)
+        microcontroller.nvm[:len(cleared)] = cleared
+    return False
+
+
+def main():
+    led = digitalio.DigitalInOut(board.LED)
+    led.switch_to_output(value=True)  # lit solid while starting
+    running = False
+    try:
+        parts = start(led)
+        running = True
+        run(led, *parts)
+    except Exception as error:  # noqa: BLE001 - any failure is shown, never a silent restart loop
+        failed(led, error, running)
+
+
+main()

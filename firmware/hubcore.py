@@ -6,16 +6,20 @@ it returns. See PROTOCOL.md.
 
 >>> hub = HubCore(2)
 >>> [line.split(b"*")[0] for line in hub.start(100)]
-[b'0 hello fw=1.0.0 proto=1 timers=2 ms=100', b'1 snap ms=100 pose=side,side beam=none,none']
+[b'0 hello fw=1.1.0 proto=1 timers=2 ms=100 resend=64', b'1 snap ms=100 pose=side,side beam=none,none']
 >>> [line.split(b"*")[0] for line in hub.set_pose(0, "a_up", 150)]
 [b'2 pose ms=150 ch=0 pose=a_up']
 >>> hub.set_pose(0, "a_up", 160)     # no change, nothing to say
 []
+>>> lost = hub.set_pose(0, "b_up", 165)   # the Pi never sees frame 3 ...
+>>> [line.split(b"*")[0] for line in hub.resend(2, 170)]   # ... and asks again from 2
+[b'2 pose ms=150 ch=0 pose=a_up', b'3 pose ms=165 ch=0 pose=b_up']
 """
 
 from hubframe import BEAM_STATES, POSES, PROTOCOL_VERSION, SEQ_MOD, decode, encode, ms_since
 
-FIRMWARE_VERSION = "1.0.0"
+FIRMWARE_VERSION = "1.1.0"
+RESEND_WINDOW = 64  # frames kept for the Pi to ask for again: 32 s of heartbeats, about 4 KB
 BEAT_MS = 500  # a heartbeat when nothing else was sent for this long
 HOST_SILENT_MS = 3000  # the Pi sends a beat every second; this long without one: not listening
 
@@ -30,9 +34,11 @@ LED_PATTERNS = {
 class HubCore:
     """The hub's side of the protocol for `timers` channels; `beams` lists the channels with a neck beam."""
 
-    def __init__(self, timers, beams=(), firmware=FIRMWARE_VERSION):
+    def __init__(self, timers, beams=(), firmware=FIRMWARE_VERSION, window=RESEND_WINDOW):
         self.timers = timers
         self.firmware = firmware
+        self.window = window  # 0: a hub that keeps nothing (as firmware 1.0 did)
+        self._held = []  # (seq, line) of the last `window` frames sent
         self.poses = ["side"] * timers
         self.beams = ["stopped" if ch in beams else "none" for ch in range(timers)]
         self.faulty = [False] * timers
@@ -43,9 +49,11 @@ class HubCore:
     def start(self, ms):
         """The frames to send at start, and again whenever the Pi says hello: hello, then a snapshot."""
         self._seq = 0
-        hello = self._frame("hello", (("fw", self.firmware), ("proto", PROTOCOL_VERSION),
-                                      ("timers", self.timers), ("ms", ms)), ms)
-        return [hello, self.snapshot(ms)]
+        self._held = []
+        fields = [("fw", self.firmware), ("proto", PROTOCOL_VERSION), ("timers", self.timers), ("ms", ms)]
+        if self.window:
+            fields.append(("resend", self.window))
+        return [self._frame("hello", fields, ms), self.snapshot(ms)]
 
     def snapshot(self, ms):
         return self._frame("snap", (("ms", ms), ("pose", ",".join(self.poses)), ("beam", ",".join(self.beams))), ms)
@@ -86,7 +94,21 @@ class HubCore:
             return self.start(ms)
         if kind == "snap":
             return [self.snapshot(ms)]
+        if kind == "resend" and self.window:
+            first = frame[2].get("from", "")
+            if first.isdigit() and len(first) <= 5 and int(first) < SEQ_MOD:
+                return self.resend(int(first), ms)
         return []
+
+    def resend(self, first, ms):
+        """Every frame from sequence number `first` on, exactly as first sent; a snapshot if `first` is no longer kept."""
+        for at, (seq, _) in enumerate(self._held):
+            if seq == first:
+                self._sent_ms = ms
+                return [line for _, line in self._held[at:]]
+        if first == self._seq:
+            return []  # the Pi has every frame already
+        return [self.snapshot(ms)]
 
     def tick(self, ms):
         """A heartbeat if nothing was sent for BEAT_MS."""
@@ -107,6 +129,10 @@ class HubCore:
 
     def _frame(self, kind, fields, ms):
         line = encode(self._seq, kind, fields)
+        if self.window:
+            self._held.append((self._seq, line))
+            if len(self._held) > self.window:
+                self._held.pop(0)
         self._seq = (self._seq + 1) % SEQ_MOD
         self._sent_ms = ms
         return line

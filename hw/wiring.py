@@ -360,7 +360,7 @@ def single_switch_cradle(pins: list) -> str:
 
 
 def buzzer(gpio: int, used: dict) -> str:
-    """The buzzer beside its pin, grounded on the GND pin two rows down."""
+    """The buzzer (a piezo with its 220 Ω series resistor) beside its pin, grounded on the GND pin two rows down."""
     pin, gnd = HEADER_PIN[gpio], BUZZER_GND_PIN
     y, gy = row_y(pin), row_y(gnd)
     left, right = CX - CARD - 200, CX - CARD - 40
@@ -369,7 +369,7 @@ def buzzer(gpio: int, used: dict) -> str:
         wire([(edge_x(pin), y), (right, y)], DATA_INK) + arrow(right, y),
         wire([(edge_x(gnd), gy), (right, gy)], GND_INK),
         rect(left, y - 14, right - left, gy - y + 28, fill="#ffffff", stroke=TEXT),
-        lines(left + 10, y + 4, ["buzzer", "passive piezo", f"GPIO {gpio} · pin {pin}", f"GND · pin {gnd}"],
+        lines(left + 10, y + 4, ["buzzer", "piezo + 220 Ω series", f"GPIO {gpio} · pin {pin}", f"GND · pin {gnd}"],
               bold_first=True),
     ])
 

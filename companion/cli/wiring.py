@@ -9,6 +9,8 @@ from pathlib import Path
 from companion.cli.common import Refusal
 
 ORDER = 20  # place in `companion --help`
+STEP_S = 1.0  # how long each strip part stays lit when the outputs are tried
+BEEP = (("A4", 0.3), (None, 0.1), ("A5", 0.3))  # the buzzer's test tune
 
 
 def _open_rig(args, q):
@@ -53,10 +55,63 @@ def readout(rig) -> list[str]:
     return lines
 
 
+def strip_parts(layout) -> list[tuple[str, range, tuple[int, int, int]]]:
+    """Each part of the strip, in order along it: (its name, its LEDs, the colour it is lit in to test it)."""
+    from companion.leds import AMBER, GOLD, TIMER_COLOURS
+
+    parts = [(f"{colour} segment", range(layout.segment_start(colour), layout.segment_start(colour) + layout.segment_len),
+              TIMER_COLOURS[colour]) for colour in layout.colours]
+    if layout.countdown_leds:
+        parts.append(("countdown track", range(layout.countdown_start, layout.countdown_start + layout.countdown_leds), AMBER))
+    if layout.token_leds:
+        parts.append(("crowd tokens", range(layout.tokens_start, layout.tokens_start + layout.token_leds), GOLD))
+    return parts
+
+
+def try_outputs(config, pin_factory, *, strip_kind: str | None = None, pause=time.sleep, say=print) -> None:
+    """Light each part of the strip in its colour in turn, then beep the buzzer: what `check-hw --outputs` does.
+
+    `strip_kind` overrides the config's driver (the mock run uses "fake"); `pause` waits between steps.
+    """
+    from companion.hardware.buzzer import TunePlayer
+    from companion.hardware.strip import StripUnavailable, open_strip
+
+    if not (config.strip.enabled or config.buzzer.enabled):
+        say("no strip and no buzzer in the config: set [strip] enabled = true or [buzzer] enabled = true")
+        return
+    if config.strip.enabled:
+        layout = config.strip.layout
+        try:
+            strip = open_strip(strip_kind or config.strip.driver, layout.total, order=config.strip.order,
+                               brightness=config.strip.brightness)
+        except StripUnavailable as e:
+            raise Refusal(str(e), code=1) from None
+        try:
+            for name, leds, colour in strip_parts(layout):
+                say(f"strip: {name} lit (LEDs {leds.start}-{leds.stop - 1})")
+                strip.show([colour if i in leds else (0, 0, 0) for i in range(layout.total)])
+                pause(STEP_S)
+            strip.show([(0, 0, 0)] * layout.total)
+        finally:
+            strip.close()
+    if config.buzzer.enabled:
+        from gpiozero import TonalBuzzer
+
+        device = TonalBuzzer(config.buzzer.pin, pin_factory=pin_factory)
+        try:
+            say(f"buzzer: beeping on GPIO {config.buzzer.pin}")
+            TunePlayer(device, sleep=pause, background=False).play(BEEP)
+        finally:
+            device.close()
+
+
 def cmd_check_hw(args) -> int:
     q = queue.SimpleQueue()
-    _, rig = _open_rig(args, q)
+    config, rig = _open_rig(args, q)
     try:
+        if args.outputs:
+            try_outputs(config, rig.pin_factory, strip_kind="fake" if args.mock else None,
+                        pause=(lambda s: None) if args.mock else time.sleep)
         print("\n".join(readout(rig)), flush=True)
         if args.once:
             return 0
@@ -120,10 +175,13 @@ def turn_of(change, colour: str, last_upright):
 
 
 def register(sub) -> None:
-    check = sub.add_parser("check-hw", help="live readout of every switch, pose and fault, for wiring a table")
+    check = sub.add_parser("check-hw", help="live readout of every switch, pose and fault (and, on request, "
+                                            "the strip and buzzer), for wiring a table")
     check.add_argument("--config")
     check.add_argument("--mock", action="store_true")
     check.add_argument("--once", action="store_true", help="print one readout and stop")
+    check.add_argument("--outputs", action="store_true",
+                       help="first light each strip segment in its colour in turn and beep the buzzer")
     check.set_defaults(func=cmd_check_hw)
 
     calibrate = sub.add_parser("calibrate", help="time a real glass both ways and store its durations in the config")

@@ -4,7 +4,9 @@ A `HubSource` plugs into the rig like tilt pairs do (companion/hardware/source.p
 Its `HubLink` thread hands it raw lines; here, on the runtime thread, they
 become the same `PoseChange`s a tilt pair makes, plus `BeamChange`s from the
 light beams at the glasses' necks. Sequence numbers catch duplicates (dropped)
-and gaps (a snapshot is asked for); an unplugged, silent or garbled hub marks
+and gaps: the hub keeps its last frames, so the lost ones are asked for again
+by number and used in order, each with the hub's instant (a hub that keeps
+none is asked for a snapshot instead); an unplugged, silent or garbled hub marks
 its glasses faulty until it is back; after every (re)connect the snapshot's
 differences arrive once, flagged `resync`. Channel k is the k-th colour.
 
@@ -29,6 +31,8 @@ from companion.skyrockets.hourglass import Pose
 DEVICE = "hub"
 BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 WAITING = "waiting for the serial hub"
+RESEND_AFTER_S = 0.5  # a frame asked for again that has not come back by then is asked for once more
+RESEND_TRIES = 2  # then a snapshot is asked for instead (the frame is older than the hub keeps)
 
 
 @dataclass(frozen=True)
@@ -71,10 +75,11 @@ class HubSource:
         self.beam = {colour: "none" for colour in self.channels}
         self.fault: dict[str, str | None] = {colour: WAITING for colour in self.channels}
         self.hello: dict | None = None  # fw, proto, timers of the hub on the line
-        self.counts = {"frames": 0, "bad": 0, "duplicates": 0, "gaps": 0, "snapshots": 0}
+        self.counts = {"frames": 0, "bad": 0, "duplicates": 0, "gaps": 0, "resends": 0, "snapshots": 0}
         self._changes: list[Change] = [FaultChange(c, WAITING, t0) for c in self.channels]
         self._synced_once = False
         self._last_seq: int | None = None
+        self._asked: tuple[float, int] | None = None  # while frames are missing: when they were last asked for, how often
         self._anchor: tuple[float, int] | None = None  # (host instant, hub ms) the hub clock is read against
         self._last_t = t0
 
@@ -97,7 +102,7 @@ class HubSource:
         elif item.what == "lost":
             self._lost(str(item.data), item.t)
         elif item.what == "open":
-            self.hello, self._last_seq = None, None
+            self.hello, self._last_seq, self._asked = None, None, None
 
     def update(self, t: float) -> list[Change]:
         changes, self._changes = self._changes, []
@@ -128,9 +133,13 @@ class HubSource:
         if ahead == 0 or ahead >= SEQ_MOD // 2:
             self.counts["duplicates"] += 1
             return
-        if ahead > 1:
+        if ahead > 1 and message.kind != "snap":  # a snapshot says everything: it closes any gap
+            if self.hello["resend"]:
+                self._ask_again(t)
+                return  # it comes again, in order, once the missing ones are back
             self.counts["gaps"] += 1
             self._request_snapshot()
+        self._asked = None
         self._last_seq = message.seq
         at = self._instant(message.ms, t)
         handle = {"snap": self._snapshot, "pose": self._pose, "beam": self._beam, "fault": self._sensor}
@@ -180,12 +189,26 @@ class HubSource:
             self._set_fault(colour, "the hub cannot read this glass's sensor" if bad else None, t)
 
     def _lost(self, reason: str, t: float) -> None:
-        self.hello, self._last_seq = None, None
+        self.hello, self._last_seq, self._asked = None, None, None
         if self.link is not None and self.link.refusal is not None:
             return  # the refusal stays the reason
         if all(self.fault[c] not in (None, WAITING) for c in self.channels):
             return  # already marked lost: the first reason (unplugged, silent) says most
         self._set_faults(f"serial hub {reason}", t)
+
+    def _ask_again(self, t: float) -> None:
+        """Frames after `_last_seq` are missing: ask the hub for them (again, if the last ask is overdue)."""
+        if self._asked is None:
+            self.counts["gaps"] += 1
+        elif t - self._asked[0] < RESEND_AFTER_S:
+            return  # asked already; they are on their way
+        tries = 1 if self._asked is None else self._asked[1] + 1
+        self._asked = (t, tries)
+        if tries > RESEND_TRIES:
+            self._request_snapshot()
+        elif self.link is not None:
+            self.counts["resends"] += 1
+            self.link.request_resend((self._last_seq + 1) % SEQ_MOD)
 
     def _request_snapshot(self) -> None:
         if self.link is not None:

@@ -4,7 +4,8 @@ The fake runs `firmware/hubcore.py`, exactly as the board does, in a thread
 that serves the master side of a pty; the Pi's client opens the other side
 (`path`) like any serial port. Glasses are turned with `turn`, beams with
 `beam`; `unplug` and `plug` close and reopen the line; `inject` writes raw
-bytes (corrupt, duplicated or reordered frames). With `link`, a symlink
+bytes (corrupt, duplicated or reordered frames); `lose_next` drops frames on
+the wire (the core still keeps them, as the board does, to send again). With `link`, a symlink
 there always points at the current pty, as /dev/serial/by-id/... does::
 
     hub = FakeHub(timers=6, link="/tmp/hub")
@@ -54,6 +55,7 @@ class FakeHub:
         self._master = self._slave = None
         self.plugged = threading.Event()
         self._beaten = time.monotonic()
+        self._lose = 0
         self.plug()
         self._thread = threading.Thread(target=self._serve, name="fake hub", daemon=True)
         self._thread.start()
@@ -77,7 +79,12 @@ class FakeHub:
     def inject(self, data: bytes) -> None:
         """Write raw bytes on the line, as a broken cable or a confused board might."""
         with self._lock:
-            self._write([data])
+            self._write([data], raw=True)
+
+    def lose_next(self, frames: int) -> None:
+        """The next `frames` frames the board sends never reach the Pi (heartbeats included)."""
+        with self._lock:
+            self._lose = frames
 
     # ---- the cable -------------------------------------------------------------
 
@@ -119,10 +126,13 @@ class FakeHub:
 
     # ---- the board's loop --------------------------------------------------------
 
-    def _write(self, frames) -> None:
+    def _write(self, frames, raw: bool = False) -> None:
         if self._master is None:
             return
         for data in frames:
+            if self._lose and not raw:
+                self._lose -= 1
+                continue
             try:
                 os.write(self._master, data)
             except OSError:

@@ -93,7 +93,8 @@ def read_message(line: bytes, timers: int = MAX_TIMERS) -> Message | None:
     typed: dict = {}
     if kind == "hello":
         typed = {"fw": f.get("fw"), "proto": _count(f.get("proto", ""), SEQ_MOD),
-                 "timers": _count(f.get("timers", ""), MAX_TIMERS + 1)}
+                 "timers": _count(f.get("timers", ""), MAX_TIMERS + 1),
+                 "resend": _count(f.get("resend", "0"), SEQ_MOD // 2)}  # absent: a hub that keeps no frames
         if None in typed.values() or typed["timers"] == 0:
             return None
     elif kind == "snap":

@@ -61,6 +61,10 @@ class HubLink:
         """Ask the hub for every channel again (after a gap in its sequence)."""
         self._send("snap")
 
+    def request_resend(self, first: int) -> None:
+        """Ask the hub for every frame again from sequence number `first` on (after a gap)."""
+        self._send("resend", **{"from": first})
+
     def refuse(self, reason: str) -> None:
         """Stop talking to this hub for good (it speaks another protocol version)."""
         self.refusal = reason

@@ -34,14 +34,24 @@ def test_the_docs_name_every_firmware_file_to_copy():
             assert f"`{name}`" in text, name
 
 
-def test_the_led_table_has_a_row_for_every_pattern_of_the_firmware_plus_starting_and_off():
+def test_the_led_table_has_a_row_for_every_pattern_of_the_firmware_plus_starting_failed_and_off():
     from companion.hardware.firmware import firmware_module
 
     patterns = firmware_module("hubcore").LED_PATTERNS
-    for text, heading in ((EN, "## The status LED"), (JA, "## 状態 LED")):
+    flashes = firmware_module("hubstart").FAILED_PATTERN[2]
+    for text, heading, failed in ((EN, "## The status LED", "three short flashes"), (JA, "## 状態 LED", "短く 3 回")):
         section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         rows = [line for line in section.splitlines() if line.startswith("|")]
-        assert len(rows) - 2 == len(patterns) + 2, heading  # less the header and its rule
+        assert len(rows) - 2 == len(patterns) + 3, heading  # less the header and its rule
+        assert failed in section and flashes == 3 and "hub_error.txt" in section
+
+
+def test_the_docs_state_the_circuitpython_version_the_firmware_checks_for():
+    from companion.hardware.firmware import firmware_module
+
+    major, minor, _ = firmware_module("hubstart").CIRCUITPYTHON
+    assert f"CircuitPython **{major}.{minor} or later**" in EN
+    assert f"**{major}.{minor} 以降**の CircuitPython" in JA
 
 
 def test_the_walk_through_uses_the_fakes_own_device_path():

@@ -50,7 +50,7 @@ def test_any_bytes_decode_to_a_frame_or_none_and_never_raise(data):
 def test_a_hub_says_hello_then_a_snapshot_and_numbers_every_frame():
     hub = hubcore.HubCore(3, beams=(1,))
     hub.poses[2] = "b_up"
-    assert payloads(hub.start(40)) == ["0 hello fw=1.0.0 proto=1 timers=3 ms=40",
+    assert payloads(hub.start(40)) == ["0 hello fw=1.1.0 proto=1 timers=3 ms=40 resend=64",
                                        "1 snap ms=40 pose=side,side,b_up beam=none,stopped,none"]
     assert payloads(hub.set_pose(0, "a_up", 50) + hub.set_beam(1, "flowing", 60) + hub.set_fault(2, True, 70)) == [
         "2 pose ms=50 ch=0 pose=a_up", "3 beam ms=60 ch=1 state=flowing", "4 fault ms=70 ch=2 why=sensor"]
@@ -181,10 +181,10 @@ def test_every_firmware_file_compiles_with_mpy_cross(path, tmp_path):
 
 def test_the_firmware_is_all_there():
     assert {p.name for p in FIRMWARE_FILES} >= {"code.py", "boot.py", "hubframe.py", "hubcore.py", "hubtilt.py",
-                                                "huborient.py", "hubbeam.py"}
+                                                "huborient.py", "hubbeam.py", "hubstart.py", "hubpins.py"}
 
 
-@pytest.mark.parametrize("name", ["hubframe", "hubcore", "hubtilt", "huborient", "hubbeam"])
+@pytest.mark.parametrize("name", ["hubframe", "hubcore", "hubtilt", "huborient", "hubbeam", "hubstart", "hubpins"])
 def test_the_firmware_examples_run(name):
     import doctest
 
@@ -199,3 +199,27 @@ def test_the_package_ships_the_firmware_as_a_link_to_the_board_source():
     assert shipped.is_symlink() and shipped.resolve() == FIRMWARE.resolve()
     assert firmware_folder().resolve() == FIRMWARE.resolve()
     assert firmware_module("hubcore").__file__.startswith(str(firmware_folder()))
+
+
+def test_the_firmware_answers_the_resend_vectors():
+    vector = VECTORS["resend"]
+    hub = hubcore.HubCore(vector["timers"], beams=tuple(vector["beams"]))
+    hub.start(vector["hello_ms"])
+    for kind, ch, state, ms in vector["steps"]:
+        (hub.set_pose if kind == "pose" else hub.set_beam)(ch, state, ms)
+    assert hub.receive(vector["request"].encode(), vector["request_ms"]) == [a.encode() for a in vector["answer"]]
+    assert hub.receive(vector["request_too_old"].encode(), vector["request_too_old_ms"]) == \
+        [a.encode() for a in vector["answer_too_old"]]
+
+
+def test_the_window_keeps_only_the_last_frames_and_a_bad_request_is_ignored():
+    hub = hubcore.HubCore(1, window=3)
+    hub.start(0)  # frames 0 and 1
+    for ms in range(10, 60, 10):
+        hub.beat(ms + 1000)  # beats 2 to 6
+    assert payloads(hub.resend(4, 2000)) == ["4 beat ms=1030", "5 beat ms=1040", "6 beat ms=1050"]
+    assert payloads(hub.resend(3, 2000)) == ["7 snap ms=2000 pose=side beam=none"]
+    assert hub.resend(8, 2000) == []  # nothing missing
+    assert hub.receive(hubframe.encode(1, "resend", (("from", "x"),)), 2000) == []
+    assert hub.receive(hubframe.encode(1, "resend"), 2000) == []
+    assert hubcore.HubCore(1, window=0).receive(hubframe.encode(1, "resend", (("from", 0),)), 0) == []

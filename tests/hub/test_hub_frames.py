@@ -86,3 +86,14 @@ def test_random_payloads_with_a_good_crc_never_crash_the_reader(body, seq):
     changes = [c for c in hub.update(100.0) if isinstance(c, PoseChange)]
     message = read_message(line, 6)
     assert (message is not None and message.fields["ch"] in (0, 4)) or not changes
+
+
+def test_the_pi_uses_the_resend_vectors_answer_in_order_with_the_hub_instants():
+    """The vectors' hub lost frames 3-5; the Pi asks from 3 and the answer gives each event its own instant."""
+    vector = VECTORS["resend"]
+    assert read_frame(vector["request"].encode()) == (9, "resend", {"from": "3"})
+    messages = [read_message(line.encode(), vector["timers"]) for line in vector["answer"]]
+    assert [m.seq for m in messages] == [3, 4, 5]
+    assert [(m.kind, m.ms) for m in messages] == [("beam", 1910), ("beam", 4210), ("pose", 4300)]
+    too_old = [read_message(line.encode(), vector["timers"]) for line in vector["answer_too_old"]]
+    assert [m.kind for m in too_old] == ["snap"]

@@ -21,10 +21,12 @@ WAIT_S = 15.0
 class Line:
     """A fake hub on a pty and the Pi's source reading it; `until` pumps items until a condition holds."""
 
-    def __init__(self, tmp_path, colours=("red", "orange", "yellow"), **fake):
+    def __init__(self, tmp_path, colours=("red", "orange", "yellow"), clock=time.monotonic, **fake):
         self.items = queue.SimpleQueue()
+        if "clock_of_board" in fake:
+            fake["clock"] = fake.pop("clock_of_board")
         self.fake = FakeHub(6, link=tmp_path / "hub", poses=["a_up", "a_up", "side", "a_up", "a_up", "a_up"], **fake)
-        self.source = HubSource.open(HubConfig(self.fake.path), colours, self.items.put, time.monotonic)
+        self.source = HubSource.open(HubConfig(self.fake.path), colours, self.items.put, clock)
         self.changes = []
 
     def until(self, done, what):
@@ -54,7 +56,7 @@ def line(tmp_path):
 
 
 def test_the_handshake_and_first_snapshot_over_a_pty(line):
-    assert line.source.hello == {"fw": "1.0.0", "proto": 1, "timers": 6}
+    assert line.source.hello == {"fw": "1.1.0", "proto": 1, "timers": 6, "resend": 64}
     assert line.poses() == [("red", "a_up", False), ("orange", "a_up", False)]
     assert line.source.fault == {"red": None, "orange": None, "yellow": None}
     assert any(b" hello proto=1*" in sent for sent in line.fake.received)
@@ -98,12 +100,44 @@ def test_corrupt_truncated_and_duplicated_frames_change_nothing_and_a_gap_is_fil
     core._seq -= 1  # the board sends its last frame again
     line.fake.inject(hubframe.encode(core._seq, "pose", (("ms", line.fake.ms()), ("ch", 1), ("pose", "side"))))
     core._seq += 1
-    core._seq += 2  # and then two frames go missing
+    core._seq += 2  # and then two frames go missing that the board never kept
     line.fake.turn("red", "b_up")
-    line.until(lambda: line.source.counts["snapshots"] >= 2, "the snapshot a gap asks for")
+    line.until(lambda: line.source.counts["snapshots"] >= 2, "the snapshot a gap it cannot resend is answered with")
     assert line.source.counts["duplicates"] == 1 and line.source.counts["gaps"] == 1
+    assert line.source.counts["resends"] == 1
     assert line.poses() == [("red", "a_up", False), ("orange", "a_up", False), ("orange", "side", False),
-                            ("red", "b_up", False)]
+                            ("red", "b_up", True)]
+
+
+def test_dropped_frames_are_resent_and_arrive_in_order_with_the_hub_instants(tmp_path, clock):
+    """Frames lost on the wire: the Pi asks for them by number and gets them, with the board's own times.
+
+    The board's clock stands at 0 and the Pi's is moved on by 20 s after the
+    hello, so every turn below happened before its line arrived, as in life.
+    """
+    line = Line(tmp_path, clock=clock, clock_of_board=lambda: 0.0)
+    try:
+        line.until(lambda: line.source.counts["snapshots"] >= 1, "the first snapshot")
+        clock.advance(20.0)
+        dropped_frames_come_back(line)
+    finally:
+        line.close()
+
+
+def dropped_frames_come_back(line):
+    line.fake.lose_next(3)
+    line.fake.turn("red", "b_up", ms=10_000)
+    line.fake.beam("red", "flowing", ms=10_050)  # the hub has no beam on red: nothing sent, nothing lost
+    line.fake.turn("orange", "side", ms=10_400)
+    line.fake.turn("red", "a_up", ms=11_000)
+    line.fake.turn("yellow", "b_up", ms=11_500)  # arrives, and shows the gap
+    line.until(lambda: len(line.poses()) == 6, "the resent turns")
+    assert line.poses()[2:] == [("red", "b_up", False), ("orange", "side", False), ("red", "a_up", False),
+                                ("yellow", "b_up", False)]
+    t = [c.t for c in line.changes if isinstance(c, PoseChange)][2:]
+    assert [round((later - t[0]) * 1000) for later in t] == [0, 400, 1000, 1500]
+    assert line.source.counts["resends"] >= 1 and line.source.counts["snapshots"] == 1
+    assert any(b" resend from=" in sent for sent in line.fake.received)
 
 
 def test_a_flood_of_garbage_faults_the_glasses_then_the_hub_is_read_again(line):
@@ -121,7 +155,7 @@ def test_check_prints_the_hello_and_the_snapshot(capsys):
     finally:
         fake.close()
     out = capsys.readouterr().out.splitlines()
-    assert out == ["hello: firmware 1.0.0, protocol 1, 6 timers",
+    assert out == ["hello: firmware 1.1.0, protocol 1, 6 timers",
                    "snapshot: red a_up, orange a_up, yellow side, green a_up, blue side, purple a_up"]
 
 

@@ -18,9 +18,13 @@ class Link:
 
     def __init__(self):
         self.snapshots, self.refusal, self.closed = 0, None, False
+        self.resends: list[int] = []
 
     def request_snapshot(self):
         self.snapshots += 1
+
+    def request_resend(self, first):
+        self.resends.append(first)
 
     def refuse(self, reason):
         self.refusal = reason
@@ -32,8 +36,8 @@ class Link:
 class Bench:
     """A firmware core and a source joined by hand: every line goes exactly where the test says."""
 
-    def __init__(self, colours=("red", "orange"), timers=6, beams=()):
-        self.core = hubcore.HubCore(timers, beams=beams)
+    def __init__(self, colours=("red", "orange"), timers=6, beams=(), window=hubcore.RESEND_WINDOW):
+        self.core = hubcore.HubCore(timers, beams=beams, window=window)
         self.link = Link()
         self.source = HubSource({c: i for i, c in enumerate(("red", "orange", "yellow")) if c in colours}, self.link)
 
@@ -76,24 +80,78 @@ def test_a_duplicated_frame_is_dropped_and_a_late_one_too():
     assert bench.source.counts["duplicates"] == 2 and bench.link.snapshots == 0
 
 
-def test_a_gap_asks_for_a_snapshot_and_the_lost_pose_comes_back_flagged_once():
-    bench = Bench()
+def test_a_hub_that_keeps_no_frames_is_asked_for_a_snapshot_and_the_lost_pose_comes_back_flagged_once():
+    bench = Bench(window=0)  # as firmware 1.0 was: no resend window in its hello
     bench.connect()
+    assert bench.source.hello["resend"] == 0
     lost = bench.core.set_pose(0, "b_up", 1100)
     kept = bench.core.set_pose(1, "a_up", 1200)
     assert lost and poses(bench.deliver(kept, 2.0)) == [("orange", "a_up", False)]
-    assert bench.link.snapshots == 1
+    assert bench.link.snapshots == 1 and bench.link.resends == []
     again = bench.deliver([bench.core.snapshot(1300)], 2.1)
     assert poses(again) == [("red", "b_up", True)]
     assert poses(bench.deliver([bench.core.snapshot(1400)], 2.2)) == []  # never twice
 
 
-def test_reordered_frames_lose_nothing():
+def test_a_gap_is_asked_for_by_number_and_the_lost_frames_come_back_in_order_with_their_instants():
+    bench = Bench(beams=(0,))
+    bench.connect(t=1.0, ms=1000)
+    lost = bench.core.set_pose(0, "b_up", 1100) + bench.core.set_beam(0, "flowing", 1150) + \
+        bench.core.set_beam(0, "stopped", 1400) + bench.core.set_pose(0, "a_up", 1450)
+    kept = bench.core.set_pose(1, "a_up", 1500)
+    assert len(lost) == 4
+    assert bench.deliver(kept, 2.0) == []  # held back until the missing frames are in
+    assert bench.link.resends == [2] and bench.link.snapshots == 0
+    changes = bench.deliver(bench.core.resend(2, 1510), 2.05)
+    assert [(type(c).__name__, c.name, getattr(c, "pose", getattr(c, "flowing", None)), round(c.t, 3))
+            for c in changes] == [("PoseChange", "red", Pose.B_UP, 1.1), ("BeamChange", "red", True, 1.15),
+                                  ("BeamChange", "red", False, 1.4), ("PoseChange", "red", Pose.A_UP, 1.45),
+                                  ("PoseChange", "orange", Pose.A_UP, 1.5)]
+    assert not any(c.resync for c in changes if isinstance(c, PoseChange))
+    assert bench.source.counts["gaps"] == 1 and bench.source.counts["resends"] == 1
+
+
+def test_a_lost_flip_and_back_is_not_lost():
+    """Turned and turned back between two frames the Pi saw: a snapshot would show nothing; the resend shows both."""
+    bench = Bench()
+    bench.core.poses[0] = "a_up"
+    bench.connect()
+    bench.core.set_pose(0, "b_up", 1100), bench.core.set_pose(0, "a_up", 1300)
+    beat = [bench.core.beat(1600)]
+    assert bench.deliver(beat, 2.0) == []
+    assert poses(bench.deliver(bench.core.resend(bench.link.resends[0], 1610), 2.1)) == [
+        ("red", "b_up", False), ("red", "a_up", False)]
+
+
+def test_a_resend_that_does_not_come_is_asked_again_then_a_snapshot_is():
+    bench = Bench()
+    bench.connect()
+    bench.core.set_pose(0, "b_up", 1100)  # lost
+    for t in (2.0, 2.2, 2.6, 2.7, 3.2, 3.8):  # frames keep coming after the gap, the resends never do
+        assert bench.deliver([bench.core.beat(int(t * 1000))], t) == []
+    assert bench.link.resends == [2, 2] and bench.link.snapshots == 2  # asked at 2.0, 2.6; then snapshots at 3.2, 3.8
+    assert poses(bench.deliver([bench.core.snapshot(3900)], 3.9)) == [("red", "b_up", True)]
+    assert poses(bench.deliver(bench.core.set_pose(0, "side", 4000), 4.0)) == [("red", "side", False)]
+
+
+def test_a_gap_older_than_the_window_is_answered_with_a_snapshot():
+    bench = Bench(window=4)
+    bench.connect()
+    for ms in range(1100, 1800, 100):
+        bench.core.set_pose(0, ("b_up", "a_up")[ms // 100 % 2], ms)  # seven turns, all lost
+    bench.deliver([bench.core.beat(1900)], 2.0)
+    answer = bench.core.resend(bench.link.resends[0], 1910)
+    assert [line.split(b" ")[1] for line in answer] == [b"snap"]
+    assert poses(bench.deliver(answer, 2.1)) == [("red", "a_up", True)]
+
+
+def test_reordered_frames_are_used_in_order():
     bench = Bench()
     bench.connect()
     a, b = bench.core.set_pose(0, "b_up", 1100), bench.core.set_pose(1, "a_up", 1150)
-    changes = bench.deliver(b + a, 2.0) + bench.deliver([bench.core.snapshot(1200)], 2.1)
-    assert sorted(poses(changes)) == [("orange", "a_up", False), ("red", "b_up", True)]
+    changes = bench.deliver(b + a, 2.0) + bench.deliver(bench.core.resend(bench.link.resends[0], 1200), 2.1)
+    assert poses(changes) == [("red", "b_up", False), ("orange", "a_up", False)]
+    assert bench.source.counts["duplicates"] == 1  # a, once more in the resend
 
 
 def test_unplug_faults_every_hub_glass_once_and_the_replug_resyncs_what_moved():

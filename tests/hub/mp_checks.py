@@ -1,0 +1,106 @@
+"""The firmware's pure modules put through their paces, printing one line per result.
+
+Runs unchanged under CPython and under MicroPython (no f-strings beyond what
+both read, no dataclasses, no typing): the test runs it under both and wants
+the same lines. Run from a folder holding the firmware's modules and
+vectors.json, as a script (pytest collects it too: importing it does nothing).
+"""
+
+def main():
+    import json
+
+
+    import hubbeam
+    import hubcore
+    import hubframe
+    import hubpins
+    import hubstart
+    import hubtilt
+    import huborient
+
+
+    def say(name, value):
+        print(name + ": " + repr(value))
+
+
+    with open("vectors.json") as f:
+        VECTORS = json.load(f)
+
+    for n, vector in enumerate(VECTORS["valid"]):
+        got = hubframe.decode(vector["line"].encode())
+        fields = vector["fields"]
+        say("valid %d" % n, got is not None and got[0] == vector["seq"] and got[1] == vector["kind"]
+            and sorted(got[2].items()) == sorted(fields.items()))
+    for n, vector in enumerate(VECTORS["invalid"]):
+        try:
+            line = vector["line"].encode()
+        except UnicodeError:
+            line = None
+        say("invalid %d" % n, None if line is None else hubframe.decode(line))
+    say("crc", "%04X" % hubframe.crc16(b"123456789"))
+    say("seq_after", (hubframe.seq_after(0, 65535), hubframe.seq_after(7, 7), hubframe.seq_after(5, 9)))
+
+    hub = hubcore.HubCore(3, beams=(1,))
+    hub.poses[2] = "b_up"
+    out = hub.start(40) + hub.set_pose(0, "a_up", 50) + hub.set_beam(1, "flowing", 60) + hub.set_fault(2, True, 70)
+    out += hub.receive(hubframe.encode(0, "snap"), 80) + hub.tick(700) + hub.receive(b"garbage\n", 800)
+    say("core", out)
+    say("resend", hub.resend(3, 900))
+    say("resend too old", hub.resend(60000, 900))
+    say("status", (hub.status(900), [hubcore.led_on(s, ms) for s in ("waiting", "connected", "fault") for ms in (0, 80, 700)]))
+
+    vector = VECTORS["resend"]
+    hub = hubcore.HubCore(vector["timers"], beams=tuple(vector["beams"]))
+    hub.start(vector["hello_ms"])
+    for kind, ch, state, ms in vector["steps"]:
+        (hub.set_pose if kind == "pose" else hub.set_beam)(ch, state, ms)
+    say("resend vector", hub.receive(vector["request"].encode(), vector["request_ms"]) ==
+        [line.encode() for line in vector["answer"]])
+
+    pair = hubtilt.TiltReader(settle_ms=80)
+    steps = []
+    for index, closed, ms in ((0, True, 1000), (0, False, 1010), (0, True, 1020), (1, True, 2000), (0, False, 2005)):
+        pair.switch(index, closed, ms)
+        steps.append([pair.update(ms + k) for k in (0, 50, 79, 80, 200)])
+    say("tilt", steps)
+
+    glass = huborient.Orientation()
+    say("orient", [glass.read(x, y, z) for x, y, z in ((0, 0, 9.8), (6, 0, 7), (9.8, 0, 0.5), (0, 0, -9.8), (5, 5, -5))])
+
+    neck = hubbeam.NeckBeam(stop_ms=250)
+    events = []
+    for ms in range(1000, 3000, 5):
+        event = neck.sample(ms < 2500 and ms % 15 == 0, ms)
+        if event:
+            events.append(event)
+    say("beam", events)
+
+    say("version", [hubstart.version_problem(v) for v in ((9, 0, 0), (9, 2, 1), (8, 2, 10))])
+    stored = hubstart.record("ImportError: no module named 'x'", hubstart.PENDING)
+    say("record", (stored, hubstart.read_record(stored), hubstart.read_record(b"HUBERRP\x00\x05ab")))
+    say("after", [hubstart.after_failure(stored, "ImportError: no module named 'x'"), hubstart.after_failure(b"", "x")])
+    say("failed led", [hubstart.failed_led_on(ms) for ms in range(0, 2400, 60)])
+
+
+    class Keys90:
+        def __init__(self, pins, value_when_pressed, pull, interval):
+            self.pins = pins
+
+
+    class Keys91(Keys90):
+        def __init__(self, pins, value_when_pressed, pull, interval, debounce_threshold=1):
+            self.pins, self.threshold = pins, debounce_threshold
+
+
+    class Keypad:
+        def __init__(self, keys):
+            self.Keys = keys
+
+
+    say("keys", [hubstart.open_keys(Keypad(k), ["GP2"])[1] for k in (Keys90, Keys91)])
+    say("pins", (hubpins.pins_for("raspberry_pi_pico")[1], hubpins.pins_for("other")[1], hubpins.pin_names(hubpins.PICO)))
+    print("done")
+
+
+if __name__ == "__main__":
+    main()
