@@ -1,6 +1,7 @@
 """`companion demo` and `companion run`: the table, served to the phones."""
 
 import argparse
+import os
 import signal
 import sqlite3
 import tempfile
@@ -12,6 +13,7 @@ from companion.config import check_host, check_pin, check_port
 from companion.errors import BadInput
 
 ORDER = 10  # place in `companion --help`
+SERVICE_STOP = "sudo systemctl stop companion stops it."
 
 
 def _option(check, name: str):
@@ -111,7 +113,8 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     try:
         addresses = lan_addresses()
         advert = Advertisement(listening, addresses).start() if mdns else None
-        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin):
+        how_to_stop = SERVICE_STOP if os.environ.get("NOTIFY_SOCKET") else "Ctrl-C stops."  # in the journal: systemctl
+        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin, how_to_stop):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
         notify("READY=1")
         keep_watchdog_fed(table.alive, stop)

@@ -106,8 +106,8 @@ class Listening:
         """The link for this machine itself."""
         return _url("127.0.0.1" if self.host in ALL_HOSTS else self.host, self.port)
 
-    def startup_lines(self, addresses: list[str], mdns: str | None, pin: str) -> list[str]:
-        """What the table says when it starts: the addresses to open, and the PIN (the journal keeps it).
+    def startup_lines(self, addresses: list[str], mdns: str | None, pin: str, stop: str = "Ctrl-C stops.") -> list[str]:
+        """What the table says when it starts: the addresses to open, the PIN (the journal keeps it), how to stop it.
 
         >>> print("\\n".join(Listening("127.0.0.1", 8000).startup_lines([], None, "1234")))
         Open http://127.0.0.1:8000/ on this computer; the table PIN is 1234. Ctrl-C stops.
@@ -115,12 +115,12 @@ class Listening:
         """
         links = self.links(addresses, mdns)
         if self.local_only:
-            return [f"Open {self.here()} on this computer; the table PIN is {pin}. Ctrl-C stops.",
+            return [f"Open {self.here()} on this computer; the table PIN is {pin}. {stop}",
                     f"Phones cannot reach it: it listens on {self.host} only; to let them, {ALLOW_PHONES}."]
         if not links:
-            return [f"Open {self.here()} on this computer; the table PIN is {pin}. Ctrl-C stops.",
+            return [f"Open {self.here()} on this computer; the table PIN is {pin}. {stop}",
                     "No network address found: join this computer to the table's Wi-Fi, then restart it."]
-        lines = [f"Open {links[0]} on a phone on the same network; the table PIN is {pin}. Ctrl-C stops."]
+        lines = [f"Open {links[0]} on a phone on the same network; the table PIN is {pin}. {stop}"]
         if len(links) > 1:
             lines.append("Also: " + "  ".join(links[1:]))
         return lines
