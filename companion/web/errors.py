@@ -58,7 +58,7 @@ def bad_input(e: BadInput):
     status = 409 if isinstance(e, Conflict) else 400
     if wants_json():
         said = {"params": e.params} if getattr(e, "params", None) else {}
-        return jsonify(error=str(e), field=e.field, code=code_of(e, status), problem=e.problem, **said,
+        return jsonify(error=str(e), field=e.field, code=code_of(e, status), **said,
                        **getattr(e, "details", {})), status
     return _page(status, str(e))
 

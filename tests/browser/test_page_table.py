@@ -339,7 +339,7 @@ def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, playwright, exp
         expect(started).not_to_have_text(re.compile("UTC"))
         utc = datetime.fromisoformat(started.get_attribute("datetime"))
         tokyo = utc + timedelta(hours=9)  # Japan keeps no summer time
-        assert started.inner_text() == f"{tokyo:%Y/%m/%d %H:%M}"  # in the page's language too
+        assert started.inner_text() == f"{tokyo:%Y/%m/%d} {tokyo.hour}:{tokyo:%M}"  # in the page's language too (no 0 before the hour)
         assert started.get_attribute("title").endswith("UTC")
     finally:
         context.close()

@@ -230,7 +230,7 @@ def test_a_turn_out_of_turn_is_refused_for_people_and_for_scripts(client):
     body = answer.get_json()
     assert body["field"] == "actions[0].player"  # the path, for scripts
     assert body["code"] == "geese.refused.out_of_turn" and body["params"] == {"player": "ben", "turn": "ann"}
-    assert body["problem"] == "ben plays out of turn: it is ann's turn"
+    assert body["error"] == "actions[0].player: ben plays out of turn: it is ann's turn"
 
 
 def test_a_tracked_game_counts_hands_and_the_setup_holds_what_the_deal_leaves(client):
@@ -257,3 +257,23 @@ def test_a_game_exports_as_json_and_csv(client):
     assert exported["result"]["players"]["ann"]["total"] == 1
     rows = client.get(f"/api/geese/games/{game['id']}/export.csv").get_data(as_text=True).splitlines()
     assert rows[0].startswith("game,place,player") and rows[1].split(",")[2] == "ann" and len(rows) == 4
+
+
+def test_every_refusal_a_player_meets_has_a_sentence_in_both_languages(client):
+    import re
+    from pathlib import Path
+
+    from companion.web.i18n import catalog
+
+    root = Path(__file__).resolve().parents[2] / "companion"
+    codes = set()
+    for folder in ("geese", "flock", "web/geese", "web/flock"):
+        for source in (root / folder).glob("*.py"):
+            codes |= set(re.findall(r'code="([a-z_.]+)"', source.read_text(encoding="utf-8")))
+    codes |= set(re.findall(r'"(?:geese|flock)\.refused\.[a-z_]+"',
+                            (root / "geese/record.py").read_text(encoding="utf-8")))
+    codes = {c.strip('"') for c in codes}
+    assert {"geese.refused.out_of_turn", "flock.refused.empty"} <= codes
+    for lang in ("en", "ja"):
+        assert sorted(codes - set(catalog(lang))) == [], lang
+    assert catalog("ja")["geese.refused.out_of_turn"] != catalog("en")["geese.refused.out_of_turn"]

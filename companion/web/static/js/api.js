@@ -34,16 +34,11 @@ export async function getJSON(url) {
   return response.json();
 }
 
-// Codes that only say "bad input": the table's own sentence (without the field path) says more.
-const GENERIC = new Set(["errors.bad_input", "errors.conflict"]);
-
-// An error answer as the page shows it: its code's sentence in the page's language, filled with its params;
-// else the table's words without the field path, which is for scripts.
+// An error answer as the page shows it: its code's sentence in the page's language, filled with its params
+// (the field path in `error` is for scripts); else the table's words.
 export function errorText(data) {
-  if (data?.code && known(data.code) && !(GENERIC.has(data.code) && data.problem)) {
-    return t(data.code, { field: data.field ?? "", ...(data.params ?? {}) });
-  }
-  return data?.problem ?? data?.error ?? t("error.other");
+  if (data?.code && known(data.code)) return t(data.code, { field: data.field ?? "", ...(data.params ?? {}) });
+  return data?.error ?? t("error.other");
 }
 
 watchSession();
