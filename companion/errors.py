@@ -19,16 +19,19 @@ class BadInput(ValueError):
     'timers.red.pins: GPIO 40 does not exist (valid 2-27)'
     """
 
-    def __init__(self, field: str, problem: str):
+    def __init__(self, field: str, problem: str, *, code: str | None = None, params: dict | None = None):
         # Fields can carry keys from outside (a JSON key of a control character): shown escaped, on one line.
         super().__init__(printable(f"{field}: {problem}" if field else problem))
         self.field = field
         self.problem = problem
+        if code:
+            self.error_code = code  # the catalogue key a page shows it by, in the page's language
+        self.params = dict(params or {})  # the values the catalogue's sentence names
 
     def within(self, prefix: str) -> "BadInput":
         """The same problem, its field placed under `prefix` (e.g. a line number or file)."""
         field = f"{prefix}.{self.field}" if self.field else prefix
-        return BadInput(field, self.problem)
+        return BadInput(field, self.problem, code=getattr(self, "error_code", None), params=self.params)
 
 
 class Conflict(BadInput):

@@ -18,7 +18,7 @@ from companion.flock.birds import (COLUMN_LIMIT, DISPLAY, FACE_UP_BIRDS, HAND_LI
                                    NEUTRAL_TILES, read_bird, read_int)
 from companion.flock.board import birds_of, count, land, refilled, shortfall, start_player, with_column, column
 from companion.flock.cards import movement_points, read_movement, read_nest
-from companion.flock.moves import FLIGHTS, flown
+from companion.flock.moves import FLIGHTS, REACH, flown, swap_allowed
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.stage import read_hands, scored, tie_break, winners
 
@@ -121,7 +121,9 @@ class Game:
 
     def _afford(self, cost: int, what: str) -> None:
         if self.cubes[self.turn] < cost:
-            raise BadInput("action.do", f"{what} costs {cost} cubes; {self.turn} has {self.cubes[self.turn]}")
+            raise BadInput("action.do", f"{what} costs {cost} cubes; {self.turn} has {self.cubes[self.turn]}",
+                           code="flock.refused.cubes", params={"cost": cost, "player": self.turn,
+                                                               "cubes": self.cubes[self.turn]})
 
     def _spend(self, cost: int, *, to_nest: bool = True) -> None:
         player = self.turn
@@ -162,7 +164,8 @@ class Game:
         if not _index(col, len(self.depths)):
             raise BadInput(f"{field}.col", f"expected a column 0-{len(self.depths) - 1}")
         if count(self.board, col) == COLUMN_LIMIT:
-            raise BadInput(f"{field}.col", f"column {col} is full ({COLUMN_LIMIT} birds)")
+            raise BadInput(f"{field}.col", f"column {col} is full ({COLUMN_LIMIT} birds)",
+                           code="flock.refused.column_full", params={"col": col + 1})
         place = action.get("at", "front")
         if place not in PLACES:
             raise BadInput(f"{field}.at", "expected front or back")
@@ -209,6 +212,48 @@ class Game:
             self._add(wanted, action, "action")
             self.rng.shuffle(self.deck)
         self._spend(CARD_COSTS[used])
+
+    # ---- what the player whose turn it is may do ------------------------------------
+
+    def legal_moves(self) -> list[dict]:
+        """Every flight, addition, card taken and pass the player whose turn it is can pay for and that applies.
+
+        Each is an action `apply()` accepts as it is (the display's card and the favourite-bird and score
+        cards, which need more choices, are left to the page's own steps).
+        """
+        if self.over or self.turn is None:
+            return []
+        player, cubes, cards = self.turn, self.cubes[self.turn], self.hands[self.turn]
+        kinds = [(k, {"do": k}) for k in ("fly_side", "fly_line") if self.price(k) <= cubes]
+        kinds += [(k, {"do": "card", "card": k}) for k in FLIGHTS
+                  if k not in ("fly_side", "fly_line") and cards and CARD_COSTS[k] <= cubes]
+        moves = []
+        rows, columns = len(self.board), len(self.board[0])
+        for kind, action in kinds:
+            mover = "neutral" if kind == "neutral" else player
+            for r in range(rows):
+                for c in range(columns):
+                    bird = self.board[r][c]
+                    if bird is None or bird["owner"] != mover:
+                        continue
+                    for tr in range(rows):
+                        for tc in range(columns):
+                            if self.board[tr][tc] is not None and swap_allowed(kind, (r, c), (tr, tc)):
+                                moves.append({**action, "from": [r, c], "to": [tr, tc]})
+        room = [c for c in range(columns) if count(self.board, c) < COLUMN_LIMIT]
+        if self.deck or self.face_up:
+            adds = [{"do": "add"}] if self.price("add") <= cubes else []
+            if cards and CARD_COSTS["standard"] <= cubes:
+                adds.append({"do": "card", "card": "standard"})
+            for add in adds:
+                for col in room:
+                    for at in PLACES:
+                        place = {"do": "add", "bird": "deck" if self.deck else 0, "col": col, "at": at}
+                        moves.append({**place} if add["do"] == "add" else {**add, "action": place})
+        if self.display and self.price("take") <= cubes:
+            moves.append({"do": "take"})
+        moves.append({"do": "pass"})
+        return moves
 
     # ---- the stage's end ---------------------------------------------------------
 
@@ -279,6 +324,7 @@ class Game:
             "birds_on_board": {p: birds_of(self.board, p) for p in self.players},
             "stages": self.stages, "moves": self.moves,
             "tiles": {"player": TILES_PER_PLAYER, "neutral": NEUTRAL_TILES},
+            "legal": self.legal_moves(),
         }
         if self.over:
             view["winners"] = winners(self.scores, view["birds_on_board"])

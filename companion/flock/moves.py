@@ -54,11 +54,20 @@ def flown(board, kind: str, player: str, action: dict, field: str = "action"):
     mover = NEUTRAL if kind == "neutral" else player
     if bird is None or bird["owner"] != mover:
         whose = "a neutral bird" if kind == "neutral" else f"one of {player}'s birds"
-        raise BadInput(f"{field}.from", f"row {r}, column {c} does not hold {whose}")
+        raise BadInput(f"{field}.from", f"row {r}, column {c} does not hold {whose}",
+                       code="flock.refused.not_neutral" if kind == "neutral" else "flock.refused.not_yours",
+                       params=_people(r, c, player=player))
     if other is None:
-        raise BadInput(f"{field}.to", f"row {tr}, column {tc} is empty: birds never fly into an empty space")
+        raise BadInput(f"{field}.to", f"row {tr}, column {tc} is empty: birds never fly into an empty space",
+                       code="flock.refused.empty", params=_people(tr, tc))
     if not swap_allowed(kind, (r, c), (tr, tc)):
-        raise BadInput(f"{field}.to", f"{SAY[kind]} cannot reach row {tr}, column {tc} from row {r}, column {c}")
+        raise BadInput(f"{field}.to", f"{SAY[kind]} cannot reach row {tr}, column {tc} from row {r}, column {c}",
+                       code="flock.refused.reach", params=_people(tr, tc))
     new = [list(row) for row in board]
     new[r][c], new[tr][tc] = other, bird
     return new
+
+
+def _people(row: int, col: int, **more) -> dict:
+    """A space as people number it (from 1) for a refusal's sentence; the API's field path keeps the board's."""
+    return {"row": row + 1, "col": col + 1, **more}

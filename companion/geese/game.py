@@ -30,6 +30,7 @@ class Game:
         self.rules, self.players = rules, players
         self.hands: list[list[Card]] = [cards[i * hand:(i + 1) * hand] for i in range(players)]
         self.setup = cards[players * hand:]
+        self.dealt = [list(h) for h in self.hands]  # the deal, as a record carries it
         self.ground = WinteringGround(self.setup, rules)
         self.migrations: list[list[tuple[int, list[Card]]]] = [[] for _ in range(players)]
         self.wintering_vp = [0] * players
@@ -110,10 +111,13 @@ class Game:
         else:
             self.seat = (self.seat + 1) % self.players
 
-    def record(self, names: list[str]) -> dict:
-        """The game as a record `score()` replays (seats named by `names`)."""
+    def record(self, names: list[str], *, deal: bool = False) -> dict:
+        """The game as a record `score()` replays (seats named by `names`; `deal`: with every dealt hand)."""
         actions = [{**a, "player": names[a["player"]]} for a in self.actions]
-        return {"players": list(names), "wintering": [c.to_json() for c in self.setup], "actions": actions}
+        record = {"players": list(names), "wintering": [c.to_json() for c in self.setup], "actions": actions}
+        if deal:
+            record["hands"] = {name: [c.to_json() for c in hand] for name, hand in zip(names, self.dealt)}
+        return record
 
     def cards_in_play(self) -> int:
         """Every card still counted: hands, the ground and migrations (the deck's size, always)."""

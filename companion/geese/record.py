@@ -22,7 +22,7 @@ from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import final_scores
 from companion.players import MAX_NAME
 MAX_ACTIONS = 2000  # far more turns than a game of 80 cards can take
-RECORD_FIELDS = frozenset({"players", "wintering", "actions"})
+RECORD_FIELDS = frozenset({"players", "wintering", "actions", "hands"})
 MIGRATION_FIELDS = frozenset({"players", "migrations", "wintering_vp"})
 ACTION_KINDS = ("arrive", "migrate")
 
@@ -96,9 +96,17 @@ def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
 
 
 class Replay:
-    """A game record played back through the rules: the ground, each player's VP and migrations."""
+    """A game record played back through the rules: the ground, each player's VP and migrations, whose turn.
 
-    def __init__(self, players: list[str], setup: list[Card], rules: Rules = DEFAULT_RULES, *, strict: bool = False):
+    Turns go round in the order of `players` (from the start player). How many
+    cards each hand holds is known when the record carries the deal (`hands`)
+    or is the table's own (`strict`): each hand starts at the deal's size, and
+    when one runs out the round is finished up to the player before the start
+    player, and the game is over.
+    """
+
+    def __init__(self, players: list[str], setup: list[Card], rules: Rules = DEFAULT_RULES, *, strict: bool = False,
+                 hands: dict[str, list[Card]] | None = None):
         self.players, self.rules, self.strict = players, rules, strict
         self.deck = copies(rules, len(players))
         self.ground = WinteringGround(setup, rules)
@@ -106,8 +114,19 @@ class Replay:
         self.wintering_vp = {name: 0 for name in players}
         self.migrations = {name: [] for name in players}
         self.log = []  # each arrival that scored: {"action", "player", "card", "vp"}
+        self.hands = {name: Counter(cards) for name, cards in hands.items()} if hands is not None else None
+        counted = hands is not None or strict
+        self.hand_counts = {name: rules.hand_size(len(players)) for name in players} if counted else None
+        self.seat = 0  # whose turn: seats count from the start player
+        self.ending = False  # a hand has run out: this round is the last
+        self.over = False
         for i, card in enumerate(setup):
             self._check_supply(card, f"wintering[{i}]")
+
+    @property
+    def next_player(self) -> str | None:
+        """Whose turn it is, or None once the game is over."""
+        return None if self.over else self.players[self.seat]
 
     @classmethod
     def of(cls, data: dict, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> "Replay":
@@ -117,8 +136,9 @@ class Replay:
         if not isinstance(setup, list):
             raise BadInput("wintering", "expected the list of cards laid out at setup")
         in_deck = len(players) if strict else None
-        replay = cls(players, [parse_card(c, f"wintering[{i}]", rules, in_deck) for i, c in enumerate(setup)],
-                     rules, strict=strict)
+        cards = [parse_card(c, f"wintering[{i}]", rules, in_deck) for i, c in enumerate(setup)]
+        hands = read_hands(data["hands"], players, cards, rules) if "hands" in data else None
+        replay = cls(players, cards, rules, strict=strict, hands=hands)
         actions = data.get("actions", [])
         if not isinstance(actions, list):
             raise BadInput("actions", "expected a list of actions")
@@ -147,10 +167,51 @@ class Replay:
         player = action.get("player")
         if player not in self.players:
             raise BadInput(f"{where}.player", "not one of the players")
+        if self.over:
+            raise BadInput(where, "the game is over: a hand ran out and the round is finished",
+                           code="geese.refused.over")
+        if player != self.players[self.seat]:
+            turn = self.players[self.seat]
+            raise BadInput(f"{where}.player", f"{player} plays out of turn: it is {turn}'s turn",
+                           code="geese.refused.out_of_turn", params={"player": player, "turn": turn})
         if kinds == ["arrive"]:
             self._arrive(action, player, i, where)
         else:
             self._migrate(action["migrate"], player, where)
+        self._next_turn(player)
+
+    def _next_turn(self, player: str) -> None:
+        if self.hand_counts is not None and self.hand_counts[player] == 0:
+            self.ending = True
+        if self.ending and self.seat == len(self.players) - 1:
+            self.over = True  # the round is finished: up to the player before the start player
+        else:
+            self.seat = (self.seat + 1) % len(self.players)
+
+    def _from_hand(self, player: str, cards: list[Card], where: str) -> None:
+        """Take `cards` out of `player`'s hand (when the hands are known), or refuse naming the first missing."""
+        if self.hand_counts is not None and self.hand_counts[player] < len(cards):
+            held = self.hand_counts[player]
+            raise BadInput(where, f"{player} holds only {held} card{'s' if held != 1 else ''}",
+                           code="geese.refused.hand_short", params={"player": player, "held": held,
+                                                                     "cards": len(cards)})
+        if self.hands is not None:
+            left = Counter(self.hands[player])
+            for j, card in enumerate(cards):
+                if not left[card]:
+                    raise BadInput(f"{where}[{j}]", f"{player} holds no {_one(card)}",
+                                   code="geese.refused.not_in_hand",
+                                   params={"player": player, "n": card.n, "suit": card.suit})
+                left[card] -= 1
+            self.hands[player] = +left
+        if self.hand_counts is not None:
+            self.hand_counts[player] -= len(cards)
+
+    def _to_hand(self, player: str, card: Card) -> None:
+        if self.hands is not None:
+            self.hands[player][card] += 1
+        if self.hand_counts is not None:
+            self.hand_counts[player] += 1
 
     def _arrive(self, action: dict, player: str, i: int, where: str) -> None:
         cards = action["arrive"]
@@ -158,9 +219,12 @@ class Replay:
             raise BadInput(f"{where}.arrive", "birds arrive as 1 card, or 2 cards with 1 taken back")
         parsed = [self._card(c, f"{where}.arrive[{j}]") for j, c in enumerate(cards)]
         if len(parsed) == 1 and "take" in action:
-            raise BadInput(f"{where}.take", "a card is taken back only when 2 cards arrive")
+            raise BadInput(f"{where}.take", "a card is taken back only when 2 cards arrive",
+                           code="geese.refused.take_one")
         if len(parsed) == 2 and "take" not in action:
-            raise BadInput(f"{where}.take", "when 2 cards arrive, 1 card must be taken back from the wintering ground")
+            raise BadInput(f"{where}.take", "when 2 cards arrive, 1 card must be taken back from the wintering ground",
+                           code="geese.refused.take_needed")
+        self._from_hand(player, parsed, f"{where}.arrive")
         for j, card in enumerate(parsed):
             vp = self.ground.put(card)
             self._check_supply(card, f"{where}.arrive[{j}]")
@@ -170,8 +234,10 @@ class Replay:
         if "take" in action:
             taken = self._card(action["take"], f"{where}.take")
             if not self.ground.holds(taken):
-                raise BadInput(f"{where}.take", f"no {_one(taken)} lies in the wintering ground")
+                raise BadInput(f"{where}.take", f"no {_one(taken)} lies in the wintering ground",
+                               code="geese.refused.take_missing", params={"n": taken.n, "suit": taken.suit})
             self.ground.take(taken)
+            self._to_hand(player, taken)
 
     def _migrate(self, move, player: str, where: str) -> None:
         if not isinstance(move, dict):
@@ -182,13 +248,17 @@ class Replay:
             raise BadInput(f"{where}.migrate.value", "expected the value migrated as, a whole number 1 or more")
         if not isinstance(cards, list) or len(cards) != value:
             got = len(cards) if isinstance(cards, list) else "no"
-            raise BadInput(f"{where}.migrate.cards", f"migrating as {value} takes exactly {value} cards, not {got}")
+            raise BadInput(f"{where}.migrate.cards", f"migrating as {value} takes exactly {value} cards, not {got}",
+                           code="geese.refused.migrate_count",
+                           params={"value": value, "cards": len(cards) if isinstance(cards, list) else 0})
         parsed = [self._card(c, f"{where}.migrate.cards[{j}]") for j, c in enumerate(cards)]
         for j, card in enumerate(parsed):
             if not self.ground.usable(card, value):
-                raise BadInput(f"{where}.migrate.cards[{j}]", f"a {card.n} can be used only as "
-                                                              f"{_span(card.n, self.ground.top(card.n))} now, "
-                                                              f"not as {value}")
+                span = _span(card.n, self.ground.top(card.n))
+                raise BadInput(f"{where}.migrate.cards[{j}]", f"a {card.n} can be used only as {span} now, "
+                                                              f"not as {value}",
+                               code="geese.refused.not_usable", params={"n": card.n, "span": span, "value": value})
+        self._from_hand(player, parsed, f"{where}.migrate.cards")
         for j, card in enumerate(parsed):
             self.migrated[card] += 1
             self._check_supply(card, f"{where}.migrate.cards[{j}]")
@@ -201,6 +271,35 @@ class Replay:
         scores = final_scores(self.players, self.migrations, self.wintering_vp, self.rules)
         return {"players": scores["players"], "wintering": self.ground.counts(), "ranking": scores["ranking"],
                 "winner": scores["winner"]}
+
+
+def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> dict[str, list[Card]]:
+    """The deal of a record: each player's hand, the size the player count gives; the ground holds the rest."""
+    if not isinstance(value, dict):
+        raise BadInput("hands", "expected each player's dealt hand: {name: [card, ...]}")
+    size = rules.hand_size(len(players))
+    hands = {}
+    for name in players:
+        if name not in value:
+            raise BadInput(f"hands.{name}", "missing: the deal names every player's hand")
+    for name, cards in value.items():
+        if name not in players:
+            raise BadInput(f"hands.{name}", "not one of the players")
+        if not isinstance(cards, list) or len(cards) != size:
+            got = len(cards) if isinstance(cards, list) else "no"
+            raise BadInput(f"hands.{name}", f"a hand of {len(players)} players is dealt {size} cards, not {got}")
+        hands[name] = [parse_card(c, f"hands.{name}[{j}]", rules, len(players)) for j, c in enumerate(cards)]
+    dealt = Counter(setup)
+    for cards in hands.values():
+        dealt.update(cards)
+    deck = copies(rules, len(players))
+    if dealt != deck:
+        extra = sorted((dealt - deck).elements())
+        missing = sorted((deck - dealt).elements())
+        why = (f"the deck has no more {_name(extra[0], 2)}" if extra
+               else f"{_one(missing[0])} is in no hand and not in the wintering ground")
+        raise BadInput("hands", f"the hands and the wintering ground are not the deck: {why}")
+    return hands
 
 
 def _only(data: dict, allowed, where: str) -> None:

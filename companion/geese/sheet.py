@@ -5,8 +5,8 @@ plain data back, with the arithmetic spelled out as numbers the page's
 messages put into words.
 
 >>> view = game_view({"players": ["a", "b", "c", "d"], "wintering": [{"n": 6, "suit": "gull"}], "actions": []})
->>> view["ground"][5]["high"], view["next_player"]
-(7, 'a')
+>>> view["ground"][5]["high"], view["next_player"], view["hands"]["a"], view["over"]
+(7, 'a', 18, False)
 """
 
 from collections import Counter
@@ -29,14 +29,32 @@ def ground_view(replay: Replay) -> list[dict]:
 
 
 def game_view(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
-    """A tracked game as every phone shows it: the ground, the VP earned so far, the scores, whose turn."""
-    replay = Replay.of(record, rules)
+    """A tracked game as every phone shows it: the ground, the VP so far, each hand's size, whose turn, the end.
+
+    `next_player` is None once the game is over; `ending` says a hand has run out and this round is the last.
+    """
+    replay = Replay.of(record, rules, strict=True)
     players = replay.players
     actions = record.get("actions", [])
+    result = replay.result()
+    deck = rules.deck_size(len(players))
     return {"players": players, "wintering": record.get("wintering", []), "actions": actions,
             "ground": ground_view(replay), "log": replay.log, "wintering_vp": replay.wintering_vp,
             "migrations": {name: len(replay.migrations[name]) for name in players},
-            "next_player": players[len(actions) % len(players)], "result": replay.result()}
+            "hands": dict(replay.hand_counts), "setup_size": deck - len(players) * rules.hand_size(len(players)),
+            "next_player": replay.next_player, "ending": replay.ending, "over": replay.over,
+            "ties": ties(result), "result": result}
+
+
+def ties(result: dict) -> list[dict]:
+    """Each pair of neighbours in the ranking with equal VP: the earlier in turn order ranks first."""
+    totals = {name: p["total"] for name, p in result["players"].items()}
+    found = []
+    for place, name in enumerate(result["ranking"][1:], start=1):
+        above = result["ranking"][place - 1]
+        if totals[name] == totals[above]:
+            found.append({"ahead": above, "behind": name, "total": totals[name]})
+    return found
 
 
 def explain(cards: list[Card], value: int, rules: Rules = DEFAULT_RULES) -> dict:
@@ -50,8 +68,11 @@ def explain(cards: list[Card], value: int, rules: Rules = DEFAULT_RULES) -> dict
 
 
 def score_sheet(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
-    """The final score sheet: every migration's arithmetic, the bonus, wintering VP, totals, and ties explained."""
-    replay = Replay.of(record, rules)
+    """The score sheet: every migration's arithmetic, the bonus, wintering VP, totals, and ties explained.
+
+    `final` only once the game is over (the table's own record knows each hand); before that it is the score so far.
+    """
+    replay = Replay.of(record, rules, strict=True)
     result = replay.result()
     rows = []
     for seat, name in enumerate(replay.players):
@@ -62,14 +83,8 @@ def score_sheet(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
                      "bonus_power": rules.bonus_power, "wintering_vp": mine["wintering_vp"],
                      "arrivals": [entry for entry in replay.log if entry["player"] == name],
                      "total": mine["total"]})
-    totals = {r["name"]: r["total"] for r in rows}
-    ties = []
-    for place, name in enumerate(result["ranking"][1:], start=1):
-        above = result["ranking"][place - 1]
-        if totals[name] == totals[above]:
-            ties.append({"ahead": above, "behind": name, "total": totals[name]})
-    return {"rows": rows, "ranking": result["ranking"], "winner": result["winner"], "ties": ties,
-            "wintering": result["wintering"]}
+    return {"rows": rows, "ranking": result["ranking"], "winner": result["winner"], "ties": ties(result),
+            "wintering": result["wintering"], "final": replay.over}
 
 
 def _order(card: Card):

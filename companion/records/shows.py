@@ -263,8 +263,18 @@ class Store:
                                                           (show_id,))]
 
     def shows(self, limit: int = 100) -> list[dict]:
+        """Past shows, newest first; an ended show's `show_s` is its length in show time (its journal's last t)."""
         rows = self.database.read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (limit,))
-        return [_show_row(r) for r in rows]
+        ended = [r["id"] for r in rows if r["ended"]]
+        lengths = {}
+        if ended:
+            marks = ",".join("?" * len(ended))
+            for last in self.database.read(
+                    "SELECT j.show_id, j.line FROM journal j JOIN (SELECT show_id, MAX(n) AS n FROM journal"
+                    f" WHERE show_id IN ({marks}) GROUP BY show_id) m ON j.show_id = m.show_id AND j.n = m.n",
+                    tuple(ended)):
+                lengths[last["show_id"]] = _line_t(last["line"])
+        return [{**_show_row(r), "show_s": lengths.get(r["id"])} for r in rows]
 
     def show(self, show_id: int) -> dict | None:
         rows = self.database.read("SELECT * FROM shows WHERE id = ?", (show_id,))
@@ -333,6 +343,15 @@ def _pad_row(event_id: str, name: str, row) -> dict:
             "attempts": _count(row["attempts"]) if row else 0,
             "wins": _count(row["wins"]) if row else 0,
             "last_played": _text(row["last_played"]) if row else None}
+
+
+def _line_t(line) -> float | None:
+    """The show time of a stored journal line, or None if the line does not read."""
+    try:
+        t = json.loads(line_text(line)).get("t")
+    except (ValueError, AttributeError):
+        return None
+    return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t >= 0 else None
 
 
 def _show_row(row: sqlite3.Row) -> dict:

@@ -57,7 +57,9 @@ def init_app(app) -> None:
 def bad_input(e: BadInput):
     status = 409 if isinstance(e, Conflict) else 400
     if wants_json():
-        return jsonify(error=str(e), field=e.field, code=code_of(e, status), **getattr(e, "details", {})), status
+        said = {"params": e.params} if getattr(e, "params", None) else {}
+        return jsonify(error=str(e), field=e.field, code=code_of(e, status), **said,
+                       **getattr(e, "details", {})), status
     return _page(status, str(e))
 
 

@@ -12,6 +12,7 @@ browser's Accept-Language, else English.
 
 import json
 import re
+from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 
@@ -71,6 +72,17 @@ def when(iso: str | None) -> str:
     return f"{iso[:10]} {iso[11:16]} UTC" if iso else "–"
 
 
+def iso_time(seconds: float | None) -> str | None:
+    """An instant stored as epoch seconds, as the UTC ISO text a page's script turns into the phone's local time.
+
+    >>> iso_time(0)
+    '1970-01-01T00:00:00+00:00'
+    """
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
+
+
 def other_language() -> str:
     return next(lang for lang in LANGUAGES if lang != language())
 
@@ -103,7 +115,8 @@ def init_app(app, areas=()) -> None:
         catalog.cache_clear()
     nav = [(a.name, a.index) for a in areas if a.index is not None]
     app.jinja_env.globals.update(_=translate, language=language, other_language=other_language,
-                                 event_name=event_name, when=when, nav_areas=nav)
+                                 event_name=event_name, when=when, iso_time=iso_time,
+                                 nav_areas=nav)
 
 
 @bp.get("/i18n/<code>.json")

@@ -60,16 +60,19 @@ def test_two_phones_share_the_wintering_ground(browser, launch, expect, shot):
     expect(viewer.locator("#vp-log li")).to_have_text(["#1 ann: ■ 6 → 1 VP"])
     expect(viewer.locator("#next-turn")).to_have_text("Next turn: ben")
 
-    # Ben tries to migrate a 3 as 2: the rules refuse, naming the card, and nothing changes anywhere.
+    # Ben tries to migrate one card as 2: the rules refuse in words a player reads (the field path is the
+    # API's, for scripts), and nothing changes anywhere.
     keeper.click('#picker button[data-card="3-crane"]')
     keeper.fill("#migrate-value", "2")
     keeper.click("#migrate")
-    expect(keeper.locator("#turn-error")).to_contain_text("actions[1].migrate.cards")
+    expect(keeper.locator("#turn-error")).to_have_text("Migrating as 2 takes exactly 2 cards, not 1.")
     expect(viewer.locator("#actions li")).to_have_count(1)
 
     # Undo on the keeper's phone takes Ann's turn back on both.
     keeper.click("#clear")
     keeper.click("#undo")
+    expect(viewer.locator("#actions li")).to_have_count(1)  # asked first: nothing taken back yet
+    keeper.click("#undo-yes")
     expect(six.locator(".range")).to_have_text("6–9 (w = 3)")
     expect(viewer.locator("#vp-log li")).to_have_count(0)
     shot(keeper, "geese-tracker-keeper")

@@ -225,9 +225,22 @@ def test_the_result_card_says_why_shows_once_and_leaves_no_warning_behind(serve,
     page = phone(table.url)
     api(table.url, "/api/show/start", {"event": "training"})
     expect(page.locator("#result")).to_be_visible(timeout=30_000)  # red, yellow, red again: three tokens
-    expect(page.locator("#result-title")).to_have_text("The show is over")
+    expect(page.locator("#result-title")).to_have_text("Show lost: all 3 crowd tokens are face down")  # what was lost
     expect(page.locator("#result-detail")).to_have_text("● Red ran out at 1:00: run-out number 3, the last crowd token.")
     shot(page, "page-result-loss")
+    # The card never hides the menu: the first link is itself what a tap at its centre reaches.
+    assert page.evaluate("""() => { const a = document.querySelector("nav a"); const b = a.getBoundingClientRect();
+        return document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) === a; }""")
+    later = phone(table.url)  # a phone opened after the show ended: the status says it, no card
+    expect(later.locator("#show-status")).to_have_text("Lost")
+    expect(later.locator("#result")).to_be_hidden()
+    # One time base: the show's length in show time, as the card says (1:00, not the 6 s it took at 10x);
+    # dates in the phone's own time, never UTC.
+    later.goto(table.url + "shows")
+    expect(later.locator("main table tbody tr").first).to_contain_text("1:00")
+    expect(later.locator("main table tbody tr").first.locator("time")).not_to_contain_text("UTC")
+    later.goto(table.url + "scorepad")
+    expect(later.locator("main table tbody time").first).not_to_contain_text("UTC")
     expect(page.locator(".timer.low")).to_have_count(0)
     expect(page.locator(".low-sign:visible")).to_have_count(0)
     page.click("#result-close")
@@ -332,3 +345,21 @@ def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, playwright, exp
         assert started.get_attribute("title").endswith("UTC")
     finally:
         context.close()
+
+
+def test_a_watching_phone_sees_every_glass_the_countdown_and_the_tokens_on_its_first_screen(serve, phone, expect,
+                                                                                              shot, tmp_path):
+    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    for lang, running in (("en", "The show is running"), ("ja", None)):
+        page = phone(table.url, lang=lang)
+        if lang == "en":
+            api(table.url, "/api/show/start", {"event": "training"})
+        expect(page.locator("#board")).to_be_visible()
+        if running:
+            expect(page.locator("#show-status")).to_have_text(running)
+        for part in ["#countdown", "#tokens", *(f"#timer-{c} .glass" for c in
+                                               ("red", "orange", "yellow", "green", "blue", "purple"))]:
+            box = page.locator(part).bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= 844 and box["x"] + box["width"] <= 390, (
+                lang, part, box)
+        shot(page, f"page-watching-{lang}")

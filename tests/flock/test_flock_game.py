@@ -189,3 +189,37 @@ def test_a_record_replays_to_the_same_game_and_names_the_bad_action():
     with pytest.raises(BadInput) as caught:
         Game.replay(record)
     assert caught.value.field == "log[2].action.do"
+
+
+def test_every_legal_move_is_accepted_and_only_those_flights_are():
+    import copy
+
+    from companion.errors import BadInput
+    from companion.flock.game import Game
+
+    game = Game(["crane", "kite"], 4)
+    legal = game.legal_moves()
+    assert {"do": "pass"} in legal and any(m["do"] == "fly_side" for m in legal)
+    for move in legal:
+        copy.deepcopy(game).apply(move)  # each one the rules accept as it is
+    offered = {(tuple(m["from"]), tuple(m["to"])) for m in legal if m["do"] == "fly_side"}
+    for r in range(3):
+        for c in range(5):
+            for tr in range(3):
+                for tc in range(5):
+                    if (r, c) != (tr, tc) and ((r, c), (tr, tc)) not in offered:
+                        try:
+                            copy.deepcopy(game).apply({"do": "fly_side", "from": [r, c], "to": [tr, tc]})
+                        except BadInput:
+                            continue
+                        raise AssertionError(f"fly_side {(r, c)}→{(tr, tc)} is allowed but not offered")
+
+
+def test_a_player_without_cubes_or_cards_is_offered_no_card():
+    from companion.flock.game import Game
+
+    game = Game(["crane", "kite"], 4)
+    game.hands[game.turn] = 0
+    assert not [m for m in game.legal_moves() if m["do"] == "card"]
+    game.cubes[game.turn] = 1
+    assert {m["do"] for m in game.legal_moves()} <= {"fly_side", "fly_line", "add", "take", "pass"}

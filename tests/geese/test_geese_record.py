@@ -65,8 +65,8 @@ def test_a_6_with_its_third_card_and_a_1_with_its_eighth():
     assert sixes["players"]["a"]["wintering_vp"] == 3
     ones = [c(1, s) for s in ("gull", "crane", "eagle", "thrush") for _ in range(3)][:7]
     result = score({"players": ["a", "b", "c", "d"], "wintering": ones,
-                    "actions": [{"player": "b", "arrive": [c(1, "goose")]}]})
-    assert result["players"]["b"]["wintering_vp"] == 8
+                    "actions": [{"player": "a", "arrive": [c(1, "goose")]}]})
+    assert result["players"]["a"]["wintering_vp"] == 8
 
 
 def test_the_card_just_put_may_be_taken_back():
@@ -75,26 +75,26 @@ def test_the_card_just_put_may_be_taken_back():
 
 
 @pytest.mark.parametrize("action, field, why", [
-    ({"player": "ann", "migrate": {"value": 5, "cards": [c(3, "gull"), c(3, "crane"), c(5, "gull"), c(5, "eagle"),
+    ({"player": "ben", "migrate": {"value": 5, "cards": [c(3, "gull"), c(3, "crane"), c(5, "gull"), c(5, "eagle"),
                                                         c(5, "thrush")]}},
      "actions[1].migrate.cards[0]", "a 3 can be used only as 3–4 now, not as 5"),
-    ({"player": "ann", "migrate": {"value": 3, "cards": [c(3, "gull"), c(3, "crane")]}},
+    ({"player": "ben", "migrate": {"value": 3, "cards": [c(3, "gull"), c(3, "crane")]}},
      "actions[1].migrate.cards", "exactly 3 cards, not 2"),
-    ({"player": "ann", "arrive": [c(2, "gull")], "take": c(3, "thrush")},
+    ({"player": "ben", "arrive": [c(2, "gull")], "take": c(3, "thrush")},
      "actions[1].take", "only when 2 cards arrive"),
-    ({"player": "ann", "arrive": [c(2, "gull"), c(2, "crane")]}, "actions[1].take", "1 card must be taken back"),
-    ({"player": "ann", "arrive": [c(2, "gull"), c(2, "crane")], "take": c(5, "eagle")},
+    ({"player": "ben", "arrive": [c(2, "gull"), c(2, "crane")]}, "actions[1].take", "1 card must be taken back"),
+    ({"player": "ben", "arrive": [c(2, "gull"), c(2, "crane")], "take": c(5, "eagle")},
      "actions[1].take", "no eagle 5 lies in the wintering ground"),
     ({"player": "dan", "arrive": [c(2, "gull")]}, "actions[1].player", "not one of the players"),
-    ({"player": "ann", "arrive": [], }, "actions[1].arrive", "1 card, or 2 cards"),
-    ({"player": "ann", "arrive": [c(2, "gull")], "migrate": {"value": 1, "cards": []}}, "actions[1]",
+    ({"player": "ben", "arrive": [], }, "actions[1].arrive", "1 card, or 2 cards"),
+    ({"player": "ben", "arrive": [c(2, "gull")], "migrate": {"value": 1, "cards": []}}, "actions[1]",
      "exactly one of arrive, migrate"),
-    ({"player": "ann", "migrate": {"value": True, "cards": []}}, "actions[1].migrate.value", "whole number"),
+    ({"player": "ben", "migrate": {"value": True, "cards": []}}, "actions[1].migrate.value", "whole number"),
     ("arrive", "actions[1]", "expected"),
 ])
 def test_an_illegal_action_is_refused_naming_its_index(action, field, why):
     with pytest.raises(BadInput) as refused:
-        score(record({"player": "cho", "arrive": [c(3, "eagle")]}, action))
+        score(record({"player": "ann", "arrive": [c(3, "eagle")]}, action))
     assert refused.value.field == field
     assert why in refused.value.problem
 
@@ -113,11 +113,11 @@ def test_strictly_more_copies_than_the_deck_holds_are_refused():
 @pytest.mark.parametrize("card, why", [(c(6, "gull"), "taken out of the deck for 3 players"),
                                        (c(5, "goose"), "there is no goose 5")])
 def test_strictly_a_card_must_be_in_this_deck(card, why):
-    game = record({"player": "cho", "arrive": [c(3, "eagle")]}, {"player": "ann", "arrive": [card]})
+    game = record({"player": "ann", "arrive": [c(3, "eagle")]}, {"player": "ben", "arrive": [card]})
     with pytest.raises(BadInput) as refused:
         score(game, strict=True)
     assert refused.value.field == "actions[1].arrive[0]" and why in refused.value.problem
-    assert score(game)["players"]["ann"]["wintering_vp"] == 0  # a playtest of another deck still scores
+    assert score(game)["players"]["ben"]["wintering_vp"] == 0  # a playtest of another deck still scores
 
 
 def test_the_contract_wintering_example_with_three_players_and_6s_scores():
@@ -148,3 +148,89 @@ def test_bad_input_names_the_field(data, field):
     with pytest.raises(BadInput) as refused:
         score(data)
     assert refused.value.field == field
+
+
+# ---- turn order, the deal and the game's end -------------------------------------------
+
+def whole_game(seed: int = 5, players: int = 4):
+    """A complete game between the greedy and random strategies, from a seeded deal."""
+    import random
+
+    from companion.geese.game import Game
+    from companion.geese.strategies import STRATEGIES, play
+
+    rng = random.Random(seed)
+    game = Game(players, rng)
+    while not game.over:
+        play(game, STRATEGIES["greedy" if game.seat % 2 else "random"](game, rng))
+    return game, ["ann", "ben", "cho", "dan", "eve"][:players]
+
+
+def test_a_whole_game_with_its_deal_scores_as_it_was_played():
+    game, names = whole_game()
+    record = game.record(names, deal=True)
+    assert [len(h) for h in record["hands"].values()] == [18] * 4 and len(record["wintering"]) == 8
+    result = score(record)
+    assert [result["players"][n]["wintering_vp"] for n in names] == game.wintering_vp
+    assert score(game.record(names))["ranking"] == result["ranking"]  # without the deal: the same game
+
+
+def test_an_action_out_of_turn_names_whose_turn_it_is():
+    with pytest.raises(BadInput) as refused:
+        score(record({"player": "ann", "arrive": [c(3, "eagle")]}, {"player": "cho", "arrive": [c(3, "gull")]}))
+    assert refused.value.field == "actions[1].player"
+    assert refused.value.problem == "cho plays out of turn: it is ben's turn"
+    assert refused.value.error_code == "geese.refused.out_of_turn"
+    assert refused.value.params == {"player": "cho", "turn": "ben"}
+
+
+def test_no_action_follows_the_end_of_the_game():
+    game, names = whole_game(seed=8)
+    data = game.record(names, deal=True)
+    last = data["actions"][-1]["player"]
+    assert last == names[-1]  # the round was finished up to the player before the start player
+    more = {**data, "actions": [*data["actions"], {"player": names[0], "arrive": [c(1, "gull")]}]}
+    with pytest.raises(BadInput) as refused:
+        score(more)
+    assert refused.value.field == f"actions[{len(data['actions'])}]" and "the game is over" in refused.value.problem
+
+
+@pytest.mark.parametrize("change, field, why", [
+    (lambda h: h["ann"].pop(), "hands.ann", "dealt 18 cards, not 17"),
+    (lambda h: h.pop("ben"), "hands.ben", "missing"),
+    (lambda h: h["cho"].__setitem__(0, next(x for x in h["dan"] if x != h["cho"][0])), "hands", "are not the deck"),
+])
+def test_a_deal_must_be_the_deck(change, field, why):
+    game, names = whole_game()
+    data = game.record(names, deal=True)
+    change(data["hands"])
+    with pytest.raises(BadInput) as refused:
+        score(data)
+    assert refused.value.field == field and why in refused.value.problem
+
+
+def test_with_the_deal_a_card_played_must_be_in_the_hand():
+    game, names = whole_game()
+    data = game.record(names, deal=True)
+    first = data["actions"][0]
+    held = {(x["n"], x["suit"]) for x in data["hands"][first["player"]]}
+    stranger = next(x for x in data["hands"]["ben"] if (x["n"], x["suit"]) not in held)
+    data["actions"] = [{"player": first["player"], "arrive": [stranger]}]
+    with pytest.raises(BadInput) as refused:
+        score(data)
+    assert refused.value.field == "actions[0].arrive[0]" and "ann holds no" in refused.value.problem
+
+
+def test_the_tables_own_record_counts_hands_and_ends_the_game():
+    from companion.geese import Replay
+
+    assert Replay.of({"players": ["ann", "ben", "cho"], "wintering": [], "actions": []},
+                     strict=True).hand_counts == {"ann": 20, "ben": 20, "cho": 20}
+    game, names = whole_game(seed=3)
+    data = game.record(names)  # no deal: the table's own record still knows each hand's size
+    replay = Replay.of(data, strict=True)
+    assert replay.over and replay.next_player is None and 0 in replay.hand_counts.values()
+    assert list(replay.hand_counts.values()) == [len(h) for h in game.hands]
+    assert Replay.of(data).hand_counts is None  # a record from elsewhere: only the turn order is checked
+    before = Replay.of({**data, "actions": data["actions"][:-1]}, strict=True)
+    assert not before.over and before.ending and before.next_player == names[-1]

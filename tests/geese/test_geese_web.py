@@ -220,3 +220,60 @@ def test_the_illegal_turn_is_refused_alike(client, cli, tmp_path):
     assert api.json["field"] == "actions[3].migrate.cards[2]"
     assert f"{path}: {api.json['error']}\n" in done.stderr
     assert "a 1 can be used only as 1–2 now, not as 3" in api.json["error"]
+
+
+def test_a_turn_out_of_turn_is_refused_for_people_and_for_scripts(client):
+    game = new_game(client)
+    answer = client.post(f"/api/geese/games/{game['id']}/actions", headers=PIN,
+                         json={"action": {"player": "ben", "arrive": [c(3, "gull")]}})
+    assert answer.status_code == 400
+    body = answer.get_json()
+    assert body["field"] == "actions[0].player"  # the path, for scripts
+    assert body["code"] == "geese.refused.out_of_turn" and body["params"] == {"player": "ben", "turn": "ann"}
+    assert body["error"] == "actions[0].player: ben plays out of turn: it is ann's turn"
+
+
+def test_a_tracked_game_counts_hands_and_the_setup_holds_what_the_deal_leaves(client):
+    game = new_game(client, ("ann", "ben", "cho", "dan"))
+    assert game["hands"] == {"ann": 18, "ben": 18, "cho": 18, "dan": 18} and game["setup_size"] == 8
+    for card in [c(1, "gull")] * 3 + [c(2, "gull")] * 3 + [c(3, "gull")] * 2:
+        client.post(f"/api/geese/games/{game['id']}/setup", json={"card": card}, headers=PIN)
+    full = client.post(f"/api/geese/games/{game['id']}/setup", json={"card": c(4, "gull")}, headers=PIN)
+    assert full.status_code == 400 and full.get_json()["code"] == "geese.refused.setup_full"
+    out = client.post(f"/api/geese/games/{game['id']}/setup", json={"card": c(2, "gull"), "put": False}, headers=PIN)
+    assert out.status_code == 200 and len(out.get_json()["wintering"]) == 7
+    arrived = client.post(f"/api/geese/games/{game['id']}/actions", headers=PIN, json={"action": {
+        "player": "ann", "arrive": [c(5, "gull"), c(6, "gull")], "take": c(1, "gull")}})
+    view = arrived.get_json()
+    assert view["hands"]["ann"] == 17 and view["next_player"] == "ben" and not view["over"]
+
+
+def test_a_game_exports_as_json_and_csv(client):
+    game = new_game(client)
+    client.post(f"/api/geese/games/{game['id']}/actions", headers=PIN,
+                json={"action": {"player": "ann", "migrate": {"value": 1, "cards": [c(1, "goose")]}}})
+    exported = client.get(f"/api/geese/games/{game['id']}/export.json").get_json()
+    assert exported["record"]["actions"][0]["player"] == "ann" and exported["over"] is False
+    assert exported["result"]["players"]["ann"]["total"] == 1
+    rows = client.get(f"/api/geese/games/{game['id']}/export.csv").get_data(as_text=True).splitlines()
+    assert rows[0].startswith("game,place,player") and rows[1].split(",")[2] == "ann" and len(rows) == 4
+
+
+def test_every_refusal_a_player_meets_has_a_sentence_in_both_languages(client):
+    import re
+    from pathlib import Path
+
+    from companion.web.i18n import catalog
+
+    root = Path(__file__).resolve().parents[2] / "companion"
+    codes = set()
+    for folder in ("geese", "flock", "web/geese", "web/flock"):
+        for source in (root / folder).glob("*.py"):
+            codes |= set(re.findall(r'code="([a-z_.]+)"', source.read_text(encoding="utf-8")))
+    codes |= set(re.findall(r'"(?:geese|flock)\.refused\.[a-z_]+"',
+                            (root / "geese/record.py").read_text(encoding="utf-8")))
+    codes = {c.strip('"') for c in codes}
+    assert {"geese.refused.out_of_turn", "flock.refused.empty"} <= codes
+    for lang in ("en", "ja"):
+        assert sorted(codes - set(catalog(lang))) == [], lang
+    assert catalog("ja")["geese.refused.out_of_turn"] != catalog("en")["geese.refused.out_of_turn"]

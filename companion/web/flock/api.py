@@ -8,7 +8,10 @@ game live on `GET /api/flock/games/<id>/events`.
 
 import random
 
-from flask import jsonify, request
+import csv
+import io
+
+from flask import Response, jsonify, request
 
 from companion import jsonin
 from companion.errors import BadInput
@@ -67,9 +70,9 @@ def games():
 @bp.post("/api/flock/games")
 @needs_pin
 def new_game():
-    data = json_body("mode", "players", "seed", "movement_set")
+    data = json_body("mode", "players", "seed", "movement_set", "names")
     record = records.new_record(data.get("mode", "moves"), data.get("players"), records.read_seed(data.get("seed")),
-                                data.get("movement_set", DEFAULT_MOVEMENT_SET))
+                                data.get("movement_set", DEFAULT_MOVEMENT_SET), data.get("names"))
     return jsonify(answer(get_table().new_game(records.KIND, record))), 201
 
 
@@ -128,3 +131,22 @@ def save_card():
         raise BadInput("name", f"the table keeps at most {records.MAX_CARDS} cards")
     get_table().keep_game_card(records.KIND, records.card_key(card_type, name), card)
     return jsonify({"type": card_type, "name": name, "card": card}), 201
+
+
+@bp.get("/api/flock/games/<int:game_id>/export.json")
+def export_json(game_id: int):
+    """A game's record (what the table replays) with its result, to keep or share."""
+    game = saved_game(records.KIND, game_id, NAME)
+    body = {"game": game_id, "updated": game["updated"], "record": game["state"], "result": records.summary(game)}
+    response = jsonify(body)
+    response.headers["Content-Disposition"] = f'attachment; filename="flock-{game_id}.json"'
+    return response
+
+
+@bp.get("/api/flock/games/<int:game_id>/export.csv")
+def export_csv(game_id: int):
+    """A game's points, one row a player, for a spreadsheet."""
+    out = io.StringIO()
+    csv.writer(out).writerows(records.export_rows(saved_game(records.KIND, game_id, NAME)))
+    return Response(out.getvalue(), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="flock-{game_id}.csv"'})

@@ -3,6 +3,7 @@
 from flask import render_template
 
 from companion.flock import birds, cards
+from companion.players import MAX_NAME
 from companion.web import get_table
 from companion.web.api import saved_game
 from companion.web.flock import bp, records
@@ -22,8 +23,9 @@ def limits() -> dict:
 
 @bp.get("/flock")
 def index():
-    saved = get_table().saved_games(records.KIND)
-    return render_template("flock/index.html", area="flock", games=saved, unlocked=unlocked(), limits=limits())
+    saved = [records.summary(g) for g in get_table().saved_games(records.KIND)]
+    return render_template("flock/index.html", area="flock", games=saved, unlocked=unlocked(), limits=limits(),
+                           max_name=MAX_NAME)
 
 
 @bp.get("/flock/stage")

@@ -13,6 +13,7 @@ from companion.flock.birds import STAGES, read_int
 from companion.flock.game import MAX_LOG, MAX_SEED, Game
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.sheet import read_stage, sheet
+from companion.players import MAX_NAME
 
 KIND = "flock"
 MODES = ("moves", "sheet")
@@ -25,23 +26,45 @@ def read_seed(value) -> int:
     return secrets.randbelow(MAX_SEED) if value is None else read_int(value, "seed", 0, MAX_SEED)
 
 
-def new_record(mode, players, seed, movement_set=DEFAULT_MOVEMENT_SET) -> dict:
-    """A fresh game record, checked by setting the game up."""
+def new_record(mode, players, seed, movement_set=DEFAULT_MOVEMENT_SET, names=None) -> dict:
+    """A fresh game record, checked by setting the game up; `names`: the people playing each species (optional)."""
     if mode not in MODES:
         raise BadInput("mode", f"expected {' or '.join(MODES)}")
     laid = setup(players, random.Random(seed), movement_set)
+    named = {"names": read_names(names, laid["players"])} if names else {}
     if mode == "moves":
-        return {"mode": mode, "players": laid["players"], "seed": seed, "movement_set": movement_set, "log": []}
-    return {"mode": mode, "players": laid["players"], "seed": seed, "start_board": laid["board"], "stages": []}
+        return {"mode": mode, "players": laid["players"], "seed": seed, "movement_set": movement_set, "log": [],
+                **named}
+    return {"mode": mode, "players": laid["players"], "seed": seed, "start_board": laid["board"], "stages": [],
+            **named}
+
+
+def read_names(value, players: list[str]) -> dict[str, str]:
+    """Who plays each species: {species: name}, every name 1–MAX_NAME characters, none twice."""
+    if not isinstance(value, dict):
+        raise BadInput("names", "expected {species: name}")
+    names = {}
+    for species, name in value.items():
+        if species not in players:
+            raise BadInput(f"names.{species}", "not one of the players' species")
+        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME \
+                or any(not ch.isprintable() for ch in name):
+            raise BadInput(f"names.{species}", f"expected a name of 1 to {MAX_NAME} printable characters")
+        if name.strip() in names.values():
+            raise BadInput(f"names.{species}", f"{name.strip()} is named twice")
+        names[species] = name.strip()
+    return names
 
 
 def view(record: dict) -> dict:
-    """What the pages show of a record: the game as it stands."""
+    """What the pages show of a record: the game as it stands, and who plays each species (names, if given)."""
     if record.get("mode") == "moves":
         shown = Game.replay(record).view()
         shown["last"] = record["log"][-1] if record["log"] else None
-        return shown
-    return sheet(record.get("players"), record.get("stages"), record.get("start_board"))
+    else:
+        shown = sheet(record.get("players"), record.get("stages"), record.get("start_board"))
+    shown["names"] = dict(record.get("names", {}))
+    return shown
 
 
 def played(record: dict, action) -> dict:
@@ -83,3 +106,26 @@ def read_card_name(value) -> str:
     if len(value) > MAX_CARD_NAME or any(ch < " " for ch in value):
         raise BadInput("name", f"at most {MAX_CARD_NAME} characters, no control characters")
     return value.strip()
+
+
+def summary(game: dict) -> dict:
+    """A saved game as the list of games shows it: who played, when, and the result once it is over."""
+    record = game["state"]
+    shown = view(record)
+    totals = shown.get("scores", shown.get("totals", {}))
+    return {"id": game["id"], "mode": record.get("mode"), "players": record.get("players", []),
+            "names": shown["names"], "updated": game["updated"], "over": shown["over"], "totals": totals,
+            "winners": shown.get("winners", []), "stage": shown.get("stage")}
+
+
+def export_rows(game: dict) -> list[list]:
+    """A game's scores as CSV rows: a header, then one row a player, most points first."""
+    shown = summary(game)
+    rows = [["game", "place", "species", "name", "points", "winner", "over"]]
+    ordered = sorted(shown["players"], key=lambda p: -shown["totals"].get(p, 0))
+    for place, player in enumerate(ordered, start=1):
+        name = shown["names"].get(player, "")
+        rows.append([game["id"], place, player, "'" + name if name[:1] in ("=", "+", "-", "@") else name,
+                     shown["totals"].get(player, 0), "yes" if player in shown["winners"] else "no",
+                     "yes" if shown["over"] else "no"])
+    return rows

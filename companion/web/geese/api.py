@@ -1,6 +1,9 @@
 """The 帰る雁 JSON API: scoring and checking (open: they store nothing), tracked games (PIN), the live feed."""
 
-from flask import jsonify
+import csv
+import io
+
+from flask import Response, jsonify
 
 from companion.errors import BadInput
 from companion.geese import deck, parse_card, score
@@ -97,3 +100,24 @@ def undo(game_id: int):
 @bp.get("/api/geese/games/<int:game_id>/events")
 def game_events(game_id: int):
     return game_feed(games.KIND, game_id, games.NAME, games.view)
+
+
+@bp.get("/api/geese/games/<int:game_id>/export.json")
+def export_json(game_id: int):
+    """A game as a whole-game record (what `companion score geese` reads) with its result."""
+    game = found(game_id)
+    shown = games.view(game)
+    body = {"game": game_id, "updated": game["updated"], "over": shown["over"], "record": game["state"],
+            "result": shown["result"]}
+    response = jsonify(body)
+    response.headers["Content-Disposition"] = f'attachment; filename="geese-{game_id}.json"'
+    return response
+
+
+@bp.get("/api/geese/games/<int:game_id>/export.csv")
+def export_csv(game_id: int):
+    """A game's scores, one row a player in ranking order, for a spreadsheet."""
+    out = io.StringIO()
+    csv.writer(out).writerows(games.export_rows(found(game_id)))
+    return Response(out.getvalue(), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="geese-{game_id}.csv"'})

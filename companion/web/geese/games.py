@@ -38,17 +38,46 @@ def laid_out(card, put: bool):
     """The step that puts a card into the ground at setup (or takes a mistaken one out), before the first turn."""
     def step(record: dict) -> dict:
         if record["actions"]:
-            raise BadInput("card", "the setup is closed once the first turn is recorded (undo the turns first)")
+            raise BadInput("card", "the setup is closed once the first turn is recorded (undo the turns first)",
+                           code="geese.refused.setup_closed")
         laid = parse_card(card, "card", DEFAULT_RULES, len(record["players"])).to_json()
         wintering = list(record["wintering"])
+        left_over = setup_size(len(record["players"]))
+        if put and len(wintering) >= left_over:
+            raise BadInput("card", f"the wintering ground already holds the {left_over} cards left over from the deal",
+                           code="geese.refused.setup_full", params={"n": left_over})
         if put:
             wintering.append(laid)
         elif laid in wintering:
             wintering.remove(laid)
         else:
-            raise BadInput("card", "that card does not lie in the wintering ground")
+            raise BadInput("card", "that card does not lie in the wintering ground", code="geese.refused.not_laid")
         return checked({**record, "wintering": wintering})
     return step
+
+
+def setup_size(players: int) -> int:
+    """The cards the deal leaves over for the wintering ground."""
+    return DEFAULT_RULES.deck_size(players) - players * DEFAULT_RULES.hand_size(players)
+
+
+def export_rows(game: dict) -> list[list]:
+    """A finished (or running) game's scores as CSV rows: one header, then one row a player in ranking order."""
+    shown = view(game)
+    result = shown["result"]
+    rows = [["game", "place", "player", "seat", "migrations", "migration_vp", "no_goose_bonus", "wintering_vp",
+             "total", "cards_in_hand", "over"]]
+    for place, name in enumerate(result["ranking"], start=1):
+        mine = result["players"][name]
+        rows.append([game["id"], place, cell_text(name), shown["players"].index(name) + 1, len(mine["migrations"]),
+                     sum(m["vp"] for m in mine["migrations"]), mine["no_goose_bonus"], mine["wintering_vp"],
+                     mine["total"], shown["hands"][name], "yes" if shown["over"] else "no"])
+    return rows
+
+
+def cell_text(text: str) -> str:
+    """A name as a spreadsheet shows it, never read as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def acted(action):

@@ -26,7 +26,7 @@ export function emptyBoard(columns) {
 }
 
 // Draw `board` into `el`. Options: onTap(row, col), marks (Set of "r,c"), selected ("r,c"), holes (Set of "r,c").
-export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), label = "" } = {}) {
+export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), targets = new Set(), label = "" } = {}) {
   const columns = board[0].length;
   el.replaceChildren();
   el.style.setProperty("--columns", columns);
@@ -48,11 +48,13 @@ export function drawBoard(el, board, { onTap = null, marks = new Set(), selected
       cell.dataset.owner = bird.owner;
     }
     if (marks.has(key)) cell.classList.add("marked");
+    if (targets.has(key)) cell.classList.add("target");
     if (holes.has(key)) cell.classList.add("hole");
     if (selected === key) cell.setAttribute("aria-pressed", "true");
     cell.textContent = birdSymbol(bird) || (holes.has(key) ? "?" : marks.has(key) ? "◎" : "·");
-    const where = t("flock.cell.where", { row: r, col: c });
-    cell.setAttribute("aria-label", `${where}: ${birdName(bird)}${marks.has(key) ? ` (${t("flock.cell.marked")})` : ""}`);
+    const where = t("flock.cell.where", { row: r + 1, col: c + 1 }); // numbered for people, from 1
+    const note = marks.has(key) ? ` (${t("flock.cell.marked")})` : targets.has(key) ? ` (${t("flock.cell.target")})` : "";
+    cell.setAttribute("aria-label", `${where}: ${birdName(bird)}${note}`);
     cell.title = cell.getAttribute("aria-label");
     el.append(cell);
   }));
@@ -66,6 +68,14 @@ export function el(tag, text = "", className = "") {
   return node;
 }
 
+const names = {}; // who plays each species, when the game names them
+
+export function setNames(given = {}) {
+  Object.assign(names, given);
+}
+
+// "▲ Ann (red kite)" when named, else "▲ red kite".
 export function playerLabel(player) {
-  return `${limits.looks[player].symbol} ${speciesName(player)}`;
+  const species = `${limits.looks[player].symbol} ${speciesName(player)}`;
+  return names[player] ? t("flock.player.named", { name: names[player], species }) : species;
 }

@@ -1,10 +1,10 @@
 // One saved game on any phone: the board, cubes, prices and turn, moves by tapping, live from the table.
 
-import { getJSON, postJSON } from "/static/js/api.js";
+import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 
 await loadMessages();
-const { birdName, drawBoard, el, limits, playerLabel, unlocked } = await import("./board.js");
+const { birdName, drawBoard, el, limits, playerLabel, setNames, unlocked } = await import("./board.js");
 const { drawResult, stageEditor } = await import("./editor.js");
 
 const root = document.getElementById("flock");
@@ -16,12 +16,24 @@ let editor = null;
 
 const $ = (id) => document.getElementById(id);
 
+// A refusal in the page's language; a player named by species is shown as the page shows players.
+function refusal(data) {
+  const params = { ...(data.params ?? {}) };
+  if (params.player) params.player = playerLabel(params.player);
+  return errorText({ ...data, params });
+}
+
 async function send(path, body) {
   const { ok, data } = await postJSON(`${root.dataset.gameApi}/${path}`, { ...body, version: game.version });
   if (!ok) {
     const slot = $("move-error") ?? document.querySelector("#stage-entry .stage-error");
-    slot.textContent = data.error;
-    if (editor && !$("stage-entry").hidden) editor.show(data.error);
+    slot.textContent = refusal(data);
+    if (editor && !$("stage-entry").hidden) editor.show(refusal(data));
+    // A refused move leaves the board as it was, answering taps again.
+    selected = null;
+    $("choices")?.replaceChildren();
+    if (mode === "moves" && game) drawMoves(game.view);
+    slot.scrollIntoView({ block: "nearest" });
     return false;
   }
   selected = null;
@@ -78,31 +90,49 @@ function playersTable(view) {
   }
 }
 
-function button(label, onClick, className = "") {
+function button(label, onClick, className = "", move = "") {
   const b = el("button", label, className);
   b.type = "button";
+  if (move) b.dataset.move = move; // which move it makes, for scripts and tests
   b.addEventListener("click", onClick);
   return b;
+}
+
+const sameSpace = (a, b) => a[0] === b[0] && a[1] === b[1];
+// The flights the rules allow from `from` (and to `to`, if given): the table sends them with the game.
+const flightsFrom = (view, from, to = null) => view.legal.filter((m) => m.from && sameSpace(m.from, from)
+  && (to === null || sameSpace(m.to, to)));
+
+function cancelButton() {
+  return button(t("flock.game.cancel"), () => {
+    selected = null;
+    $("choices").replaceChildren();
+    $("move-error").textContent = "";
+    drawMoves(game.view);
+  }, "quiet cancel");
 }
 
 function flightChoices(view, from, to) {
   const box = $("choices");
   box.replaceChildren();
   const mover = view.board[from[0]][from[1]];
+  const allowed = flightsFrom(view, from, to);
   box.append(el("p", t("flock.game.chosen", { from: birdName(mover), to: birdName(view.board[to[0]][to[1]]) }), "help"));
   for (const kind of ["fly_side", "fly_line"]) {
+    if (!allowed.some((m) => m.do === kind)) continue;
     box.append(button(t("flock.price", { what: t(`flock.action.${kind}`), cubes: view.prices[kind] }),
-      () => act({ do: kind, from, to }), "flock-choice"));
+      () => act({ do: kind, from, to }), "flock-choice", kind));
   }
-  if (view.hands[view.turn] > 0) {
-    const cards = mover && mover.owner === limits.neutral ? ["neutral"] : FLIGHT_CARDS;
+  const cards = [...FLIGHT_CARDS, "neutral"].filter((card) => allowed.some((m) => m.do === "card" && m.card === card));
+  if (cards.length) {
     const through = throughDisplay(view, box);
     for (const card of cards) {
       box.append(button(t("flock.price", { what: t(`flock.card.${card}`), cubes: view.card_costs[card] }),
         () => act(through.checked ? { do: "card", card: "display", as: card, from, to } : { do: "card", card, from, to }),
-        "flock-choice"));
+        "flock-choice", `card-${card}`));
     }
   }
+  box.append(cancelButton());
 }
 
 // "Play it through the display card": the same flight, paid at the display card's cost; the card stays there.
@@ -121,16 +151,20 @@ function addChoices(view, col) {
   box.replaceChildren();
   const source = document.querySelector('input[name="supply"]:checked')?.value ?? "deck";
   const bird = source === "deck" ? "deck" : Number(source);
-  box.append(el("p", t("flock.game.add_to", { col }), "help"));
+  box.append(el("p", t("flock.game.add_to", { col: col + 1 }), "help"));
+  const adds = view.legal.filter((m) => (m.do === "add" && m.col === col) || (m.action && m.action.col === col));
+  if (!adds.length) box.append(el("p", t("flock.game.column_full", { col: col + 1 }), "help"));
   for (const at of ["front", "back"]) {
-    box.append(button(t("flock.price", { what: t(`flock.action.add_${at}`), cubes: view.prices.add }),
-      () => act({ do: "add", bird, col, at }), "flock-choice"));
-    if (view.hands[view.turn] > 0) {
+    if (adds.some((m) => m.do === "add" && m.at === at)) {
+      box.append(button(t("flock.price", { what: t(`flock.action.add_${at}`), cubes: view.prices.add }),
+        () => act({ do: "add", bird, col, at }), "flock-choice"));
+    }
+    if (adds.some((m) => m.do === "card" && m.action.at === at)) {
       box.append(button(t("flock.price", { what: t(`flock.card.standard_add_${at}`), cubes: view.card_costs.standard }),
         () => act({ do: "card", card: "standard", action: { do: "add", bird, col, at } }), "flock-choice"));
     }
   }
-  if (view.hands[view.turn] > 0 && view.deck_birds.length) {
+  if (adds.length && view.hands[view.turn] > 0 && view.cubes[view.turn] >= view.card_costs.favourite && view.deck_birds.length) {
     const pick = document.createElement("select");
     pick.setAttribute("aria-label", t("flock.card.favourite_pick"));
     view.deck_birds.forEach(({ bird, count }, i) => {
@@ -144,6 +178,7 @@ function addChoices(view, col) {
         () => act({ do: "card", card: "favourite", bird: view.deck_birds[Number(pick.value)].bird, col, at }), "flock-choice"));
     }
   }
+  box.append(cancelButton());
 }
 
 function drawSupply(view) {
@@ -161,27 +196,38 @@ function drawSupply(view) {
     box.append(label);
   }
   for (let col = 0; col < view.depths.length; col += 1) {
-    box.append(button(t("flock.game.add_column", { col }), () => addChoices(view, col), "add-column"));
+    box.append(button(t("flock.game.add_column", { col: col + 1 }), () => addChoices(view, col), "add-column"));
   }
 }
 
 function drawMoves(view) {
+  const targets = new Set(selected ? flightsFrom(view, selected).map((m) => m.to.join(",")) : []);
   drawBoard($("game-board"), view.board, {
     selected: selected ? selected.join(",") : null,
+    targets,
     label: t("flock.game.board"),
     onTap: unlocked && view.turn ? (r, c) => {
       $("move-error").textContent = "";
       if (!selected && !view.board[r][c]) return addChoices(view, c); // an empty space: add to its column
       if (!selected) {
+        if (!flightsFrom(view, [r, c]).length) {
+          // Not a bird this player can fly now: say whose birds can, and keep the board as it is.
+          $("move-error").textContent = t("flock.game.not_movable", { bird: birdName(view.board[r][c]), player: playerLabel(view.turn) });
+          return;
+        }
         selected = [r, c];
-        $("choices").replaceChildren(el("p", t("flock.game.pick_target", { bird: birdName(view.board[r][c]) }), "help"));
+        $("choices").replaceChildren(el("p", t("flock.game.pick_target", { bird: birdName(view.board[r][c]) }), "help"), cancelButton());
       } else if (selected[0] === r && selected[1] === c) {
         selected = null;
         $("choices").replaceChildren();
+      } else if (!targets.has(`${r},${c}`)) {
+        $("move-error").textContent = t("flock.game.not_target", { row: r + 1, col: c + 1 });
+        return;
       } else {
-        flightChoices(view, selected, [r, c]);
+        const from = selected;
         selected = null;
-        return drawBoard($("game-board"), view.board, { label: t("flock.game.board"), onTap: null });
+        drawMoves(view);
+        return flightChoices(view, from, [r, c]);
       }
       drawMoves(view);
     } : null,
@@ -254,6 +300,7 @@ function render(data) {
   const entryChanged = !game || game.version !== data.version;
   game = data;
   const view = data.view;
+  setNames(view.names);
   $("game-status").textContent = status(view);
   if (mode === "moves") $("prices").textContent = prices(view);
   playersTable(view);

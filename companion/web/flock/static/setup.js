@@ -1,6 +1,6 @@
 // The setup page: the players in seat order, the starting flock to copy, and what each player takes.
 
-import { postJSON } from "/static/js/api.js";
+import { errorText, postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 
 await loadMessages();
@@ -14,15 +14,28 @@ function seats() {
   return [...form.querySelectorAll('select[name="seat"]')].map((s) => s.value).filter(Boolean);
 }
 
+// The people playing: {species: name} for every seat given a name.
+function names() {
+  const named = {};
+  for (const select of form.querySelectorAll('select[name="seat"]')) {
+    const name = select.parentElement.querySelector('input[name="seat-name"]').value.trim();
+    if (select.value && name) named[select.value] = name;
+  }
+  return named;
+}
+
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const slot = form.querySelector("[data-error-for]");
   slot.textContent = "";
   const players = seats();
-  const response = await fetch(`${root.dataset.setupApi}?players=${encodeURIComponent(players.join(","))}`);
+  // A seed in the page's address (?seed=N) lays the same table again: a replayed evening, or a test.
+  const seed = new URLSearchParams(window.location.search).get("seed");
+  const query = `players=${encodeURIComponent(players.join(","))}${seed ? `&seed=${encodeURIComponent(seed)}` : ""}`;
+  const response = await fetch(`${root.dataset.setupApi}?${query}`);
   const data = await response.json();
   if (!response.ok) {
-    slot.textContent = data.error;
+    slot.textContent = errorText(data);
     document.getElementById("setup-result").hidden = true;
     return;
   }
@@ -40,9 +53,11 @@ form.addEventListener("submit", async (event) => {
 });
 
 async function keep(mode) {
-  const { ok, data } = await postJSON(root.dataset.gamesApi, { mode, players: laid.players, seed: laid.seed });
+  const named = names();
+  const body = { mode, players: laid.players, seed: laid.seed, ...(Object.keys(named).length ? { names: named } : {}) };
+  const { ok, data } = await postJSON(root.dataset.gamesApi, body);
   if (!ok) {
-    document.getElementById("keep-error").textContent = data.error;
+    document.getElementById("keep-error").textContent = errorText(data);
     return;
   }
   window.location.assign(root.dataset.gamePage.replace(/0$/, String(data.id)));

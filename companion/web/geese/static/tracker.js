@@ -1,7 +1,8 @@
 // The live wintering ground: every phone follows the game by server-sent events; with the PIN a phone
 // records the turns (tap cards in at setup and out again; then each turn's arrivals, take-back or migration).
+// Whose turn, each hand's size and the game's end come from the table, which checks every turn by the rules.
 
-import { postJSON } from "/static/js/api.js";
+import { errorText, postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { chip, picker, rulesOf, same } from "./cards.js";
 
@@ -15,8 +16,15 @@ let view = null;
 let chosen = [];
 let take = null;
 
-const setupSize = () => rules.setup_sizes[String(view.players.length)];
-const settingUp = () => view.actions.length === 0 && view.wintering.length < setupSize();
+const bare = (card) => ({ n: card.n, suit: card.suit }); // a card as the API reads it (no on-screen count)
+const settingUp = () => view.actions.length === 0 && view.wintering.length < view.setup_size;
+
+// A refusal in the page's language: the catalogue's sentence, a card's suit in words.
+function refusal(data) {
+  const params = { ...(data.params ?? {}) };
+  if (params.suit) params.suit = t(`geese.suit.${params.suit}`);
+  return errorText({ ...data, params });
+}
 
 function cell(row, content) {
   const td = document.createElement("td");
@@ -29,6 +37,7 @@ function cell(row, content) {
 function renderGround() {
   const body = $("ground");
   body.replaceChildren();
+  const open = unlocked && !view.over;
   for (const row of view.ground) {
     const tr = document.createElement("tr");
     tr.dataset.number = String(row.n);
@@ -38,14 +47,32 @@ function renderGround() {
     tr.append(th);
     cell(tr, row.high > row.low ? t("geese.ground.span", { low: row.low, high: row.high, w: row.w }) : String(row.low)).className = "range";
     const chips = row.cards.map((card) => {
-      if (!unlocked) return chip(card, { count: card.count });
-      if (settingUp()) return chip(card, { count: card.count, onClick: (c) => layOut(c, false) });
+      if (!open) return chip(card, { count: card.count });
+      if (settingUp()) return chip(card, { count: card.count, onClick: (c) => layOut(bare(c), false) });
       return chip(card, { count: card.count, pressed: take !== null && same(take, card),
-        onClick: (c) => { take = take && same(take, c) ? null : c; render(); } });
+        onClick: (c) => { take = take && same(take, c) ? null : bare(c); render(); } });
     });
     cell(tr, chips.length ? chips : ["–"]);
     body.append(tr);
   }
+}
+
+function renderSeats() {
+  $("seats").replaceChildren(...view.players.map((name) => {
+    const li = document.createElement("li");
+    li.dataset.player = name;
+    const cards = view.hands[name];
+    li.append(`${name} · `);
+    const hand = document.createElement("span");
+    hand.className = "hand";
+    hand.textContent = t("geese.seats.hand", { n: cards });
+    li.append(hand, ` · ${t("geese.vp.earned", { vp: view.result.players[name].total })}`);
+    if (name === view.next_player) {
+      li.classList.add("now");
+      li.append(` ◀ ${t("geese.seats.now")}`);
+    }
+    return li;
+  }));
 }
 
 function renderTotals() {
@@ -85,11 +112,34 @@ function renderActions() {
   }));
 }
 
+function renderOver() {
+  $("game-over").hidden = !view.over;
+  if (!view.over) return;
+  const totals = view.result.players;
+  $("final-ranking").replaceChildren(...view.result.ranking.map((name, i) => {
+    const li = document.createElement("li");
+    li.dataset.player = name;
+    li.textContent = `${name} — ${t("geese.vp.earned", { vp: totals[name].total })}${i === 0 ? ` ★ ${t("geese.over.winner")}` : ""}`;
+    return li;
+  }));
+  $("final-ties").replaceChildren(...view.ties.map((tie) => {
+    const p = document.createElement("p");
+    p.className = "help tie";
+    p.textContent = t("geese.sheet.tie", tie);
+    return p;
+  }));
+}
+
 function renderTurn() {
-  $("next-turn").textContent = settingUp()
-    ? t("geese.turn.setting_up", { n: view.wintering.length, of: setupSize() })
-    : t("geese.turn.next", { name: view.next_player });
+  let line;
+  if (view.over) line = t("geese.over.line", { winner: view.result.winner });
+  else if (settingUp()) line = t("geese.turn.setting_up", { n: view.wintering.length, of: view.setup_size });
+  else if (view.ending) line = t("geese.turn.last_round", { name: view.next_player });
+  else line = t("geese.turn.next", { name: view.next_player });
+  $("next-turn").textContent = line;
   if (!unlocked) return;
+  $("turn-panel").hidden = view.over;
+  $("undo").disabled = view.actions.length === 0;
   $("chosen").replaceChildren(...(chosen.length ? chosen.map((card, i) => chip(card, {
     onClick: () => { chosen.splice(i, 1); render(); } })) : [t("geese.turn.none")]));
   $("take-line").replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
@@ -99,17 +149,21 @@ function renderTurn() {
 
 function render() {
   if (!view) return;
+  renderOver();
+  renderSeats();
   renderGround();
   renderTotals();
   renderActions();
   renderTurn();
 }
 
-async function send(url, body) {
-  if (unlocked) $("turn-error").textContent = "";
+async function send(url, body, slot = "turn-error") {
+  $("turn-error").textContent = "";
+  $("undo-error").textContent = "";
   const answer = await postJSON(url, { ...body, version: view.version });
   if (!answer.ok) {
-    $("turn-error").textContent = answer.data.error ?? String(answer.status);
+    $(slot).textContent = refusal(answer.data);
+    $(slot).scrollIntoView({ block: "nearest" });
     return false;
   }
   take = null;
@@ -127,8 +181,16 @@ function show(next) {
   const fresh = !view || next.actions.length !== view.actions.length;
   view = next;
   root.dataset.version = String(view.version);
-  if (unlocked && fresh) $("turn-player").value = view.next_player;
+  if (unlocked && fresh && view.next_player) $("turn-player").value = view.next_player;
+  if (unlocked && fresh) $("undo-confirm").hidden = true;
   render();
+}
+
+function askUndo() {
+  const last = view.actions.at(-1);
+  $("undo-question").textContent = t("geese.undo.question", { n: view.actions.length, player: last.player });
+  $("undo-confirm").hidden = false;
+  $("undo-yes").focus();
 }
 
 if (unlocked) {
@@ -140,16 +202,23 @@ if (unlocked) {
     for (const card of [...chosen]) if (!(await layOut(card, true))) break;
   });
   $("arrive").addEventListener("click", () => {
-    const action = { player: $("turn-player").value, arrive: chosen };
-    if (take) action.take = take;
+    const action = { player: $("turn-player").value, arrive: chosen.map(bare) };
+    if (take) action.take = bare(take);
     send(root.dataset.actions, { action });
   });
   $("migrate").addEventListener("click", () => {
     const value = Number($("migrate-value").value || chosen.length);
-    send(root.dataset.actions, { action: { player: $("turn-player").value, migrate: { value, cards: chosen } } });
+    send(root.dataset.actions, { action: { player: $("turn-player").value, migrate: { value, cards: chosen.map(bare) } } });
   });
-  $("undo").addEventListener("click", () => send(root.dataset.undo, {}));
-  $("clear").addEventListener("click", () => { chosen = []; take = null; $("turn-error").textContent = ""; render(); });
+  $("undo").addEventListener("click", askUndo);
+  $("undo-no").addEventListener("click", () => { $("undo-confirm").hidden = true; });
+  $("undo-yes").addEventListener("click", async () => {
+    $("undo-confirm").hidden = true;
+    await send(root.dataset.undo, {}, "undo-error");
+  });
+  $("clear").addEventListener("click", () => {
+    chosen = []; take = null; $("turn-error").textContent = ""; $("migrate-value").value = ""; render();
+  });
 }
 
 const events = new EventSource(root.dataset.events);

@@ -22,6 +22,7 @@ export class Board {
   constructor(looks, crowdTokens) {
     this.looks = looks;
     this.crowdTokens = crowdTokens;
+    this.watched = new Set(); // the shows this page saw running: only their end brings the result card
     $("result-close").addEventListener("click", () => {
       if (this.show) localStorage.setItem(DISMISSED_KEY, showKey(this.show));
       $("result").hidden = true;
@@ -38,6 +39,7 @@ export class Board {
 
   draw(show) {
     this.show = show;
+    if (show.outcome === "running") this.watched.add(showKey(show));
     const idle = show.outcome === "idle";
     $("board").hidden = idle;
     if (!idle) this.track(show);
@@ -108,10 +110,12 @@ export class Board {
   result(show) {
     const box = $("result");
     const over = show.outcome === "win" || show.outcome === "loss";
-    box.hidden = !over || localStorage.getItem(DISMISSED_KEY) === showKey(show);
+    // Once, on the phones that saw the show end; a page opened later reads the outcome in the status line.
+    box.hidden = !over || !this.watched.has(showKey(show)) || localStorage.getItem(DISMISSED_KEY) === showKey(show);
     if (box.hidden) return;
     box.dataset.outcome = show.outcome;
-    $("result-title").textContent = t(`result.${show.outcome}`);
+    $("result-title").textContent = show.outcome === "loss"
+      ? t("result.loss_what", { n: this.crowdTokens }) : t(`result.${show.outcome}`);
     $("result-stars").textContent = this.stars(show.stars);
     $("result-stars").setAttribute("aria-label", t("stars.of", { n: show.stars }));
     $("result-detail").textContent = this.why(show);

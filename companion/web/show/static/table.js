@@ -94,6 +94,7 @@ function render() {
   $("show-title").textContent = idle ? t("show.title")
     : eventName(show.event) + (show.challenge ? ` · ${t("start.challenge")}` : "");
   $("show-status").textContent = idle ? t("show.idle") : t(`outcome.${show.outcome}`);
+  page.classList.toggle("running", running()); // during a show: the glasses, countdown and tokens on one screen
   board.draw(show);
   for (const colour of colours) renderTimer(colour);
   renderBanner();

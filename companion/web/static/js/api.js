@@ -34,9 +34,10 @@ export async function getJSON(url) {
   return response.json();
 }
 
-// An error answer as the page shows it: its code's message in the page's language, else the table's words.
+// An error answer as the page shows it: its code's sentence in the page's language, filled with its params
+// (the field path in `error` is for scripts); else the table's words.
 export function errorText(data) {
-  if (data?.code && known(data.code)) return t(data.code, { field: data.field ?? "" });
+  if (data?.code && known(data.code)) return t(data.code, { field: data.field ?? "", ...(data.params ?? {}) });
   return data?.error ?? t("error.other");
 }
 

@@ -1,0 +1,198 @@
+"""A whole game of 帰る雁 for 4 players, played on two phones through the tracker's pages to its final ranking.
+
+The deal is seeded, so the game is the same every run. A small planner (the
+rules core's own Game and its greedy strategy) decides each move, and every
+move is made by tapping the keeper's page; the second phone follows live.
+On the way: a setup card laid by mistake and taken out, a two-card arrival
+that takes a card back from the ground, a turn tapped for the wrong player
+and refused, an undo that asks first.
+"""
+
+import json
+import random
+import urllib.error
+import urllib.request
+
+import pytest
+
+from companion.geese import score
+from companion.geese.game import Game
+from companion.geese.strategies import STRATEGIES, Move
+
+from .layout import assert_inside
+
+SEED = 1
+NAMES = ["ann", "ben", "cho", "dan"]
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+
+    return expect
+
+
+def key(card) -> str:
+    return f"{card.n}-{card.suit}"
+
+
+def tap_move(page, expect, player: str, move: Move) -> None:
+    """Make `move` for `player` on the tracker by tapping: the hand's cards, a ground card to take, the button."""
+    page.select_option("#turn-player", player)
+    for card in move.cards:
+        page.click(f'#picker button[data-card="{key(card)}"]')
+    expect(page.locator("#chosen button")).to_have_count(len(move.cards))
+    if move.take is not None:
+        page.click(f'#ground button[data-card="{key(move.take)}"]')
+        expect(page.locator("#take-line .gcard")).to_have_count(1)
+    if move.kind == "arrive":
+        page.click("#arrive")
+    else:
+        page.fill("#migrate-value", str(move.value))
+        page.click("#migrate")
+
+
+def played(game: Game, move: Move) -> None:
+    if move.kind == "arrive":
+        game.arrive(list(move.cards), move.take)
+    else:
+        game.migrate(move.value, list(move.cards))
+
+
+def test_a_whole_game_of_four_to_its_final_ranking(browser, launch, expect, shot):
+    url = browser.url
+    rng = random.Random(SEED)
+    game = Game(len(NAMES), rng)  # the planner: the same seeded deal the players hold
+    hand_size = len(game.hands[0])
+
+    keeper = browser.page
+    keeper.goto(f"{url}pin?next=/geese")
+    keeper.fill("#pin", "1234")
+    keeper.click(".pin-form button[type=submit]")
+    keeper.fill("#players", "\n".join(NAMES))
+    keeper.click("#new-game button[type=submit]")
+    expect(keeper.locator("#picker button").first).to_be_visible()
+    tracker = keeper.url
+
+    viewer_context = launch()
+    viewer = viewer_context.pages[0] if viewer_context.pages else viewer_context.new_page()
+    viewer_errors = []
+    viewer.on("pageerror", lambda error: viewer_errors.append(str(error)))
+    viewer.goto(tracker)
+    expect(viewer.locator("#next-turn")).to_have_text(f"Setting up: 0 of {len(game.setup)} cards in the wintering ground")
+    for name in NAMES:
+        expect(viewer.locator(f'#seats li[data-player="{name}"] .hand')).to_have_text(f"{hand_size} in hand")
+
+    # Setup: a card from a hand is laid by mistake and tapped out again; then the cards left over from the deal.
+    wrong = next(c for c in game.hands[0] if c not in game.setup)
+    keeper.click(f'#picker button[data-card="{key(wrong)}"]')
+    expect(viewer.locator(f'#ground [data-card="{key(wrong)}"]')).to_have_count(1)
+    keeper.click(f'#ground button[data-card="{key(wrong)}"]')
+    expect(viewer.locator(f'#ground [data-card="{key(wrong)}"]')).to_have_count(0)
+    for laid, card in enumerate(game.setup, start=1):
+        keeper.click(f'#picker button[data-card="{key(card)}"]')
+        if laid < len(game.setup):
+            expect(keeper.locator("#next-turn")).to_contain_text(f"{laid} of {len(game.setup)}")
+    expect(viewer.locator("#next-turn")).to_have_text("Next turn: ann")
+
+    # Ann's first turn: two birds arrive and she takes a card of the ground back into her hand.
+    put = tuple(game.hands[0][:2])
+    take = next(c for c in sorted(game.ground.cards) if c not in put)
+    first = Move("arrive", put, take=take)
+    tap_move(keeper, expect, "ann", first)
+    played(game, first)
+    expect(viewer.locator("#actions li")).to_have_count(1)
+    expect(viewer.locator('#seats li[data-player="ann"] .hand')).to_have_text(f"{hand_size - 1} in hand")
+    expect(viewer.locator("#actions li").first).to_contain_text("takes back")
+
+    # Cho taps a turn while it is Ben's: refused, naming whose turn it is; nothing changes on either phone.
+    tap_move(keeper, expect, "cho", Move("arrive", (game.hands[2][0],)))
+    expect(keeper.locator("#turn-error")).to_have_text(
+        "It is ben's turn, not cho's. (To correct a turn recorded by mistake, undo it.)")
+    expect(keeper.locator("#turn-error")).to_be_in_viewport()
+    expect(viewer.locator("#actions li")).to_have_count(1)
+    keeper.click("#clear")
+
+    turns = 1
+    undone = False
+    while not game.over:
+        player = NAMES[game.seat]
+        move = STRATEGIES["greedy"](game, rng)
+        tap_move(keeper, expect, player, move)
+        expect(viewer.locator("#actions li")).to_have_count(turns + 1)
+        if not undone and turns == 3:
+            # Undo asks once more: "no" keeps the turn, "yes" takes it back on every phone; then it is made again.
+            keeper.click("#undo")
+            expect(keeper.locator("#undo-question")).to_contain_text(f"Take back turn #{turns + 1} ({player})?")
+            keeper.click("#undo-no")
+            expect(keeper.locator("#undo-confirm")).to_be_hidden()
+            expect(viewer.locator("#actions li")).to_have_count(turns + 1)
+            keeper.click("#undo")
+            keeper.click("#undo-yes")
+            expect(viewer.locator("#actions li")).to_have_count(turns)
+            tap_move(keeper, expect, player, move)
+            expect(viewer.locator("#actions li")).to_have_count(turns + 1)
+            undone = True
+        played(game, move)
+        turns += 1
+        expect(viewer.locator(f'#seats li[data-player="{player}"] .hand')).to_have_text(
+            f"{len(game.hands[NAMES.index(player)])} in hand")
+        if turns == 6:
+            assert_inside(keeper, "the tracker mid-game")
+            shot(keeper, "geese-game-keeper-midgame")
+            sheet = viewer.context.new_page()
+            sheet.goto(tracker + "/score")
+            expect(sheet.locator("#sheet-state")).to_have_text("so far: the game goes on")
+            expect(sheet.locator(".winner")).to_have_count(0)
+            sheet.close()
+
+    # The end: a hand ran out, the round was finished, and both phones declare the game over with the ranking.
+    result = score(game.record(NAMES, deal=True))
+    ranking = result["ranking"]
+    expected = [f"{name} — {result['players'][name]['total']} VP" + (" ★ winner" if i == 0 else "")
+                for i, name in enumerate(ranking)]
+    for phone in (keeper, viewer):
+        expect(phone.locator("#game-over")).to_be_visible()
+        expect(phone.locator("#final-ranking li")).to_have_text(expected)
+        expect(phone.locator("#next-turn")).to_have_text(f"Game over: {ranking[0]} wins")
+    expect(keeper.locator("#turn-panel")).to_be_hidden()
+    assert 0 in [len(h) for h in game.hands]
+    shot(keeper, "geese-game-over-keeper")
+    shot(viewer, "geese-game-over-viewer")
+
+    # No turn after the end, whoever sends it.
+    game_id = tracker.rstrip("/").rsplit("/", 1)[1]
+    refused = urllib.request.Request(f"{url}api/geese/games/{game_id}/actions", method="POST",
+                                     data=json.dumps({"action": {"player": "ann", "arrive": [{"n": 1, "suit": "gull"}]}}).encode(),
+                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(refused, timeout=10)
+    assert answer.value.code == 400 and json.loads(answer.value.read())["code"] == "geese.refused.over"
+
+    # The sheet is final now; the saved games list it with its result; it exports as JSON and CSV.
+    keeper.goto(tracker + "/score")
+    expect(keeper.locator("#sheet-state")).to_have_text("final: the game is over")
+    expect(keeper.locator("#ranking li").first.locator(".winner")).to_be_visible()
+    assert_inside(keeper, "the final score sheet")
+    keeper.goto(url + "geese")
+    row = keeper.locator(f'#saved-games li[data-game="{game_id}"]')
+    expect(row.locator(".result")).to_have_text(
+        f"over: {ranking[0]} wins with {result['players'][ranking[0]]['total']} VP")
+    expect(row.locator("time")).not_to_contain_text("UTC")  # the phone's own time
+    exported = keeper.request.get(f"{url}api/geese/games/{game_id}/export.json").json()
+    assert exported["over"] is True and exported["result"]["ranking"] == ranking
+    assert score(exported["record"])["ranking"] == ranking
+    lines = keeper.request.get(f"{url}api/geese/games/{game_id}/export.csv").text().strip().splitlines()
+    assert len(lines) == 1 + len(NAMES) and lines[1].split(",")[2] == ranking[0]
+
+    # Every page of the game fits a 390 px phone, in English and in Japanese.
+    for lang in ("en", "ja"):
+        for path in (f"/geese/games/{game_id}", f"/geese/games/{game_id}/score", "/geese"):
+            keeper.goto(f"{url}lang/{lang}?next={path}")
+            expect(keeper.locator("main h1")).to_be_visible()
+            if path == f"/geese/games/{game_id}":
+                expect(keeper.locator("#over-title")).to_have_text("Game over" if lang == "en" else "ゲーム終了")
+            assert_inside(keeper, f"{path} in {lang}")
+    shot(keeper, "geese-index-ja")
+    viewer_context.close()
+    assert viewer_errors == []
