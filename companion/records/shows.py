@@ -48,6 +48,13 @@ CREATE TABLE IF NOT EXISTS journal (
     PRIMARY KEY (show_id, n)
 );
 CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    show_id INTEGER PRIMARY KEY REFERENCES shows(id),
+    lines INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started);
+CREATE INDEX IF NOT EXISTS shows_running ON shows (outcome, id);
 """
 
 MAX_COUNT = 10**18  # boots and rotations: far more than a table will ever see, and within 64 bits
@@ -125,7 +132,16 @@ class CradleOrientation:
     cradles: dict
 
 
-JournalWrite = JournalLine | ShowEnd | CradleOrientation
+@dataclass(frozen=True)
+class ShowCheckpoint:
+    """A running show's state once its first `lines` journal lines are applied (companion.skyrockets.log.checkpoint)."""
+
+    show_id: int
+    lines: int
+    state: dict
+
+
+JournalWrite = JournalLine | ShowEnd | CradleOrientation | ShowCheckpoint
 
 
 class Store:
@@ -215,6 +231,7 @@ class Store:
         self._append(db, show_id, end_line)
         db.execute("UPDATE shows SET outcome = ?, stars = ?, ended = ? WHERE id = ?",
                    (outcome, stars, iso(wall), show_id))
+        db.execute("DELETE FROM checkpoints WHERE show_id = ?", (show_id,))  # only a running show resumes
         if outcome in ("win", "loss"):  # the start player token passes after every game, won or lost
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', ?)",
                        (str(self._rotation(db) + 1),))
@@ -230,11 +247,18 @@ class Store:
                 elif isinstance(write, CradleOrientation):
                     db.execute("UPDATE shows SET orientation = ? WHERE id = ?",
                                (json.dumps(write.cradles), write.show_id))
+                elif isinstance(write, ShowCheckpoint):
+                    db.execute("INSERT OR REPLACE INTO checkpoints (show_id, lines, state) VALUES (?, ?, ?)",
+                               (write.show_id, write.lines, json.dumps(write.state)))
                 else:
                     raise TypeError(f"not a journal write: {write!r}")
 
-    def unfinished_show(self) -> dict | None:
-        """The show that was running when the daemon stopped, if any, with its journal."""
+    def unfinished_show(self, *, whole: bool = True) -> dict | None:
+        """The show that was running when the daemon stopped, if any, with its journal.
+
+        With `whole=False` the journal is left out: `checkpoint` and
+        `show_log(id, after=...)` give what a resume needs.
+        """
         rows = self.database.read("SELECT * FROM shows WHERE outcome = 'running' ORDER BY id DESC LIMIT 1")
         if not rows:
             return None
@@ -247,8 +271,14 @@ class Store:
             self.set_aside(show["id"])
             raise DamagedRow(f"shows row {show['id']}", e, "; that show is now recorded as aborted, its journal kept,"
                              " and the table starts without it") from None
-        show["lines"] = self.show_log(show["id"])
+        if whole:
+            show["lines"] = self.show_log(show["id"])
         return show
+
+    def checkpoint(self, show_id: int) -> dict | None:
+        """The newest checkpoint kept for a running show, as stored ({"lines": ..., "state": text}), or None."""
+        rows = self.database.read("SELECT lines, state FROM checkpoints WHERE show_id = ?", (show_id,))
+        return dict(rows[0]) if rows else None
 
     def set_aside(self, show_id: int) -> None:
         """Record a show that cannot be resumed as aborted, so the table starts without it; its journal is kept."""
@@ -256,11 +286,12 @@ class Store:
             db.execute("UPDATE shows SET outcome = 'aborted', ended = ? WHERE id = ? AND outcome = 'running'",
                        (iso(time.time()), show_id))
 
-    def show_log(self, show_id: int) -> list[str] | None:
+    def show_log(self, show_id: int, *, after: int = 0) -> list[str] | None:
+        """A show's journal as a show log (only the lines after the first `after`, if given), or None."""
         if not self.database.read("SELECT 1 FROM shows WHERE id = ?", (show_id,)):
             return None
-        return [line_text(r["line"]) for r in self.database.read("SELECT line FROM journal WHERE show_id = ? ORDER BY n",
-                                                          (show_id,))]
+        rows = self.database.read("SELECT line FROM journal WHERE show_id = ? AND n > ? ORDER BY n", (show_id, after))
+        return [line_text(r[0]) for r in rows]
 
     def shows(self, limit: int = 100) -> list[dict]:
         rows = self.database.read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (limit,))
