@@ -12,12 +12,20 @@ run, is a bare Flask app on the same server pushing the same payload from a
 queue.
 
     python bench/sse.py [--samples 200] [--clients 1 20]
+    python bench/sse.py --growth [--phones 1 10 50 100 200] [--runs 3] [--quick]
+
+`--growth` prints the curve against the number of phones instead: for each
+count, the table's and the floor's p99 (median of --runs), their ratio, the
+ratio to the one-phone figure, and the server's work to turn one change into
+every phone's event (one shared serialisation, against one per phone as the
+streams did before).
 """
 
 import argparse
 import http.client
 import itertools
 import json
+import os
 import queue
 import re
 import statistics
@@ -34,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from flask import Flask, Response  # noqa: E402
 
+from companion.errors import Conflict  # noqa: E402
 from companion.table import demo_table  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
 
@@ -227,11 +236,91 @@ def browser_requests(base: str) -> list[str] | None:
     return urls
 
 
+def render_us(table, phones: int, rounds: int = 20) -> tuple[float, float]:
+    """Microseconds of server work to turn one change into `phones` phones' events: shared, and one per phone."""
+    from companion.skyrockets.snapshot import carried
+    from companion.table.publisher import Publisher
+    from companion.web.live import compact
+
+    snapshot = table.snapshot()
+    start = time.perf_counter()
+    for _ in range(rounds):
+        publisher = Publisher(1)  # a new change: nothing serialised yet
+        fresh = publisher.publish(dict(snapshot))
+        for _ in range(phones):
+            publisher.text(fresh, fresh.get("t", 0.0))
+    shared = (time.perf_counter() - start) / rounds * 1e6
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for _ in range(phones):
+            compact(carried(snapshot, table.show_time()))
+    each = (time.perf_counter() - start) / rounds * 1e6
+    return shared, each
+
+
+def growth(args) -> int:
+    """p99 change -> phone against the number of phones, with the floor at the same count, in one run."""
+    counts = [1, 20, 50] if args.quick else sorted(args.phones)
+    runs, samples = (1, min(args.samples, 20)) if args.quick else (args.runs, args.samples)
+    most = max(counts)
+    with tempfile.TemporaryDirectory() as folder:
+        table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()
+        server = ServerThread(make_server(table, "127.0.0.1", 0, threads=most + 8))
+        port = urlsplit(server.url).port
+
+        def fresh_show():
+            table.abort()
+            table.start_show(BENCH_EVENT)
+            time.sleep(40 / SPEED)
+
+        def flip() -> int:
+            """A flip of purple; a show lost while the box was too busy to flip in time is started again."""
+            try:
+                return table.flip("purple")["seq"]
+            except Conflict:
+                fresh_show()
+                return table.flip("purple")["seq"]
+
+        fresh_show()
+        payload = json.dumps(table.snapshot(), separators=(",", ":"))
+        floor, publish_floor, stop_floor = floor_app(payload)
+        floor_server = ServerThread(make_server(None, "127.0.0.1", 0, threads=most + 8, app=floor))
+        floor_port = urlsplit(floor_server.url).port
+        counter = iter(range(1, 10**9))
+        print(f"SSE growth: change -> every phone's receipt, p99 ms, median of {runs} runs of {samples} changes; "
+              f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        print(f"  {'phones':>6} {'table p99':>10} {'floor p99':>10} {'table/floor':>12} {'/ 1 phone':>10}"
+              f" {'render shared us':>17} {'one per phone us':>17}")
+        first = None
+        for phones in counts:
+            table_p99, floor_p99 = [], []
+            for _ in range(runs):
+                table_p99.append(p99(measure(port, "/api/show/events", phones, samples, flip, fresh_show)))
+                floor_p99.append(p99(measure(floor_port, "/events", phones, samples,
+                                             lambda: publish_floor(next(counter)))))
+            t99, f99 = statistics.median(table_p99), statistics.median(floor_p99)
+            first = first or t99
+            shared, each = render_us(table, phones)
+            print(f"  {phones:>6} {t99:>10.2f} {f99:>10.2f} {t99 / f99:>11.2f}x {t99 / first:>9.2f}x"
+                  f" {shared:>17.1f} {each:>17.1f}")
+        stop_floor()
+        floor_server.close()
+        server.close()
+        table.stop()
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=200, help="changes published per measurement")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 20], help="phones reading the stream")
+    parser.add_argument("--growth", action="store_true", help="the curve against the number of phones")
+    parser.add_argument("--phones", type=int, nargs="+", default=[1, 10, 50, 100, 200])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="with --growth: 1, 20 and 50 phones, one short run")
     args = parser.parse_args(argv)
+    if args.growth:
+        return growth(args)
 
     with tempfile.TemporaryDirectory() as folder:
         table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()

@@ -24,7 +24,18 @@ from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
 
 log = logging.getLogger(__name__)
 
+# The score pad's figures per event, kept by triggers as shows are written (by this program or any
+# other), so the pad reads one row per event instead of grouping every stored show on each request.
+# A show's write recounts its event's shows alone, through the shows_by_event index.
+PAD_EVENT = """DELETE FROM pad WHERE event_id = {row}.event_id;
+    INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win' THEN stars END),
+        SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)
+        FROM shows WHERE event_id = {row}.event_id GROUP BY event_id;"""
+
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS pad (
+    event_id TEXT PRIMARY KEY, name TEXT, best_stars INTEGER, attempts INTEGER, wins INTEGER, last_played TEXT
+);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, data TEXT NOT NULL, saved TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS shows (
@@ -53,9 +64,15 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     lines INTEGER NOT NULL,
     state TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started);
+CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started, event_name);
 CREATE INDEX IF NOT EXISTS shows_running ON shows (outcome, id);
-"""
+""" + "".join(f"""
+CREATE TRIGGER IF NOT EXISTS pad_on_{change} AFTER {change} ON shows BEGIN
+    {body}
+END;""" for change, body in (
+    ("insert", "{new}"), ("delete", "{old}"), ("update", "{old} {new}"))).format(
+    old=PAD_EVENT.format(row="OLD"), new=PAD_EVENT.format(row="NEW"))
+
 
 MAX_COUNT = 10**18  # boots and rotations: far more than a table will ever see, and within 64 bits
 
@@ -155,6 +172,17 @@ class Store:
     def __init__(self, path: Path | str):
         self.database = Database(path, SCHEMA + GAMES_SCHEMA)
         self.path = self.database.path
+        self._count_pad()
+
+    def _count_pad(self) -> None:
+        """Count the score pad afresh once, for a database written before the triggers kept it."""
+        with self.database.transaction() as db:
+            if db.execute("SELECT 1 FROM meta WHERE key = 'pad'").fetchone() is None:
+                db.execute("DELETE FROM pad")
+                db.execute("INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win'"
+                           " THEN stars END), SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)"
+                           " FROM shows GROUP BY event_id")
+                db.execute("INSERT INTO meta (key, value) VALUES ('pad', '1')")
 
     def close(self) -> None:
         self.database.close()
@@ -313,10 +341,7 @@ class Store:
     def scorepad(self) -> dict:
         """Per event: best stars, attempts (won or lost), wins, last played; and the rotation."""
         played = {r["event_id"]: r for r in self.database.read(
-            "SELECT event_id, MAX(event_name) AS name,"
-            " MAX(CASE WHEN outcome = 'win' THEN stars END) AS best_stars,"
-            " SUM(outcome IN ('win', 'loss')) AS attempts, SUM(outcome = 'win') AS wins,"
-            " MAX(started) AS last_played FROM shows GROUP BY event_id")}
+            "SELECT event_id, name, best_stars, attempts, wins, last_played FROM pad")}
         events = []
         for event in self.events().values():
             row = played.pop(event.id, None)
