@@ -28,6 +28,7 @@ import json
 import os
 import queue
 import re
+import socket
 import statistics
 import sys
 import tempfile
@@ -64,6 +65,7 @@ class Phone(threading.Thread):
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60,
                                                      source_address=(f"127.0.1.{next(PHONE_NUMBERS) % 250 + 1}", 0))
         self.connection.request("GET", path)
+        self.socket = self.connection.sock  # the response's reader keeps it open past connection.close()
         self.response = self.connection.getresponse()
         self.arrived: dict[int, float] = {}
         self.changed = threading.Condition()
@@ -90,6 +92,12 @@ class Phone(threading.Thread):
             return min(seen(), default=None)
 
     def close(self):
+        """Hang up: the server sees the connection end (closing the connection alone leaves the socket open
+        while this phone's reader holds the response, so the server would keep streaming to it)."""
+        try:
+            self.socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.connection.close()
 
 
@@ -157,8 +165,10 @@ def floor_app(payload: str):
         return seq
 
     def stop():
+        """End every stream open now (a stream whose phone left ends only when it is next sent something)."""
         for q in queues:
             q.put(None)
+        queues.clear()
 
     return app, publish, stop
 
@@ -298,6 +308,7 @@ def growth(args) -> int:
                 table_p99.append(p99(measure(port, "/api/show/events", phones, samples, flip, fresh_show)))
                 floor_p99.append(p99(measure(floor_port, "/events", phones, samples,
                                              lambda: publish_floor(next(counter)))))
+                stop_floor()  # the floor's streams of the phones just gone end now, freeing their threads
             t99, f99 = statistics.median(table_p99), statistics.median(floor_p99)
             first = first or t99
             shared, each = render_us(table, phones)
@@ -346,6 +357,7 @@ def main(argv=None) -> int:
             table_ms = measure(port, "/api/show/events", clients, args.samples,
                                lambda: table.flip("purple")["seq"], fresh_show)
             floor_ms = measure(floor_port, "/events", clients, args.samples, lambda: publish_floor(next(counter)))
+            stop_floor()
             print(summary(f"table, {clients} client(s)", table_ms))
             print(summary(f"floor (bare Flask SSE), {clients} client(s)", floor_ms))
             print(f"  {'p99 table / floor':<40} {p99(table_ms) / p99(floor_ms):6.2f}x")
