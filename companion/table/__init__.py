@@ -27,6 +27,7 @@ from companion.table.cradles import Cradles
 from companion.table.games import TableGames
 from companion.table.inputs import take_change
 from companion.table.journal import Journal
+from companion.table.memory import few_arenas
 from companion.table.publisher import FrameTap, Publisher, describe
 from companion.table.records import Records
 from companion.table.recovery import resume
@@ -47,6 +48,7 @@ class Table(Records, TableGames):
                  pin: str | None = None):
         if not MIN_SPEED <= speed <= MAX_SPEED:
             raise BadInput("speed", f"{speed:g} is out of range ({MIN_SPEED:g}-{MAX_SPEED:g})")
+        few_arenas()  # before any thread: the web's many threads must not each keep a malloc arena
         self.config, self.store, self.clock = config, store, clock or SystemClock()
         self.pin = pin or config.web.pin or f"{secrets.randbelow(10**4):04d}"
         self.table_speed = speed
