@@ -8,6 +8,7 @@ A record is either a game kept move by move (`{"mode": "moves", "players",
 import random
 import secrets
 
+from companion.players import check_name
 from companion.errors import BadInput, Conflict, NothingToUndo
 from companion.flock.birds import STAGES, read_int
 from companion.flock.game import MAX_LOG, MAX_SEED, Game
@@ -78,8 +79,4 @@ def card_key(card_type: str, name: str) -> str:
 
 
 def read_card_name(value) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise BadInput("name", "expected the card's name")
-    if len(value) > MAX_CARD_NAME or any(ch < " " for ch in value):
-        raise BadInput("name", f"at most {MAX_CARD_NAME} characters, no control characters")
-    return value.strip()
+    return check_name(value, "name", limit=MAX_CARD_NAME)  # the one name rule of every game
