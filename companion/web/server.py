@@ -119,7 +119,8 @@ def make_server(table, host: str = "127.0.0.1", port: int = 0, *, threads: int |
         cleanup_interval=CLEANUP_INTERVAL_S, max_request_header_size=MAX_HEADER_BYTES,
         max_request_body_size=body_limit(app) + 1,  # waitress refuses a body of this size or more
         channel_request_lookahead=1,  # reads on while a stream runs, so a closed connection is seen at once
-        asyncore_use_poll=True, ident="companion", clear_untrusted_proxy_headers=True)
+        asyncore_use_poll=True, ident="companion",
+        clear_untrusted_proxy_headers=False)  # never trusted (remote_addr is the socket's); seen: a proxy's mark
     server.channel_class = GuardedChannel
     server.flask_app, server.sockets = app, sockets  # what shut_down needs
     server.run = lambda: _run(server)

@@ -2,6 +2,7 @@
 // A running glass's sand is computed from the state's top_s, the show speed and the moment the
 // state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
 
+import { postJSON, errorText } from "/static/js/api.js";
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { Glass } from "/table/static/glass.js";
 
@@ -158,6 +159,24 @@ async function refreshJoin() {
   }
 }
 setTimeout(refreshJoin, $("kiosk-url").hasAttribute("data-waiting") ? JOIN_WAITING_MS : JOIN_KNOWN_MS);
+
+// One tap on the table's screen shows a pairing code (a QR code): a new phone scans it and is let in
+// without the PIN, even while someone is guessing the PIN. The code is good for one phone, briefly.
+let pairingTimer = null;
+async function showPairing() {
+  const answer = await postJSON("/api/pair");
+  $("kiosk-pairing").hidden = false;
+  if (!answer.ok || !answer.data.qr) {
+    $("kiosk-pair-qr").replaceChildren();
+    $("kiosk-pair-label").textContent = answer.ok ? answer.data.label : errorText(answer.data);
+    return;
+  }
+  $("kiosk-pair-qr").innerHTML = answer.data.qr; // our own server's SVG, no script in it
+  $("kiosk-pair-label").textContent = t("kiosk.pair_scan");
+  clearTimeout(pairingTimer);
+  pairingTimer = setTimeout(() => { $("kiosk-pairing").hidden = true; }, answer.data.valid_s * 1000);
+}
+$("kiosk-pair")?.addEventListener("click", showPairing);
 
 // The state now, then every change: the screen is right from its first frame.
 fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });
