@@ -2,7 +2,8 @@
 
 Prints figures; it asserts nothing. Fifty simulated tables each play a busy
 show (a change every 50 ms, which their bridges pace to ten messages a
-second) through the real bridge into one local Mosquitto; `companion hall`
+second) through the real bridge into one local Mosquitto, from a process
+of their own; `companion hall`
 runs as its own process; headless Chromium shows the hall page. A probe
 table changes its event's name every 250 ms (outside its bridge's pacing
 window), and the page notes when each name appears in the probe's card:
@@ -135,6 +136,28 @@ def wait_listening(url: str, process) -> None:
     raise SystemExit("the hall did not start")
 
 
+def wait_cards(url: str, count: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url + "api/hall", timeout=5) as answer:
+            if len(json.loads(answer.read())["cards"]) >= count:
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"the hall never showed {count} tables")
+
+
+def play_load(count: int, broker_url: str) -> int:
+    """The busy tables (a child process): each a bridge on the broker, changing every CHANGE_EVERY_S until ended."""
+    template = running_state()
+    tables = [SimulatedTable(template) for _ in range(count)]
+    bridges = [Bridge(t, from_url(broker_url, table=f"table-{i:03d}")).start() for i, t in enumerate(tables)]
+    print(f"{len(bridges)} busy tables playing", file=sys.stderr)
+    while True:
+        time.sleep(CHANGE_EVERY_S)
+        for table in tables:
+            table.tick(CHANGE_EVERY_S)
+
+
 def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(len(values) * share))] if values else float("nan")
 
@@ -152,21 +175,16 @@ def run(tables_n: int, samples: int) -> dict:
                                 stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
         url = f"http://127.0.0.1:{port}/"
-        tables = [SimulatedTable(template) for _ in range(tables_n)]
         probe = SimulatedTable(dict(template, event={"id": "probe", "name": "p-start"}))
-        bridges = [Bridge(t, from_url(broker.url, table=f"table-{i:03d}")).start() for i, t in enumerate(tables)]
-        bridges.append(Bridge(probe, from_url(broker.url, table="probe")).start())
-        stop = threading.Event()
-
-        def play():
-            while not stop.wait(CHANGE_EVERY_S):
-                for table in tables:
-                    table.tick(CHANGE_EVERY_S)
-
-        player = threading.Thread(target=play, daemon=True)
+        bridges = [Bridge(probe, from_url(broker.url, table="probe")).start()]
+        # The busy tables play in a process of their own: their bridges' threads would otherwise share
+        # this process's interpreter lock with the probe and the readers, and delay what is measured.
+        load = subprocess.Popen([sys.executable, __file__, "--load", str(tables_n), "--broker", broker.url],
+                                stderr=subprocess.DEVNULL, env={**os.environ,
+                                                            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
         try:
             wait_listening(url, hall)
-            player.start()
+            wait_cards(url, tables_n + 1)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
                 page = browser.new_page(viewport={"width": 390, "height": 844})
@@ -189,7 +207,8 @@ def run(tables_n: int, samples: int) -> dict:
                 cards = page.locator(".hall-card").count()
                 browser.close()
         finally:
-            stop.set()
+            load.terminate()  # the busy tables' last wills tell the hall they left; nothing more to wait for
+            load.wait(timeout=30)
             for bridge in bridges:
                 bridge.stop()
             hall.terminate()
@@ -218,7 +237,11 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--samples", type=int, default=80)
     parser.add_argument("--growth", help="table counts to run one after another, e.g. 5,25,50,100,200")
+    parser.add_argument("--load", type=int, help=argparse.SUPPRESS)  # the child process playing the busy tables
+    parser.add_argument("--broker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.load is not None:
+        return play_load(args.load, args.broker)
     for missing in (mosquitto_missing(), None if Path(CHROMIUM).exists() else f"{CHROMIUM} is not installed"):
         if missing:
             print(f"mqtt_hall: skipped ({missing})")

@@ -14,7 +14,7 @@ name typed on two phones is one name.
 >>> check_name("ann\u202e", "players[1]")
 Traceback (most recent call last):
 ...
-companion.errors.BadInput: players[1]: a name may not hold U+202E (a control, format or bidirectional character)
+companion.players.BadName: players[1]: a name may not hold U+202E (a control, format or bidirectional character)
 """
 
 import unicodedata
@@ -28,13 +28,19 @@ NAME_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd
                              "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs"})
 
 
+class BadName(BadInput):
+    """A name that breaks the name rule (a page shows it by its code, in the page's language)."""
+
+    error_code = "errors.name"
+
+
 def check_name(name, field: str, *, limit: int = MAX_NAME) -> str:
     """`name` trimmed and in NFC, or BadInput naming `field` and the character that will not do."""
     if not isinstance(name, str):
         raise BadInput(field, f"expected a name of 1 to {limit} characters")
     for ch in name:
         if unicodedata.category(ch) not in NAME_CATEGORIES:
-            raise BadInput(field, f"a name may not hold U+{ord(ch):04X} "
+            raise BadName(field, f"a name may not hold U+{ord(ch):04X} "
                                   "(a control, format or bidirectional character)")
     name = unicodedata.normalize("NFC", name).strip()
     if not name or len(name) > limit:

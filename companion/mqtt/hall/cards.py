@@ -32,7 +32,7 @@ MAX_FIGURE = 1000  # stars and spaces of a sane table are far below
 MAX_SHOW_ID = 2**53  # a show's id, as exactly as a page's script can hold it
 MAX_TABLES = 500  # cards the hall keeps: a convention's worth, and a bound on what a stray publisher can fill
 NEVER_ONLINE_S = 600.0  # a card of a table never seen online (no retained `online`) goes after this
-FRAME_S = 0.05  # the live page is sent the hall's changes at most this often: coalesced, serialised once
+FRAME_S = 0.025  # the live page is sent the hall's changes at most this often: coalesced, serialised once
 
 
 def read_json(payload: bytes, where: str):
