@@ -2,7 +2,6 @@
 // A running glass's sand is computed from the state's top_s, the show speed and the moment the
 // state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
 
-import { postJSON, errorText } from "/static/js/api.js";
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { Glass } from "/table/static/glass.js";
 
@@ -164,17 +163,26 @@ setTimeout(refreshJoin, $("kiosk-url").hasAttribute("data-waiting") ? JOIN_WAITI
 // without the PIN, even while someone is guessing the PIN. The code is good for one phone, briefly.
 let pairingTimer = null;
 async function showPairing() {
-  const answer = await postJSON("/api/pair");
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  let data = null;
+  try {
+    const answer = await fetch("/api/pair", { method: "POST", credentials: "same-origin",
+                                              headers: { "X-CSRF-Token": csrf } });
+    data = await answer.json();
+    if (!answer.ok) data = { label: t(data.code ?? "errors.other") };
+  } catch {
+    data = { label: t("live.offline") };
+  }
   $("kiosk-pairing").hidden = false;
-  if (!answer.ok || !answer.data.qr) {
+  if (!data.qr) {
     $("kiosk-pair-qr").replaceChildren();
-    $("kiosk-pair-label").textContent = answer.ok ? answer.data.label : errorText(answer.data);
+    $("kiosk-pair-label").textContent = data.label;
     return;
   }
-  $("kiosk-pair-qr").innerHTML = answer.data.qr; // our own server's SVG, no script in it
+  $("kiosk-pair-qr").innerHTML = data.qr; // our own server's SVG, no script in it
   $("kiosk-pair-label").textContent = t("kiosk.pair_scan");
   clearTimeout(pairingTimer);
-  pairingTimer = setTimeout(() => { $("kiosk-pairing").hidden = true; }, answer.data.valid_s * 1000);
+  pairingTimer = setTimeout(() => { $("kiosk-pairing").hidden = true; }, data.valid_s * 1000);
 }
 $("kiosk-pair")?.addEventListener("click", showPairing);
 
