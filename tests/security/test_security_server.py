@@ -193,6 +193,7 @@ def test_250_idle_connections_from_16_addresses_leave_a_plain_request_answered_w
         took = time.monotonic() - started
         connection.close()
         assert status == 200 and took <= 1.0, f"{status} after {took:.2f} s"
+        print(f"\nplain request with {len(idle)} idle connections open: {took * 1000:.1f} ms")
         waiting = [c for c in list(served.server.server.active_channels.values()) if web_server._waiting(c)]
         assert len(waiting) <= web_server.MAX_WAITING
     finally:
