@@ -54,6 +54,7 @@ class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8000
     pin: str | None = None  # None: a fresh PIN at every start
+    allowed_hosts: tuple[str, ...] = ()  # more names the table answers to (its own are always allowed); "*": any
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,20 @@ def _web(s: "Section") -> WebConfig:
     if pin is not None:
         check_pin(pin, "web.pin")
     return WebConfig(host=check_host(s.text("host", d.host), "web.host"),
-                     port=check_port(s.value("port", d.port), "web.port"), pin=pin)
+                     port=check_port(s.value("port", d.port), "web.port"), pin=pin,
+                     allowed_hosts=_allowed_hosts(s.value("allowed_hosts", [])))
+
+
+def _allowed_hosts(names) -> tuple[str, ...]:
+    """web.allowed_hosts: host names (or addresses) the table also answers to, or "*" for any."""
+    if not isinstance(names, list) or len(names) > 64:
+        raise BadInput("web.allowed_hosts", 'expected a list of host names, e.g. ["table.example.lan"]')
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise BadInput(f"web.allowed_hosts[{i}]", "expected a host name")
+        if name != "*":
+            check_host(name, f"web.allowed_hosts[{i}]")
+    return tuple(names)
 
 
 def check_pin(pin: str, field: str) -> str:

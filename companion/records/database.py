@@ -22,7 +22,7 @@ from pathlib import Path
 
 from companion.errors import BadInput
 
-BUSY_TIMEOUT_S = 5.0  # how long a write waits for another writer before the table says it is busy
+BUSY_TIMEOUT_S = 1.5  # how long a write waits for another writer: a phone hears 503 within 2 s
 RETRY_AFTER_S = 2  # what a busy answer asks the client to wait
 MAX_ROW_ID = 2**63 - 1  # the largest id SQLite can hold: larger ones cannot be looked up (or exist)
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6

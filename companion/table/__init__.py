@@ -38,6 +38,7 @@ from companion.table.show import LiveShow
 
 log = logging.getLogger(__name__)
 
+PIN_DIGITS = 6  # a drawn PIN: 4 digits fall to a patient guesser in days, 6 in years (docs/security.md)
 DURABLE_WAIT_S = 2.0  # how long a change from a phone waits for its line to be on disk
 
 
@@ -50,7 +51,8 @@ class Table(Records, TableGames):
             raise BadInput("speed", f"{speed:g} is out of range ({MIN_SPEED:g}-{MAX_SPEED:g})")
         few_arenas()  # before any thread: the web's many threads must not each keep a malloc arena
         self.config, self.store, self.clock = config, store, clock or SystemClock()
-        self.pin = pin or config.web.pin or f"{secrets.randbelow(10**4):04d}"
+        self.pin = pin or config.web.pin or f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+        self.allowed_hosts = config.web.allowed_hosts  # names the web answers to besides the machine's own
         self.table_speed = speed
         self.listening = (config.web.host, config.web.port)  # where the web answers; the server's start sets it
         self._dirty = False

@@ -37,7 +37,13 @@ def message(event: str, data: str, *, event_id: int | None = None) -> str:
     return f"{head}event: {event}\ndata: {data}\n\n"
 
 
+class Compact(str):
+    """JSON text serialised once and sent as it is to every reader (the hall's frames)."""
+
+
 def compact(value) -> str:
+    if isinstance(value, Compact):
+        return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
