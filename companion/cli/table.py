@@ -50,12 +50,12 @@ def _demo(args, db: Path) -> int:
 
 
 def cmd_run(args) -> int:
-    from companion.config import load_config
+    from companion.config import load_or_fresh
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.records import Store
     from companion.table import Table
 
-    config = load_config(args.config)
+    config = load_or_fresh(args.config)  # none yet: the defaults, and the setup page writes the file
     if config.mqtt:
         config.mqtt.password()  # an unreadable password file stops the start, not the show
     try:
@@ -107,12 +107,24 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
     table.start()
     bridge = Bridge(table, mqtt).start() if mqtt else None
+
+    def rejoin(before, after) -> None:
+        """New settings from the setup page with another broker (or none): the bridge follows, in process."""
+        nonlocal bridge
+        if after.mqtt == before.mqtt:
+            return
+        if bridge:
+            bridge.stop()
+        bridge = Bridge(table, after.mqtt).start() if after.mqtt else None
+
+    table.reconfigured.append(rejoin)
     advert = None
     try:
         addresses = lan_addresses()
         advert = Advertisement(listening, addresses).start() if mdns else None
         for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
+        table.first_run.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")
         keep_watchdog_fed(table.alive, stop)
         server.run()
