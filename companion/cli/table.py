@@ -50,12 +50,14 @@ def _demo(args, db: Path) -> int:
 
 
 def cmd_run(args) -> int:
-    from companion.config import load_or_fresh
+    from companion.config import load_config, load_or_fresh
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.records import Store
     from companion.table import Table
 
-    config = load_or_fresh(args.config)  # none yet: the defaults, and the setup page writes the file
+    # A file named on the command line must be there; with none named and no default file yet, the
+    # defaults run and the setup page writes the default file.
+    config = load_config(args.config) if args.config else load_or_fresh(None)
     if config.mqtt:
         config.mqtt.password()  # an unreadable password file stops the start, not the show
     try:

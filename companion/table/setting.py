@@ -16,6 +16,7 @@ from companion.config import Config, mark_set_up, set_duration, write_settings
 from companion.errors import BadInput, Conflict
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.table import wiring
+from companion.table.firstrun import grouped
 from companion.table.cradles import Cradles
 from companion.table.publisher import FrameTap
 from companion.table.rig import Rig
@@ -75,6 +76,30 @@ class TableSetting:
     @property
     def language(self) -> str | None:
         return self.config.language
+
+    def setup_door(self) -> dict:
+        """The setup flow's state for the pages: open (with the code as shown) or closed, and whether it can reopen."""
+        code = self.first_run.code
+        return {"open": code is not None, "code": grouped(code) if code else None,
+                "can_reopen": self.config.path is not None, "name": self.config.name}
+
+    def setup_code(self) -> str | None:
+        """The setup code while setup is open (for the session's keyed mark), else None."""
+        return self.first_run.code
+
+    def accepts_setup_code(self, given: object) -> bool:
+        return self.first_run.accepts(given)
+
+    def setup_choices(self) -> dict:
+        """What the setup page offers: sources, languages, strip drivers, the pin map's defaults, the limits."""
+        from companion.config import LANGUAGES, MAX_TABLE_NAME, SOURCES, default_timers
+        from companion.hardware.pins import load_pinout
+        from companion.hardware.strip import DRIVERS
+
+        return {"sources": list(SOURCES), "languages": list(LANGUAGES), "drivers": list(DRIVERS),
+                "name_max": MAX_TABLE_NAME,
+                "pin_map": {"timers": {c: list(t.pins) for c, t in default_timers().items()},
+                            "buzzer": load_pinout()["buzzer"]["pin"]}}
 
     def settings(self) -> dict:
         """What the setup page shows: the settings it may change, as they are now."""

@@ -32,7 +32,7 @@ def _mark(code: str) -> str:
 
 def holds_code() -> bool:
     """This session was given the setup code, and setup is still open with that code."""
-    code = get_table().first_run.code
+    code = get_table().setup_code()
     mark = session.get(SESSION_KEY)
     return code is not None and isinstance(mark, str) and hmac.compare_digest(mark, _mark(code))
 
@@ -45,14 +45,15 @@ def enter_code(given: object) -> None:
     if wait > 0:
         raise coded(TooManyRequests(f"too many wrong setup codes: try again in {math.ceil(wait)} s",
                                     retry_after=math.ceil(wait)), "setup.code_wait")
-    door = get_table().first_run
-    if not door.is_open:
+    table = get_table()
+    code = table.setup_code()
+    if code is None:
         raise coded(Forbidden("the table is set up: changes need the table PIN"), "setup.closed")
-    if not door.accepts(given):
+    if not table.accepts_setup_code(given):
         guard.failed(client, now)
         raise coded(Forbidden("wrong setup code"), "setup.code_wrong")
     guard.succeeded(client)
-    session[SESSION_KEY] = _mark(door.code)
+    session[SESSION_KEY] = _mark(code)
 
 
 def allowed() -> bool:

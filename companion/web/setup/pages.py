@@ -9,9 +9,6 @@ from flask import redirect, render_template, request
 from werkzeug.exceptions import Forbidden
 
 from companion.calibration import CALIBRATION_BAND
-from companion.config import LANGUAGES, MAX_TABLE_NAME, SOURCES, default_timers
-from companion.hardware.pins import load_pinout
-from companion.hardware.strip import DRIVERS
 from companion.skyrockets import COLOURS
 from companion.skyrockets.beams import MAX_RUNS
 from companion.web import get_table
@@ -19,38 +16,30 @@ from companion.web.errors import coded
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table
 from companion.web.setup import access, bp
-from companion.table.firstrun import grouped
 from companion.web.setup.access import allowed
-
-
-def pin_map() -> dict:
-    """The reference pin map's defaults, offered beside each pin field."""
-    pinout = load_pinout()
-    return {"timers": {c: list(t.pins) for c, t in default_timers().items()}, "buzzer": pinout["buzzer"]["pin"]}
 
 
 @bp.app_context_processor
 def door():
-    """For the table's own screen: the setup code while setup is open, else a button that reopens it."""
+    """For every page: the table's name (titles); for the table's own screen: the setup code while setup is
+    open, else a button that reopens it."""
     def setup_door() -> dict:
-        table = get_table()
-        first_run = getattr(table, "first_run", None)
-        code = first_run.code if first_run is not None else None
-        return {"code": grouped(code) if code else None, "can_reopen": getattr(table.config, "path", None) is not None}
+        door = getattr(get_table(), "setup_door", None)  # a stand-in table of a test may have none
+        return door() if door else {"open": False, "code": None, "can_reopen": False, "name": ""}
     return {"setup_door": setup_door}
 
 
 @bp.get("/setup/")
 def index():
     table = get_table()
-    door = table.first_run
     if not allowed():
-        return render_template("setup/enter.html", area="setup", open=door.is_open, next=request.path)
+        return render_template("setup/enter.html", area="setup", open=table.setup_door()["open"], next=request.path)
+    choices = table.setup_choices()
     return render_template(
         "setup/index.html", area="setup", first_run=access.holds_code(), settings=table.settings(),
-        colours=COLOURS, looks=LOOKS, sources=SOURCES, languages=LANGUAGES, drivers=DRIVERS,
-        defaults=pin_map(), name_max=MAX_TABLE_NAME, max_runs=MAX_RUNS, band=CALIBRATION_BAND,
-        saved=request.args.get("saved") == "1")
+        colours=COLOURS, looks=LOOKS, sources=choices["sources"], languages=choices["languages"],
+        drivers=choices["drivers"], defaults=choices["pin_map"], name_max=choices["name_max"], max_runs=MAX_RUNS,
+        band=CALIBRATION_BAND, saved=request.args.get("saved") == "1")
 
 
 @bp.post("/setup/reopen")

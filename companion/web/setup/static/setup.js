@@ -58,7 +58,7 @@ const wiringError = document.getElementById("wiring-error");
 const wiringStatus = document.getElementById("wiring-status");
 
 function poseText(pose) {
-  return pose ? t(`setup.pose_${pose}`) : "–";
+  return pose ? t(`setup.pose.${pose}`) : "–";
 }
 
 function showGlass(glass) {
@@ -73,7 +73,7 @@ function showGlass(glass) {
     span.textContent = `GPIO ${s.pin}: ${t(state)}`;
     return span;
   }));
-  if (!glass.switches.length) switches.textContent = t("setup.source_hub");
+  if (!glass.switches.length) switches.textContent = t("setup.source.hub");
   row.querySelector(".pose").textContent = glass.source === "emulated" ? t("setup.button") : poseText(glass.pose);
   row.querySelector(".fault").textContent = glass.fault ? t("setup.fault", { fault: glass.fault }) : "";
   row.dataset.pose = glass.pose ?? "";
@@ -94,7 +94,7 @@ function showHub(hub) {
 
 function partName(part) {
   if (part.kind === "segment") return t("setup.part_segment", { timer: timerName(part.colour) });
-  return t(`setup.part_${part.kind}`);
+  return t(`setup.part.${part.kind}`);
 }
 
 let partsDrawn = false;
