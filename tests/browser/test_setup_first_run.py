@@ -149,6 +149,7 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
     fresh.hands.set("red", "a_up")
     expect(page.locator("#timing-state")).to_have_text("Red is timed: save it.")
     expect(page.locator("#timing-b_up .median")).to_have_text("29.10 s")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page scrolls sideways on a phone"
     shot(page, "setup-4-timing")
     page.click("#timing-save")
     expect(page.locator("#timing-saved")).to_have_text("Red saved: 31.10 s end A up, 29.10 s end B up.")

@@ -184,6 +184,10 @@ finish.addEventListener("click", async () => {
 // ---- the live readout ----------------------------------------------------------------------
 
 async function poll() {
+  if (document.hidden) { // a phone in a pocket asks nothing; it catches up when shown again
+    setTimeout(poll, POLL_MS);
+    return;
+  }
   try {
     const [live, timing] = await Promise.all([getJSON("/api/setup/wiring"), getJSON("/api/setup/timing")]);
     for (const glass of live.glasses) showGlass(glass);
