@@ -87,3 +87,17 @@ def test_settings_wait_for_the_show_to_end(table):
     with pytest.raises(Conflict, match="a show is running"):
         table.change_settings({"table": {"name": "Den"}})
     assert "Den" not in table.config.path.read_text()
+
+
+def test_a_neck_beam_ends_each_run_of_a_timed_glass():
+    from companion.hardware.source import BeamChange, PoseChange
+    from companion.skyrockets import Pose
+    from companion.table.wiring import Timing
+
+    timing = Timing("red", runs=1, upright=Pose.A_UP)
+    assert timing.see(PoseChange("red", Pose.B_UP, 0.0)) is None
+    assert timing.see(BeamChange("red", False, 30.2)) == pytest.approx(30.2)  # the top ran dry: the run ends here
+    assert timing.see(PoseChange("red", Pose.A_UP, 33.0)) is None  # the turn after it starts the next run
+    assert timing.see(BeamChange("blue", False, 50.0)) is None
+    assert timing.see(BeamChange("red", False, 64.0)) == pytest.approx(31.0)
+    assert timing.done and timing.status()["median"] == {"a_up": 31.0, "b_up": 30.2}
