@@ -113,13 +113,18 @@ def _event_json(event) -> dict:
 class FrameTap:
     """Keeps the newest frame a fake strip showed, for the page that draws the strip on screen."""
 
-    def __init__(self, strip, layout):
+    def __init__(self, strip, layout, *, after: int = 0):
         self._cond = threading.Condition()
-        self._n, self._pixels = 0, []
+        self._n, self._pixels = after, []  # `after`: a tap that follows another counts on from its frames
         self._layout = layout
         self.enabled = strip is not None and hasattr(strip, "subscribe")
         if self.enabled:
             strip.subscribe(self._frame)
+
+    @property
+    def count(self) -> int:
+        """Frames seen so far."""
+        return self._n
 
     def _frame(self, frame) -> None:
         with self._cond:
