@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.skyrockets.colours import COLOURS
 from conftest import ROOT
 
 SUITE = "bookworm"  # Raspberry Pi OS's Debian
@@ -39,27 +40,8 @@ WAIT_S = 90  # the longest any one change of the service's state may take (a wat
 REQUIRED = os.environ.get("COMPANION_REQUIRE_TOOLS") == "1"
 
 # The config docs/install.md gives for trying the service before the wiring is done.
-TRY_CONFIG = f"""
-[table]
-mock_pins = true
-
-[timers.red]
-source = "emulated"
-[timers.orange]
-source = "emulated"
-[timers.yellow]
-source = "emulated"
-[timers.green]
-source = "emulated"
-[timers.blue]
-source = "emulated"
-[timers.purple]
-source = "emulated"
-
-[web]
-port = {PORT}
-pin = "{PIN}"
-"""
+TRY_CONFIG = "[table]\nmock_pins = true\n" + "".join(
+    f'\n[timers.{colour}]\nsource = "emulated"\n' for colour in COLOURS) + f'\n[web]\nport = {PORT}\npin = "{PIN}"\n'
 
 pytestmark = pytest.mark.timeout(900)
 

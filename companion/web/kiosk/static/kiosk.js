@@ -3,6 +3,7 @@
 // state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
 
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { followShow } from "/static/js/live.js";
 import { Glass } from "/table/static/glass.js";
 
 const $ = (id) => document.getElementById(id);
@@ -122,22 +123,6 @@ function frame(now) {
   else animating = false;
 }
 
-// EventSource reconnects by itself (sending Last-Event-ID). A refused stream (every slot taken, 503)
-// falls back to polling: the page reads the show once per retry, so it stays current, only slower.
-function follow() {
-  const stream = new EventSource("/api/show/events");
-  stream.addEventListener("state", (event) => accept(JSON.parse(event.data)));
-  stream.addEventListener("open", () => { $("kiosk-connection").hidden = true; });
-  stream.addEventListener("error", () => {
-    $("kiosk-connection").hidden = false;
-    if (stream.readyState !== EventSource.CLOSED) return;
-    fetch("/api/show", { headers: { Accept: "application/json" } })
-      .then((answer) => (answer.ok ? answer.json() : null))
-      .then((state) => { if (state) accept(state); })
-      .catch(() => {})
-      .finally(() => setTimeout(follow, 5000));
-  });
-}
 
 // The address for the phones: asked again until the table has one (the screen may start before the
 // Wi-Fi), then now and then, as a router may hand the Pi a new one.
@@ -188,4 +173,4 @@ $("kiosk-pair")?.addEventListener("click", showPairing);
 
 // The state now, then every change: the screen is right from its first frame.
 fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });
-follow();
+followShow(accept, $("kiosk-connection"));

@@ -6,6 +6,7 @@
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { enhance } from "/static/js/forms.js";
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { followShow } from "/static/js/live.js";
 import { Alerts } from "./alerts.js";
 import { Board, eventShape, item } from "./board.js";
 import { Glass } from "./glass.js";
@@ -293,23 +294,6 @@ if (unlocked) {
 
 // ---- live ----------------------------------------------------------------------
 
-// EventSource reconnects by itself (sending Last-Event-ID). A refused stream (every slot taken, 503)
-// falls back to polling: the page reads the show once per retry, so it stays current, only slower.
-function follow() {
-  const stream = new EventSource("/api/show/events");
-  stream.addEventListener("state", (event) => accept(JSON.parse(event.data)));
-  stream.addEventListener("open", () => { $("connection").hidden = true; });
-  stream.addEventListener("error", () => {
-    $("connection").hidden = false;
-    if (stream.readyState !== EventSource.CLOSED) return;
-    fetch("/api/show", { headers: { Accept: "application/json" } })
-      .then((answer) => (answer.ok ? answer.json() : null))
-      .then((state) => { if (state) accept(state); })
-      .catch(() => {})
-      .finally(() => setTimeout(follow, 5000));
-  });
-}
-
-follow();
+followShow(accept, $("connection"));
 
 if ($("strip")) showStrip($("strip-rows"), looks);

@@ -1,0 +1,21 @@
+// The live show for a page that shows it: every change as it happens, from the stream every page follows.
+// EventSource reconnects by itself (sending Last-Event-ID). A refused stream (every slot taken, 503)
+// falls back to polling: the page reads the show once per retry, so it stays current, only slower.
+
+const RETRY_MS = 5000;
+
+// accept(state) gets every state; `banner` is shown while the stream is down.
+export function followShow(accept, banner) {
+  const stream = new EventSource("/api/show/events");
+  stream.addEventListener("state", (event) => accept(JSON.parse(event.data)));
+  stream.addEventListener("open", () => { banner.hidden = true; });
+  stream.addEventListener("error", () => {
+    banner.hidden = false;
+    if (stream.readyState !== EventSource.CLOSED) return;
+    fetch("/api/show", { headers: { Accept: "application/json" } })
+      .then((answer) => (answer.ok ? answer.json() : null))
+      .then((state) => { if (state) accept(state); })
+      .catch(() => {})
+      .finally(() => setTimeout(() => followShow(accept, banner), RETRY_MS));
+  });
+}
