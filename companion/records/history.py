@@ -103,7 +103,8 @@ def import_history(database: Database, text: str) -> dict:
     with database.transaction() as db:
         for table in ("shows", "events", "games", "festivals", "game_cards"):
             if db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():  # noqa: S608 (a fixed table name)
-                raise Conflict("history", "this table already has records: import into a fresh table")
+                raise Conflict("history", "this table already has records: import into a fresh table",
+                               code="history.not_fresh")
         for record in records:
             counts[record["record"]] += 1
             _write(db, record)

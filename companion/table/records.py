@@ -70,7 +70,7 @@ class Records:
         rows = {row["event"]: row for row in pad["events"]}
         known = self.store.events()
         customs = festival_records.festivals(self.store.database)
-        plan = campaign() + [Festival(str(c["id"]), tuple(c["events"]), c["name"], custom=True) for c in customs]
+        plan = campaign() + [Festival(f"custom-{c['id']}", tuple(c["events"]), c["name"], custom=True) for c in customs]
         shown = progress(plan, rows)
         for festival in shown:
             for row in festival["events"]:

@@ -76,7 +76,13 @@ def import_history():
     text = need(json_body("history"), "history")
     if not isinstance(text, str):
         raise BadInput("history", "expected the history file's text")
-    return jsonify({"imported": get_table().import_history(text)})
+    try:
+        return jsonify({"imported": get_table().import_history(text)})
+    except BadInput as e:  # the page shows which line and field, in its language around the table's words
+        if getattr(e, "error_code", None):
+            raise
+        raise BadInput(e.field, e.problem, code="history.refused", params={"where": e.field, "problem": e.problem}) \
+            from None
 
 
 @bp.get("/api/history.csv")

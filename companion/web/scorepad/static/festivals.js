@@ -25,7 +25,7 @@ historyForm?.addEventListener("submit", async (event) => {
   }
   const answer = await postJSON(historyForm.dataset.api, { history: await file.text() });
   if (!answer.ok) {
-    showError(historyForm, "history", `${answer.data.field ?? ""} ${errorText(answer.data)}`.trim());
+    showError(historyForm, "history", errorText(answer.data));
     return;
   }
   status.textContent = t("history.imported", { shows: answer.data.imported.show });
