@@ -234,3 +234,10 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
         context.close()
         server.close()
         fresh.stop()
+
+
+def test_the_kiosk_shows_the_next_event_its_festival_and_who_starts(browser, demo, expect):
+    festival_one(demo.table)
+    browser.page.goto(f"{browser.url}kiosk/")
+    expect(browser.page.locator("#kiosk-festival")).to_have_text(
+        "Next: Event 4 (Festival 2, 0/3 won). Chiyo starts the next show.")
