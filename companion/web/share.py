@@ -90,7 +90,7 @@ def show_result(show: dict, players: list[str], words) -> dict:
 
 
 def game_result(game_name: str, source_id: str, ranking: list[tuple[str, int]], played: str, words,
-                start: str | None = None) -> dict:
+                start: str | None = None, winners: set[str] | None = None) -> dict:
     """A finished bird game: `ranking` is (name, points), winner first, in the game's own tie order."""
     medals = ["🥇", "🥈", "🥉"]
     lines = [f"{medals[i] if i < 3 else '🐦'} {name} {points}" for i, (name, points) in enumerate(ranking)]
@@ -99,6 +99,8 @@ def game_result(game_name: str, source_id: str, ranking: list[tuple[str, int]], 
     play = bgstats_play(
         game={"name": game_name, "sourceGameId": source_id, "highestWins": True, "noPoints": False},
         played=played, minutes=None, board="", comments=text,
-        players=[{"name": name, "score": points, "rank": i + 1, "winner": i == 0, "start": name == start}
+        players=[{"name": name, "score": points, "rank": 1 if winners and name in winners else i + 1,
+                  "winner": name in winners if winners else i == 0,
+                  "start": name == start}
                  for i, (name, points) in enumerate(ranking)])
     return {"text": text, "emoji": emoji, "play": play}

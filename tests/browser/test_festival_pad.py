@@ -241,3 +241,32 @@ def test_the_kiosk_shows_the_next_event_its_festival_and_who_starts(browser, dem
     browser.page.goto(f"{browser.url}kiosk/")
     expect(browser.page.locator("#kiosk-festival")).to_have_text(
         "Next: Event 4 (Festival 2, 0/3 won). Chiyo starts the next show.")
+
+
+def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expect, playwright):
+    client = demo.app.test_client()
+    flock = client.post("/api/flock/games", json={"mode": "sheet", "players": ["crane", "kite"], "seed": 2},
+                        headers=PIN).json
+    rows = [[None] * 5, [None, {"owner": "kite", "sex": "M"}, None, None, None],
+            [{"owner": "crane", "sex": "F"}, {"owner": "kite", "sex": "F"}, {"owner": "kite", "sex": "M"},
+             None, {"owner": "neutral"}]]
+    stage = {"board": rows, "nest": {"points": [3, 7, 11], "pair": 3},
+             "movement_cards": {"kite": [{"spaces": [{"row": 2, "col": 1, "points": 4}, {"row": 0, "col": 0, "points": 1}]}]}}
+    for _ in range(3):
+        answer = client.post(f"/api/flock/games/{flock['id']}/stages", json={"stage": stage}, headers=PIN)
+        assert answer.status_code == 200, answer.json
+    totals = answer.json["view"]["totals"]
+    phone = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+    try:
+        page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
+        page.goto(f"{demo.url}flock/games/{flock['id']}")
+        expect(page.locator("#share-button")).to_be_visible()
+        assert page.locator("#share-text").inner_text().splitlines() == [
+            "Über den Wolken: final scores", f"🥇 kite {totals['kite']}", f"🥈 crane {totals['crane']}", "🪶🪶"]
+        play = link_play(page.locator("#bgstats-link").get_attribute("href"))
+        check_play(play)
+        assert play["game"]["name"] == "Über den Wolken" and play["game"]["sourceGameId"] == "ueber-den-wolken"
+        assert [(p["name"], p["score"], p["rank"], p["winner"]) for p in play["players"]] == [
+            ("kite", totals["kite"], 1, True), ("crane", totals["crane"], 2, False)]
+    finally:
+        phone.close()

@@ -136,3 +136,23 @@ def test_an_import_refuses_a_file_that_is_not_a_history_and_a_table_that_is_not_
     import_history(new.database, text)
     with pytest.raises(Conflict, match="already has records"):
         import_history(new.database, text)
+
+
+def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_path, cli):
+    old = Store(tmp_path / "old.sqlite3")
+    old.set_players(["Aki", "Ben"])
+    play(old, 1, "win", 2)
+    play(old, 2, "loss")
+    old.close()
+    saved = tmp_path / "history.jsonl"
+    done = cli("history", "export", "--db", str(tmp_path / "old.sqlite3"), str(saved))
+    assert done.returncode == 0, done.stderr
+    done = cli("history", "import", "--db", str(tmp_path / "new.sqlite3"), str(saved))
+    assert done.returncode == 0 and done.stdout.strip() == "2 events, 2 shows, 1 players imported"
+    assert Store(tmp_path / "new.sqlite3").scorepad() == Store(tmp_path / "old.sqlite3").scorepad()
+    saved.write_text(saved.read_text().replace('"outcome": "loss"', '"outcome": "draw"'))
+    done = cli("history", "import", "--db", str(tmp_path / "other.sqlite3"), str(saved))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"companion history: {saved}: line 5.outcome: expected one of win, loss, aborted,"
+                                   " got 'draw'")
+    assert Store(tmp_path / "other.sqlite3").shows() == []

@@ -44,6 +44,19 @@ def geese_share(game: dict, sheet: dict) -> dict | None:
     return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
 
 
+@bp.app_template_global()
+def flock_share(summary: dict) -> dict | None:
+    """A finished Über den Wolken game's share text and BG Stats play (None until it is over)."""
+    if not summary.get("over"):
+        return None
+    name = lambda p: summary["names"].get(p) or p  # noqa: E731  (a player is named, or shown by species)
+    ordered = sorted(summary["players"], key=lambda p: (p not in summary["winners"], -summary["totals"].get(p, 0)))
+    ranking = [(name(p), summary["totals"].get(p, 0)) for p in ordered]
+    result = game_result("Über den Wolken", "ueber-den-wolken", ranking, iso(summary["updated"]), translate,
+                         winners={name(p) for p in summary["winners"]})
+    return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
+
+
 @bp.get("/api/shows/<int:show_id>/result")
 def show_result_json(show_id: int):
     record = get_table().show_record(show_id) if show_id <= MAX_ROW_ID else None
