@@ -2,7 +2,8 @@
 
 Prints figures; it asserts nothing. Fifty simulated tables each play a busy
 show (a change every 50 ms, which their bridges pace to ten messages a
-second) through the real bridge into one local Mosquitto; `companion hall`
+second) through the real bridge into one local Mosquitto, from a process
+of their own; `companion hall`
 runs as its own process; headless Chromium shows the hall page. A probe
 table changes its event's name every 250 ms (outside its bridge's pacing
 window), and the page notes when each name appears in the probe's card:
@@ -11,6 +12,11 @@ The hall's CPU (share of one core) and resident memory are read from its
 process during the run.
 
     python bench/mqtt_hall.py [--tables 50] [--samples 80]
+    python bench/mqtt_hall.py --growth 5,25,50,100,200   # one row per size, with CPU per table
+
+The growth table gives each size's p99 beside the smallest size's (its
+floor: the same path with few tables), CPU per table and resident memory.
+Targets (issue 24): 200 tables, change -> browser p99 <= 100 ms, <= 80 MB.
 """
 
 import argparse
@@ -130,19 +136,34 @@ def wait_listening(url: str, process) -> None:
     raise SystemExit("the hall did not start")
 
 
+def wait_cards(url: str, count: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url + "api/hall", timeout=5) as answer:
+            if len(json.loads(answer.read())["cards"]) >= count:
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"the hall never showed {count} tables")
+
+
+def play_load(count: int, broker_url: str) -> int:
+    """The busy tables (a child process): each a bridge on the broker, changing every CHANGE_EVERY_S until ended."""
+    template = running_state()
+    tables = [SimulatedTable(template) for _ in range(count)]
+    bridges = [Bridge(t, from_url(broker_url, table=f"table-{i:03d}")).start() for i, t in enumerate(tables)]
+    print(f"{len(bridges)} busy tables playing", file=sys.stderr)
+    while True:
+        time.sleep(CHANGE_EVERY_S)
+        for table in tables:
+            table.tick(CHANGE_EVERY_S)
+
+
 def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(len(values) * share))] if values else float("nan")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=50)
-    parser.add_argument("--samples", type=int, default=80)
-    args = parser.parse_args()
-    for missing in (mosquitto_missing(), None if Path(CHROMIUM).exists() else f"{CHROMIUM} is not installed"):
-        if missing:
-            print(f"mqtt_hall: skipped ({missing})")
-            return 0
+def run(tables_n: int, samples: int) -> dict:
+    """One run with `tables_n` busy tables: latencies (ms), CPU (% of one core) and RSS (MB) of the hall."""
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
@@ -154,32 +175,27 @@ def main() -> int:
                                 stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
         url = f"http://127.0.0.1:{port}/"
-        tables = [SimulatedTable(template) for _ in range(args.tables)]
         probe = SimulatedTable(dict(template, event={"id": "probe", "name": "p-start"}))
-        bridges = [Bridge(t, from_url(broker.url, table=f"table-{i:02d}")).start() for i, t in enumerate(tables)]
-        bridges.append(Bridge(probe, from_url(broker.url, table="probe")).start())
-        stop = threading.Event()
-
-        def play():
-            while not stop.wait(CHANGE_EVERY_S):
-                for table in tables:
-                    table.tick(CHANGE_EVERY_S)
-
-        player = threading.Thread(target=play, daemon=True)
+        bridges = [Bridge(probe, from_url(broker.url, table="probe")).start()]
+        # The busy tables play in a process of their own: their bridges' threads would otherwise share
+        # this process's interpreter lock with the probe and the readers, and delay what is measured.
+        load = subprocess.Popen([sys.executable, __file__, "--load", str(tables_n), "--broker", broker.url],
+                                stderr=subprocess.DEVNULL, env={**os.environ,
+                                                            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
         try:
             wait_listening(url, hall)
-            player.start()
+            wait_cards(url, tables_n + 1)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
                 page = browser.new_page(viewport={"width": 390, "height": 844})
                 page.goto(url)
-                page.wait_for_selector('.hall-card[data-table="probe"]')
+                page.wait_for_selector('.hall-card[data-table="probe"]', timeout=60_000)
                 page.evaluate(WATCH_PROBE)
                 reader = StreamReader(url)
                 process = psutil.Process(hall.pid)
                 cpu0, wall0 = process.cpu_times(), time.perf_counter()
                 changed_at = {}
-                for n in range(args.samples):
+                for n in range(samples):
                     name = f"p{n}"
                     changed_at[name] = time.time() * 1000
                     probe.change(event={"id": "probe", "name": name})
@@ -191,24 +207,58 @@ def main() -> int:
                 cards = page.locator(".hall-card").count()
                 browser.close()
         finally:
-            stop.set()
+            load.terminate()  # the busy tables' last wills tell the hall they left; nothing more to wait for
+            load.wait(timeout=30)
             for bridge in bridges:
                 bridge.stop()
             hall.terminate()
             hall.wait(timeout=10)
 
     latencies = sorted(seen[name] - t0 for name, t0 in changed_at.items() if name in seen)
-    lost = len(changed_at) - len(latencies)
     streamed = sorted(reader.seen[name] - t0 for name, t0 in changed_at.items() if name in reader.seen)
     cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
-    p99 = percentile(latencies, 0.99)
-    print(f"mqtt_hall: {args.tables} busy tables + a probe, {cards} cards on the page, "
-          f"{args.tables * (1 / max(CHANGE_EVERY_S, 0.1)):.0f} state messages/s into the hall")
-    print(f"  change -> browser: p50 {statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, "
-          f"max {latencies[-1]:.1f} ms over {len(latencies)} changes ({lost} not seen)")
+    return {"tables": tables_n, "cards": cards, "latencies": latencies, "lost": len(changed_at) - len(latencies),
+            "streamed": streamed, "cpu": cpu, "rss": rss}
+
+
+def report(r: dict) -> None:
+    latencies, streamed = r["latencies"], r["streamed"]
+    print(f"mqtt_hall: {r['tables']} busy tables + a probe, {r['cards']} cards on the page, "
+          f"{r['tables'] * (1 / max(CHANGE_EVERY_S, 0.1)):.0f} state messages/s into the hall")
+    print(f"  change -> browser: p50 {statistics.median(latencies):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms, "
+          f"max {latencies[-1]:.1f} ms over {len(latencies)} changes ({r['lost']} not seen)")
     print(f"  change -> the hall's stream (an HTTP client, no browser): p50 {statistics.median(streamed):.1f} ms, "
           f"p99 {percentile(streamed, 0.99):.1f} ms over {len(streamed)} changes")
-    print(f"  the hall: CPU {cpu:.1f} % of one core, resident memory {rss:.1f} MB")
+    print(f"  the hall: CPU {r['cpu']:.1f} % of one core, resident memory {r['rss']:.1f} MB")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--samples", type=int, default=80)
+    parser.add_argument("--growth", help="table counts to run one after another, e.g. 5,25,50,100,200")
+    parser.add_argument("--load", type=int, help=argparse.SUPPRESS)  # the child process playing the busy tables
+    parser.add_argument("--broker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.load is not None:
+        return play_load(args.load, args.broker)
+    for missing in (mosquitto_missing(), None if Path(CHROMIUM).exists() else f"{CHROMIUM} is not installed"):
+        if missing:
+            print(f"mqtt_hall: skipped ({missing})")
+            return 0
+    if not args.growth:
+        report(run(args.tables, args.samples))
+        return 0
+    results = [run(int(n), args.samples) for n in args.growth.split(",")]
+    floor = percentile(results[0]["latencies"], 0.99)
+    print(f"hall growth (floor: p99 at {results[0]['tables']} tables, {floor:.1f} ms)")
+    print("| tables | msgs/s in | p50 ms | p99 ms | p99 / floor | stream p99 ms | CPU % core | CPU % per table | RSS MB | lost |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        p99 = percentile(r["latencies"], 0.99)
+        print(f"| {r['tables']} | {r['tables'] * 10} | {statistics.median(r['latencies']):.1f} | {p99:.1f} | "
+              f"{p99 / floor:.2f} | {percentile(r['streamed'], 0.99):.1f} | {r['cpu']:.1f} | "
+              f"{r['cpu'] / r['tables']:.2f} | {r['rss']:.1f} | {r['lost']} |")
     return 0
 
 

@@ -12,14 +12,23 @@ run, is a bare Flask app on the same server pushing the same payload from a
 queue.
 
     python bench/sse.py [--samples 200] [--clients 1 20]
+    python bench/sse.py --growth [--phones 1 10 50 100 200] [--runs 3] [--quick]
+
+`--growth` prints the curve against the number of phones instead: for each
+count, the table's and the floor's p99 (median of --runs), their ratio, the
+ratio to the one-phone figure, and the server's work to turn one change into
+every phone's event (one shared serialisation, against one per phone as the
+streams did before).
 """
 
 import argparse
 import http.client
 import itertools
 import json
+import os
 import queue
 import re
+import socket
 import statistics
 import sys
 import tempfile
@@ -34,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from flask import Flask, Response  # noqa: E402
 
+from companion.errors import Conflict  # noqa: E402
 from companion.table import demo_table  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
 
@@ -55,6 +65,7 @@ class Phone(threading.Thread):
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60,
                                                      source_address=(f"127.0.1.{next(PHONE_NUMBERS) % 250 + 1}", 0))
         self.connection.request("GET", path)
+        self.socket = self.connection.sock  # the response's reader keeps it open past connection.close()
         self.response = self.connection.getresponse()
         self.arrived: dict[int, float] = {}
         self.changed = threading.Condition()
@@ -81,6 +92,12 @@ class Phone(threading.Thread):
             return min(seen(), default=None)
 
     def close(self):
+        """Hang up: the server sees the connection end (closing the connection alone leaves the socket open
+        while this phone's reader holds the response, so the server would keep streaming to it)."""
+        try:
+            self.socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.connection.close()
 
 
@@ -148,8 +165,10 @@ def floor_app(payload: str):
         return seq
 
     def stop():
+        """End every stream open now (a stream whose phone left ends only when it is next sent something)."""
         for q in queues:
             q.put(None)
+        queues.clear()
 
     return app, publish, stop
 
@@ -227,11 +246,92 @@ def browser_requests(base: str) -> list[str] | None:
     return urls
 
 
+def render_us(table, phones: int, rounds: int = 20) -> tuple[float, float]:
+    """Microseconds of server work to turn one change into `phones` phones' events: shared, and one per phone."""
+    from companion.skyrockets.snapshot import carried
+    from companion.table.publisher import Publisher
+    from companion.web.live import compact
+
+    snapshot = table.snapshot()
+    start = time.perf_counter()
+    for _ in range(rounds):
+        publisher = Publisher(1)  # a new change: nothing serialised yet
+        fresh = publisher.publish(dict(snapshot))
+        for _ in range(phones):
+            publisher.text(fresh, fresh.get("t", 0.0))
+    shared = (time.perf_counter() - start) / rounds * 1e6
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for _ in range(phones):
+            compact(carried(snapshot, table.show_time()))
+    each = (time.perf_counter() - start) / rounds * 1e6
+    return shared, each
+
+
+def growth(args) -> int:
+    """p99 change -> phone against the number of phones, with the floor at the same count, in one run."""
+    counts = [1, 20, 50] if args.quick else sorted(args.phones)
+    runs, samples = (1, min(args.samples, 20)) if args.quick else (args.runs, args.samples)
+    most = max(counts)
+    with tempfile.TemporaryDirectory() as folder:
+        table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()
+        server = ServerThread(make_server(table, "127.0.0.1", 0, threads=most + 8))
+        port = urlsplit(server.url).port
+
+        def fresh_show():
+            table.abort()
+            table.start_show(BENCH_EVENT)
+            time.sleep(40 / SPEED)
+
+        def flip() -> int:
+            """A flip of purple; a show lost while the box was too busy to flip in time is started again."""
+            try:
+                return table.flip("purple")["seq"]
+            except Conflict:
+                fresh_show()
+                return table.flip("purple")["seq"]
+
+        fresh_show()
+        payload = json.dumps(table.snapshot(), separators=(",", ":"))
+        floor, publish_floor, stop_floor = floor_app(payload)
+        floor_server = ServerThread(make_server(None, "127.0.0.1", 0, threads=most + 8, app=floor))
+        floor_port = urlsplit(floor_server.url).port
+        counter = iter(range(1, 10**9))
+        print(f"SSE growth: change -> every phone's receipt, p99 ms, median of {runs} runs of {samples} changes; "
+              f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        print(f"  {'phones':>6} {'table p99':>10} {'floor p99':>10} {'table/floor':>12} {'/ 1 phone':>10}"
+              f" {'render shared us':>17} {'one per phone us':>17}")
+        first = None
+        for phones in counts:
+            table_p99, floor_p99 = [], []
+            for _ in range(runs):
+                table_p99.append(p99(measure(port, "/api/show/events", phones, samples, flip, fresh_show)))
+                floor_p99.append(p99(measure(floor_port, "/events", phones, samples,
+                                             lambda: publish_floor(next(counter)))))
+                stop_floor()  # the floor's streams of the phones just gone end now, freeing their threads
+            t99, f99 = statistics.median(table_p99), statistics.median(floor_p99)
+            first = first or t99
+            shared, each = render_us(table, phones)
+            print(f"  {phones:>6} {t99:>10.2f} {f99:>10.2f} {t99 / f99:>11.2f}x {t99 / first:>9.2f}x"
+                  f" {shared:>17.1f} {each:>17.1f}")
+        stop_floor()
+        floor_server.close()
+        server.close()
+        table.stop()
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=200, help="changes published per measurement")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 20], help="phones reading the stream")
+    parser.add_argument("--growth", action="store_true", help="the curve against the number of phones")
+    parser.add_argument("--phones", type=int, nargs="+", default=[1, 10, 50, 100, 200])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="with --growth: 1, 20 and 50 phones, one short run")
     args = parser.parse_args(argv)
+    if args.growth:
+        return growth(args)
 
     with tempfile.TemporaryDirectory() as folder:
         table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()
@@ -257,6 +357,7 @@ def main(argv=None) -> int:
             table_ms = measure(port, "/api/show/events", clients, args.samples,
                                lambda: table.flip("purple")["seq"], fresh_show)
             floor_ms = measure(floor_port, "/events", clients, args.samples, lambda: publish_floor(next(counter)))
+            stop_floor()
             print(summary(f"table, {clients} client(s)", table_ms))
             print(summary(f"floor (bare Flask SSE), {clients} client(s)", floor_ms))
             print(f"  {'p99 table / floor':<40} {p99(table_ms) / p99(floor_ms):6.2f}x")

@@ -54,6 +54,7 @@ class Calibration:
         self.by_direction: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
         self._last: float | None = None
         self._standing: str | None = None
+        self._dry = False  # a neck beam already ended the run in progress
 
     @property
     def durations(self) -> list[float]:
@@ -67,12 +68,27 @@ class Calibration:
         if self._last is not None and t - self._last < MIN_RUN_S:
             return None
         run = None
-        if self._last is not None:
+        if self._last is not None and not self._dry:
             run = t - self._last
             self.by_direction[self._standing].append(run)
+        self._dry = False
         if pose is None:
             pose = DIRECTIONS[0] if self._standing is None else _other(self._standing)
         self._last, self._standing = t, pose
+        return run
+
+    def ran_dry(self, t: float) -> float | None:
+        """A neck beam saw the top run dry at t: that ends the run (the turn after it only starts the next).
+
+        >>> c = Calibration(runs=1)
+        >>> c.turned(0.0, "a_up"), c.ran_dry(30.2), c.turned(33.0, "b_up"), c.ran_dry(64.0)
+        (None, 30.2, None, 31.0)
+        """
+        if self.done or self._last is None or self._dry or t - self._last < MIN_RUN_S:
+            return None
+        run = t - self._last
+        self.by_direction[self._standing].append(run)
+        self._dry = True
         return run
 
     @property

@@ -28,9 +28,12 @@ from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
+LANGUAGES = ("en", "ja")  # the table's languages (the web's catalogues, one per language)
+MAX_TABLE_NAME = 40  # characters: a phone's title bar and the kiosk show it whole
 
 __all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "StripConfig", "TiltConfig", "TimerConfig",
-           "WebConfig", "demo_config", "load_config", "parse_config", "set_duration"]
+           "WebConfig", "demo_config", "load_config", "load_or_fresh", "mark_set_up", "parse_config", "set_duration",
+           "write_settings"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8000
     pin: str | None = None  # None: a fresh PIN at every start
+    allowed_hosts: tuple[str, ...] = ()  # more names the table answers to (its own are always allowed); "*": any
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,9 @@ class Config:
     hub: HubConfig | None = None  # the serial sensor hub, if the table has one
     mqtt: mqtt_settings.BrokerSettings | None = None  # no [mqtt]: the table joins no broker
     mock_pins: bool = False  # no GPIO needed: glasses turned from the page (a service tried before the wiring)
+    name: str = ""  # the table's name, for its pages and its screen ("" : none given)
+    language: str | None = None  # the language of its screen and of phones that have not chosen one
+    set_up: bool = False  # the setup page was finished: until then it opens for the setup code
 
     def durations(self) -> dict[str, float | tuple[float, float]]:
         """Calibrated durations only, per colour seconds or (A up, B up) (the nominal table fills the rest).
@@ -120,6 +127,15 @@ def load_config(path: Path | str | None = None) -> Config:
         raise BadInput(f"{path}: {e.field}", e.problem) from None
 
 
+def load_or_fresh(path: Path | str | None = None) -> Config:
+    """The config at `path` (default: the default file); a file not written yet gives the defaults, to be
+    written there (by the setup page or `companion calibrate`)."""
+    path = Path(path) if path is not None else DEFAULT_PATH
+    if path.exists():
+        return load_config(path)
+    return parse_config({}, path)
+
+
 def parse_config(data: dict, path: Path | None) -> Config:
     sections = Section(data, "")
     table = sections.section("table")
@@ -137,6 +153,9 @@ def parse_config(data: dict, path: Path | None) -> Config:
         runout_grace_s=table.seconds("runout_grace_s", d.runout_grace_s, limit=MAX_TOLERANCE_S),
         advance_tolerance_s=table.seconds("advance_tolerance_s", d.advance_tolerance_s, limit=MAX_TOLERANCE_S),
         mock_pins=table.boolean("mock_pins", d.mock_pins),
+        name=check_table_name(table.text("name", d.name), "table.name"),
+        language=table.choice("language", LANGUAGES, None) if "language" in table.keys() else None,
+        set_up=table.boolean("set_up", d.set_up),
         nominal=nominal,
         timers=timers,
         tilt=sections.owned("tilt", TiltConfig.read),
@@ -182,7 +201,29 @@ def _web(s: "Section") -> WebConfig:
     if pin is not None:
         check_pin(pin, "web.pin")
     return WebConfig(host=check_host(s.text("host", d.host), "web.host"),
-                     port=check_port(s.value("port", d.port), "web.port"), pin=pin)
+                     port=check_port(s.value("port", d.port), "web.port"), pin=pin,
+                     allowed_hosts=_allowed_hosts(s.value("allowed_hosts", [])))
+
+
+def _allowed_hosts(names) -> tuple[str, ...]:
+    """web.allowed_hosts: host names (or addresses) the table also answers to, or "*" for any."""
+    if not isinstance(names, list) or len(names) > 64:
+        raise BadInput("web.allowed_hosts", 'expected a list of host names, e.g. ["table.example.lan"]')
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise BadInput(f"web.allowed_hosts[{i}]", "expected a host name")
+        if name != "*":
+            check_host(name, f"web.allowed_hosts[{i}]")
+    return tuple(names)
+
+
+def check_table_name(name: str, field: str) -> str:
+    """A table's name: one line of at most MAX_TABLE_NAME characters (empty: none)."""
+    from companion.jsonin import check_line
+
+    if len(name) > MAX_TABLE_NAME:
+        raise BadInput(field, f"expected at most {MAX_TABLE_NAME} characters, got {len(name)}")
+    return check_line(name, field).strip()
 
 
 def check_pin(pin: str, field: str) -> str:
@@ -286,14 +327,158 @@ def set_duration(config: Config, colour: str, seconds) -> Config:
     return replace(config, timers=timers)
 
 
+# What the setup page may change, per section: key -> what it must be before the config's own checks
+# (which judge the values and give the same one-line messages as `companion run`).
+PAGE_KEYS = {
+    "table": {"name": str, "language": str},
+    "web": {"pin": str},
+    "strip": {"enabled": bool, "driver": str},
+    "buzzer": {"enabled": bool, "pin": int},
+    "hub": {"port": str},
+    "mqtt": {"url": str},
+}
+TIMER_KEYS = {"source": str, "pins": list}
+
+
+def write_settings(config: Config, settings: object, *, dry_run: bool = False) -> Config:
+    """Put the setup page's settings into the config file and answer the config as read back.
+
+    The file is edited, not rewritten: its comments and every key the page
+    does not know stay as they were. The result is checked by `parse_config`
+    before anything is written (a refusal names the key, as `companion run`
+    would), then written atomically (`dry_run`: checked only). An empty `mqtt.url` removes [mqtt]
+    (the table leaves its broker); an empty `web.pin` keeps the PIN there is; an empty
+    `table.language` removes it (each phone shows its own).
+    """
+    import tomlkit
+
+    if config.path is None:
+        raise BadInput("config", "this table runs without a config file (the demo): there is nowhere to save")
+    settings = _page_settings(settings)
+
+    def change(document) -> None:
+        for section, values in settings.items():
+            if section == "timers":
+                timers = document.setdefault("timers", tomlkit.table(is_super_table=True))
+                for colour, keys in values.items():
+                    _put_all(timers.setdefault(colour, tomlkit.table()), keys)
+            elif section == "mqtt" and not values.get("url", "x"):
+                document.pop("mqtt", None)
+            else:
+                if section == "web" and not values.get("pin", "x"):
+                    values = {k: v for k, v in values.items() if k != "pin"}
+                if section == "table" and not values.get("language", "x"):  # each phone's own language
+                    values = {k: v for k, v in values.items() if k != "language"}
+                    document.get("table", {}).pop("language", None)
+                if values:
+                    _put_all(document.setdefault(section, tomlkit.table()), values)
+
+    return _edit(config, change, dry_run=dry_run)
+
+
+def _put_all(table, values: dict) -> None:
+    """Set keys of a TOML table: a key there keeps its place and comment, a new one goes after the last key
+    (not after comments that close the table, which often belong to the section commented out below)."""
+    for key, value in values.items():
+        keys = list(table.keys())
+        if key in keys or not keys:
+            table[key] = value
+        else:
+            table.value._insert_after(keys[-1], key, value)
+
+
+def _page_settings(settings: object) -> dict:
+    """The page's settings, each key known and of the right kind (values are the config's to judge)."""
+    if not isinstance(settings, dict):
+        raise BadInput("settings", "expected an object of sections")
+    shaped: dict = {}
+    for section, values in settings.items():
+        known = PAGE_KEYS.get(section)
+        if not isinstance(values, dict) or (known is None and section != "timers"):
+            raise BadInput(str(section), "not a section the setup page may change")
+        if section == "timers":
+            shaped["timers"] = {}
+            for colour, keys in values.items():
+                check_colour(colour, f"timers.{colour}")
+                shaped["timers"][colour] = _page_keys(keys, TIMER_KEYS, f"timers.{colour}")
+        else:
+            shaped[section] = _page_keys(values, known, section)
+    return shaped
+
+
+def _page_keys(values: object, known: dict, where: str) -> dict:
+    if not isinstance(values, dict):
+        raise BadInput(where, "expected a section")
+    for key, value in values.items():
+        if key not in known:
+            raise BadInput(f"{where}.{key}", "not a key the setup page may change")
+        kind = known[key]
+        if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+            raise BadInput(f"{where}.{key}", f"expected {_KINDS[kind]}, got {str(value)[:20]!r}")
+    return dict(values)
+
+
+_KINDS = {str: "text", bool: "true or false", int: "a whole number", list: "a list"}
+
+
+def mark_set_up(config: Config, done: bool) -> Config:
+    """Record in the config file that the setup page was finished (True) or is to open again (False)."""
+    import tomlkit
+
+    def change(document) -> None:
+        _put_all(document.setdefault("table", tomlkit.table()), {"set_up": done})
+
+    return _edit(config, change)
+
+
+def _edit(config: Config, change, *, dry_run: bool = False) -> Config:
+    """Change the config file's document with `change`, check the result as `load_config` would, write it."""
+    import tomlkit
+
+    path = config.path
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except OSError as e:
+        raise BadInput(str(path), f"cannot read it ({e.strerror or e})") from None
+    try:
+        document = tomlkit.parse(text)
+    except tomlkit.exceptions.ParseError as e:
+        raise BadInput(str(path), f"not valid TOML ({e})") from None
+    change(document)
+    written = tomlkit.dumps(document)
+    checked = parse_config(tomllib.loads(written), path)  # a refusal names the key, as `companion run` does
+    if dry_run:
+        return checked
+    try:
+        _write_atomically(path, written)
+    except OSError as e:
+        raise BadInput(str(path), f"cannot save the settings ({e.strerror or e})") from None
+    return checked
+
+
 def _write_atomically(path: Path, text: str) -> None:
-    """Write next to the file, then rename over it: a power cut leaves the old or the new file."""
+    """Write next to the file, then rename over it: a power cut leaves the old or the new file.
+
+    The new file keeps the old one's mode and owner (when allowed), so `sudo companion setup --reopen`
+    leaves a file the daemon's own user can still read and write.
+    """
+    try:
+        old = path.stat()
+    except FileNotFoundError:
+        old = None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        if old is not None:
+            os.chmod(tmp, old.st_mode & 0o7777)
+            if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.chown(tmp, old.st_uid, old.st_gid)
+                except PermissionError:
+                    pass  # not root: the file stays ours, as it was ours to replace
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -52,12 +52,14 @@ def _demo(args, db: Path) -> int:
 
 
 def cmd_run(args) -> int:
-    from companion.config import load_config
+    from companion.config import load_config, load_or_fresh
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.records import Store
     from companion.table import Table
 
-    config = load_config(args.config)
+    # A file named on the command line must be there; with none named and no default file yet, the
+    # defaults run and the setup page writes the default file.
+    config = load_config(args.config) if args.config else load_or_fresh(None)
     if config.mqtt:
         config.mqtt.password()  # an unreadable password file stops the start, not the show
     try:
@@ -109,6 +111,17 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
     table.start()
     bridge = Bridge(table, mqtt).start() if mqtt else None
+
+    def rejoin(before, after) -> None:
+        """New settings from the setup page with another broker (or none): the bridge follows, in process."""
+        nonlocal bridge
+        if after.mqtt == before.mqtt:
+            return
+        if bridge:
+            bridge.stop()
+        bridge = Bridge(table, after.mqtt).start() if after.mqtt else None
+
+    table.reconfigured.append(rejoin)
     advert = None
     try:
         addresses = lan_addresses()
@@ -116,6 +129,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
         how_to_stop = SERVICE_STOP if os.environ.get("NOTIFY_SOCKET") else "Ctrl-C stops."  # in the journal: systemctl
         for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin, how_to_stop):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
+        table.first_run.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")
         keep_watchdog_fed(table.alive, stop)
         server.run()

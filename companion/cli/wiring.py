@@ -4,22 +4,20 @@ import queue
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 from companion.cli.common import Refusal
+from companion.table.wiring import BEEP, STEP_S, Timing, part_frame, readout, strip_parts, turn_of
 
 ORDER = 20  # place in `companion --help`
-STEP_S = 1.0  # how long each strip part stays lit when the outputs are tried
-BEEP = (("A4", 0.3), (None, 0.1), ("A5", 0.3))  # the buzzer's test tune
+__all__ = ["BEEP", "STEP_S", "readout", "strip_parts", "try_outputs", "turn_of"]  # shared with the setup page
 
 
 def _open_rig(args, q):
-    from companion.config import load_config, parse_config
+    from companion.config import load_config, load_or_fresh
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.table.rig import Rig
 
-    config = load_config(args.config) if args.config is None or Path(args.config).exists() \
-        else replace(parse_config({}, None), path=Path(args.config))
+    config = load_config(None) if args.config is None else load_or_fresh(args.config)
     quiet = replace(config, strip=replace(config.strip, enabled=False), buzzer=replace(config.buzzer, enabled=False))
     try:
         factory = open_pin_factory(args.mock or config.mock_pins)
@@ -35,37 +33,6 @@ def _feed(rig, q: queue.SimpleQueue, timeout: float | None):
     except queue.Empty:
         pass
     return rig.update(time.monotonic())
-
-
-def readout(rig) -> list[str]:
-    """One line per timer: its source, every switch's raw level, the debounced pose, any fault."""
-    lines = []
-    raw = rig.readings()
-    for colour, timer in rig.config.timers.items():
-        if colour in rig.tilts:
-            pair = rig.tilts[colour]
-            switches = "  ".join(f"GPIO{p:<2} {'closed' if c else 'open  '}" for p, c in zip(timer.pins, raw[colour]))
-            state = f"pose {pair.pose.value:<5}" + (f"  FAULT: {pair.fault}" if pair.fault else "")
-        elif colour in rig.buttons:
-            switches = f"GPIO{timer.pins[0]:<2} button"
-            state = "pressed" if rig.buttons[colour].pressed else "released"
-        else:
-            switches, state = "(serial hub)", "-"
-        lines.append(f"{colour:<7} {timer.source:<9} {switches:<32} {state}")
-    return lines
-
-
-def strip_parts(layout) -> list[tuple[str, range, tuple[int, int, int]]]:
-    """Each part of the strip, in order along it: (its name, its LEDs, the colour it is lit in to test it)."""
-    from companion.leds import AMBER, GOLD, TIMER_COLOURS
-
-    parts = [(f"{colour} segment", range(layout.segment_start(colour), layout.segment_start(colour) + layout.segment_len),
-              TIMER_COLOURS[colour]) for colour in layout.colours]
-    if layout.countdown_leds:
-        parts.append(("countdown track", range(layout.countdown_start, layout.countdown_start + layout.countdown_leds), AMBER))
-    if layout.token_leds:
-        parts.append(("crowd tokens", range(layout.tokens_start, layout.tokens_start + layout.token_leds), GOLD))
-    return parts
 
 
 def try_outputs(config, pin_factory, *, strip_kind: str | None = None, pause=time.sleep, say=print) -> None:
@@ -89,7 +56,7 @@ def try_outputs(config, pin_factory, *, strip_kind: str | None = None, pause=tim
         try:
             for name, leds, colour in strip_parts(layout):
                 say(f"strip: {name} lit (LEDs {leds.start}-{leds.stop - 1})")
-                strip.show([colour if i in leds else (0, 0, 0) for i in range(layout.total)])
+                strip.show(part_frame(layout, leds, colour))
                 pause(STEP_S)
             strip.show([(0, 0, 0)] * layout.total)
         finally:
@@ -129,49 +96,38 @@ def cmd_check_hw(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from companion.calibration import Calibration
     from companion.config import set_duration
     from companion.skyrockets.colours import check_colour
 
     colour = check_colour(args.colour, "COLOUR")
-    calibration = Calibration(args.runs)
     q = queue.SimpleQueue()
     config, rig = _open_rig(args, q)
     if config.path is None:
         rig.close()
         raise Refusal("no config file to store the result in: pass --config FILE")
+    timing = Timing(colour, args.runs, rig.tilts[colour].pose if colour in rig.tilts else None)
     how = "turn the glass" if colour in rig.tilts else "press its flip button (runs alternate, the first A up)"
     print(f"Calibrating {colour}: {how} to start, then again the moment its top runs dry "
           f"({args.runs} runs each way; Ctrl-C stops).", flush=True)
-    last_upright = rig.tilts[colour].pose if colour in rig.tilts else None
     try:
-        while not calibration.done:
+        while not timing.done:
             for change in _feed(rig, q, 0.1):
-                turned, last_upright = turn_of(change, colour, last_upright)
-                if turned is not None:
-                    run = calibration.turned(change.t, turned or None)
-                    print(f"run {len(calibration.durations)}: {run:.2f} s" if run else "started", flush=True)
+                was_started = timing.started
+                run = timing.see(change)
+                if run:
+                    print(f"run {len(timing.calibration.durations)}: {run:.2f} s", flush=True)
+                elif timing.started and not was_started:
+                    print("started", flush=True)
     except KeyboardInterrupt:
-        if not calibration.durations:
+        if not timing.calibration.durations:
             return 0
     finally:
         rig.close()
-    a_up, b_up = calibration.result()
+    a_up, b_up = timing.calibration.result()
     set_duration(config, colour, (a_up, b_up))
-    print(f"{colour}: {a_up:.2f} s A up, {b_up:.2f} s B up (medians of {len(calibration.durations)} runs) "
+    print(f"{colour}: {a_up:.2f} s A up, {b_up:.2f} s B up (medians of {len(timing.calibration.durations)} runs) "
           f"saved in {config.path}")
     return 0
-
-
-def turn_of(change, colour: str, last_upright):
-    """Whether `change` turned `colour`'s glass: (its new pose, "" for a button press, or None; the upright pose)."""
-    from companion.hardware.source import ButtonAction, PoseChange
-
-    if isinstance(change, PoseChange) and change.name == colour and change.pose.upright:
-        return (change.pose.value if change.pose != last_upright else None), change.pose
-    if isinstance(change, ButtonAction) and change.name == colour:
-        return "", last_upright
-    return None, last_upright
 
 
 def register(sub) -> None:

@@ -20,7 +20,7 @@ from companion.geese.cards import Card, copies, parse_card
 from companion.geese.ground import WinteringGround
 from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import final_scores
-from companion.players import MAX_NAME
+from companion.players import check_name
 MAX_ACTIONS = 2000  # far more turns than a game of 80 cards can take
 RECORD_FIELDS = frozenset({"players", "wintering", "actions", "hands"})
 MIGRATION_FIELDS = frozenset({"players", "migrations", "wintering_vp"})
@@ -48,8 +48,8 @@ def read_players(data: dict, rules: Rules) -> list[str]:
     if len(players) not in counts:
         raise BadInput("players", f"the game is for {counts[0]}–{counts[-1]} players, not {len(players)}")
     for i, name in enumerate(players):
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-            raise BadInput(f"players[{i}]", f"expected a name of 1–{MAX_NAME} characters")
+        if check_name(name, f"players[{i}]") != name:  # the record's other fields name players as written
+            raise BadInput(f"players[{i}]", "expected the name without spaces around it, in Unicode NFC")
         if players.index(name) != i:
             raise BadInput(f"players[{i}]", f"{name} is named twice")
     return players

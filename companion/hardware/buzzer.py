@@ -133,6 +133,10 @@ class Buzzer:
         if tune and not self._muted:
             self._player.play(tune)
 
+    def play(self, tune: Tune) -> None:
+        """Play `tune` now, muted or not: the wiring check's beep (never blocks)."""
+        self._player.play(tune)
+
     def close(self) -> None:
         """Silence the buzzer and stop its player (the TonalBuzzer itself stays open)."""
         self._player.close()
@@ -144,6 +148,9 @@ class NullBuzzer:
     muted = False
 
     def notice(self, n: dict) -> None:
+        pass
+
+    def play(self, tune) -> None:
         pass
 
     def close(self) -> None:

@@ -22,10 +22,11 @@ from pathlib import Path
 
 from companion.errors import BadInput
 
-BUSY_TIMEOUT_S = 5.0  # how long a write waits for another writer before the table says it is busy
+BUSY_TIMEOUT_S = 1.5  # how long a write waits for another writer: a phone hears 503 within 2 s
 RETRY_AFTER_S = 2  # what a busy answer asks the client to wait
 MAX_ROW_ID = 2**63 - 1  # the largest id SQLite can hold: larger ones cannot be looked up (or exist)
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+CACHE_KIB = 256  # each connection's page cache
 
 
 class RecordsBusy(sqlite3.OperationalError):
@@ -59,6 +60,9 @@ def connect(path: str) -> sqlite3.Connection:
     db.row_factory = sqlite3.Row
     db.text_factory = text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error
     db.execute("PRAGMA synchronous=FULL")
+    # Every server thread keeps a connection: a small page cache each keeps the daemon's memory flat
+    # however many shows are stored (SQLite's default is 2 MB a connection; the OS caches the file anyway).
+    db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     db.execute("PRAGMA foreign_keys=ON")
     return db
 

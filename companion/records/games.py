@@ -36,6 +36,12 @@ CREATE TABLE IF NOT EXISTS games (
     created REAL NOT NULL,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS game_requests (
+    game INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (game, key)
+);
 CREATE TABLE IF NOT EXISTS game_cards (
     kind TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -46,6 +52,7 @@ CREATE TABLE IF NOT EXISTS game_cards (
 """
 
 MAX_STATE_BYTES = 256 * 1024  # a whole three-stage game with its move log fits many times
+KEYS_KEPT = 64  # request keys remembered per game: a phone retries its last few changes, not older ones
 
 
 class VersionClash(Conflict):
@@ -91,23 +98,34 @@ class GameShelf:
         self._wake()
         return {"id": game_id, "kind": kind, "version": 1, "state": state, "updated": now}
 
-    def change(self, kind: str, game_id: int, step: Callable[[dict], dict], *, version: int | None = None) -> dict:
+    def change(self, kind: str, game_id: int, step: Callable[[dict], dict], *, version: int | None = None,
+               key: str | None = None) -> dict:
         """The game after `step(state)`, saved as its next version, all in one transaction.
 
         With `version`, a change made on another version than the current one
         is refused (VersionClash); without, it applies to the current state.
-        Whatever `step` refuses (BadInput) leaves the game as it was.
+        With `key` (a request's Idempotency-Key), a change already made under
+        that key is not made again: the game is answered as it is, with
+        `"replayed": True`. Whatever `step` refuses (BadInput) leaves the game as it was.
         """
         with self._db.transaction() as db:
-            row = db.execute("SELECT version, state FROM games WHERE id = ? AND kind = ?", (game_id, kind)).fetchone()
+            row = db.execute("SELECT version, state, updated FROM games WHERE id = ? AND kind = ?",
+                             (game_id, kind)).fetchone()
             if row is None:
                 raise NotKept(f"no {kind} game {game_id}")
+            if key is not None and db.execute("SELECT 1 FROM game_requests WHERE game = ? AND key = ?",
+                                              (game_id, key)).fetchone():
+                return {"id": game_id, "kind": kind, "version": row["version"], "replayed": True,
+                        "state": _object(row["state"], f"games row {game_id}"), "updated": row["updated"]}
             if version is not None and row["version"] != version:
                 raise VersionClash(row["version"])
             state = step(_object(row["state"], f"games row {game_id}"))
             text, now, version = _text(state), self._wall(), row["version"] + 1
             db.execute("UPDATE games SET version = ?, state = ?, updated = ? WHERE id = ?",
                        (version, text, now, game_id))
+            if key is not None:
+                db.execute("INSERT INTO game_requests (game, key, version) VALUES (?, ?, ?)", (game_id, key, version))
+                db.execute("DELETE FROM game_requests WHERE game = ? AND version <= ?", (game_id, version - KEYS_KEPT))
         self._wake()
         return {"id": game_id, "kind": kind, "version": version, "state": state, "updated": now}
 

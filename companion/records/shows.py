@@ -25,7 +25,18 @@ from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
 
 log = logging.getLogger(__name__)
 
+# The score pad's figures per event, kept by triggers as shows are written (by this program or any
+# other), so the pad reads one row per event instead of grouping every stored show on each request.
+# A show's write recounts its event's shows alone, through the shows_by_event index.
+PAD_EVENT = """DELETE FROM pad WHERE event_id = {row}.event_id;
+    INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win' THEN stars END),
+        SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)
+        FROM shows WHERE event_id = {row}.event_id GROUP BY event_id;"""
+
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS pad (
+    event_id TEXT PRIMARY KEY, name TEXT, best_stars INTEGER, attempts INTEGER, wins INTEGER, last_played TEXT
+);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, data TEXT NOT NULL, saved TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS shows (
@@ -49,7 +60,20 @@ CREATE TABLE IF NOT EXISTS journal (
     PRIMARY KEY (show_id, n)
 );
 CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT NULL);
-"""
+CREATE TABLE IF NOT EXISTS checkpoints (
+    show_id INTEGER PRIMARY KEY REFERENCES shows(id),
+    lines INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started, event_name);
+CREATE INDEX IF NOT EXISTS shows_running ON shows (outcome, id);
+""" + "".join(f"""
+CREATE TRIGGER IF NOT EXISTS pad_on_{change} AFTER {change} ON shows BEGIN
+    {body}
+END;""" for change, body in (
+    ("insert", "{new}"), ("delete", "{old}"), ("update", "{old} {new}"))).format(
+    old=PAD_EVENT.format(row="OLD"), new=PAD_EVENT.format(row="NEW"))
+
 
 MAX_COUNT = 10**18  # boots and rotations: far more than a table will ever see, and within 64 bits
 
@@ -126,7 +150,16 @@ class CradleOrientation:
     cradles: dict
 
 
-JournalWrite = JournalLine | ShowEnd | CradleOrientation
+@dataclass(frozen=True)
+class ShowCheckpoint:
+    """A running show's state once its first `lines` journal lines are applied (companion.skyrockets.log.checkpoint)."""
+
+    show_id: int
+    lines: int
+    state: dict
+
+
+JournalWrite = JournalLine | ShowEnd | CradleOrientation | ShowCheckpoint
 
 
 class Store:
@@ -141,6 +174,17 @@ class Store:
         self.database = Database(path, SCHEMA + GAMES_SCHEMA + FESTIVALS_SCHEMA)
         self.path = self.database.path
         migrate(self.database)
+        self._count_pad()
+
+    def _count_pad(self) -> None:
+        """Count the score pad afresh once, for a database written before the triggers kept it."""
+        with self.database.transaction() as db:
+            if db.execute("SELECT 1 FROM meta WHERE key = 'pad'").fetchone() is None:
+                db.execute("DELETE FROM pad")
+                db.execute("INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win'"
+                           " THEN stars END), SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)"
+                           " FROM shows GROUP BY event_id")
+                db.execute("INSERT INTO meta (key, value) VALUES ('pad', '1')")
 
     def close(self) -> None:
         self.database.close()
@@ -217,6 +261,7 @@ class Store:
         self._append(db, show_id, end_line)
         db.execute("UPDATE shows SET outcome = ?, stars = ?, ended = ? WHERE id = ?",
                    (outcome, stars, iso(wall), show_id))
+        db.execute("DELETE FROM checkpoints WHERE show_id = ?", (show_id,))  # only a running show resumes
         if outcome in ("win", "loss"):  # the start player token passes after every game, won or lost
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', ?)",
                        (str(self._rotation(db) + 1),))
@@ -232,11 +277,18 @@ class Store:
                 elif isinstance(write, CradleOrientation):
                     db.execute("UPDATE shows SET orientation = ? WHERE id = ?",
                                (json.dumps(write.cradles), write.show_id))
+                elif isinstance(write, ShowCheckpoint):
+                    db.execute("INSERT OR REPLACE INTO checkpoints (show_id, lines, state) VALUES (?, ?, ?)",
+                               (write.show_id, write.lines, json.dumps(write.state)))
                 else:
                     raise TypeError(f"not a journal write: {write!r}")
 
-    def unfinished_show(self) -> dict | None:
-        """The show that was running when the daemon stopped, if any, with its journal."""
+    def unfinished_show(self, *, whole: bool = True) -> dict | None:
+        """The show that was running when the daemon stopped, if any, with its journal.
+
+        With `whole=False` the journal is left out: `checkpoint` and
+        `show_log(id, after=...)` give what a resume needs.
+        """
         rows = self.database.read("SELECT * FROM shows WHERE outcome = 'running' ORDER BY id DESC LIMIT 1")
         if not rows:
             return None
@@ -249,8 +301,14 @@ class Store:
             self.set_aside(show["id"])
             raise DamagedRow(f"shows row {show['id']}", e, "; that show is now recorded as aborted, its journal kept,"
                              " and the table starts without it") from None
-        show["lines"] = self.show_log(show["id"])
+        if whole:
+            show["lines"] = self.show_log(show["id"])
         return show
+
+    def checkpoint(self, show_id: int) -> dict | None:
+        """The newest checkpoint kept for a running show, as stored ({"lines": ..., "state": text}), or None."""
+        rows = self.database.read("SELECT lines, state FROM checkpoints WHERE show_id = ?", (show_id,))
+        return dict(rows[0]) if rows else None
 
     def set_aside(self, show_id: int) -> None:
         """Record a show that cannot be resumed as aborted, so the table starts without it; its journal is kept."""
@@ -258,11 +316,12 @@ class Store:
             db.execute("UPDATE shows SET outcome = 'aborted', ended = ? WHERE id = ? AND outcome = 'running'",
                        (iso(time.time()), show_id))
 
-    def show_log(self, show_id: int) -> list[str] | None:
+    def show_log(self, show_id: int, *, after: int = 0) -> list[str] | None:
+        """A show's journal as a show log (only the lines after the first `after`, if given), or None."""
         if not self.database.read("SELECT 1 FROM shows WHERE id = ?", (show_id,)):
             return None
-        return [line_text(r["line"]) for r in self.database.read("SELECT line FROM journal WHERE show_id = ? ORDER BY n",
-                                                          (show_id,))]
+        rows = self.database.read("SELECT line FROM journal WHERE show_id = ? AND n > ? ORDER BY n", (show_id, after))
+        return [line_text(r[0]) for r in rows]
 
     def shows(self, limit: int = 100) -> list[dict]:
         """Past shows, newest first; an ended show's `show_s` is its length in show time (its journal's last t)."""
@@ -294,10 +353,7 @@ class Store:
     def scorepad(self) -> dict:
         """Per event: best stars, attempts (won or lost), wins, last played; and the rotation."""
         played = {r["event_id"]: r for r in self.database.read(
-            "SELECT event_id, MAX(event_name) AS name,"
-            " MAX(CASE WHEN outcome = 'win' THEN stars END) AS best_stars,"
-            " SUM(outcome IN ('win', 'loss')) AS attempts, SUM(outcome = 'win') AS wins,"
-            " MAX(started) AS last_played FROM shows GROUP BY event_id")}
+            "SELECT event_id, name, best_stars, attempts, wins, last_played FROM pad")}
         events = []
         for event in self.events().values():
             row = played.pop(event.id, None)

@@ -23,32 +23,36 @@ from companion.records import GameShelf, Store
 from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.beams import beam_durations
 from companion.skyrockets.colours import check_colour, directions_json
-from companion.table.cradles import Cradles
 from companion.table.games import TableGames
 from companion.table.inputs import take_change
 from companion.table.journal import Journal
-from companion.table.publisher import FrameTap, Publisher, describe
+from companion.table.memory import few_arenas
+from companion.table.publisher import Publisher, describe
 from companion.table.records import Records
 from companion.table.recovery import resume
-from companion.table.rig import Rig
+from companion.table.firstrun import FirstRun
 from companion.table.runtime import Runtime
+from companion.table.setting import TableSetting
 from companion.table.setup import show_setup
 from companion.table.show import LiveShow
 
 log = logging.getLogger(__name__)
 
+PIN_DIGITS = 6  # a drawn PIN: 4 digits fall to a patient guesser in days, 6 in years (docs/security.md)
 DURABLE_WAIT_S = 2.0  # how long a change from a phone waits for its line to be on disk
 
 
-class Table(Records, TableGames):
+class Table(Records, TableGames, TableSetting):
     """A game table: its config, its hardware, its records, and the show in progress."""
 
     def __init__(self, config: Config, store: Store, pin_factory, *, clock=None, speed: float = 1.0,
                  pin: str | None = None):
         if not MIN_SPEED <= speed <= MAX_SPEED:
             raise BadInput("speed", f"{speed:g} is out of range ({MIN_SPEED:g}-{MAX_SPEED:g})")
+        few_arenas()  # before any thread: the web's many threads must not each keep a malloc arena
         self.config, self.store, self.clock = config, store, clock or SystemClock()
-        self.pin = pin or config.web.pin or f"{secrets.randbelow(10**4):04d}"
+        self.pin = pin or config.web.pin or f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+        self.allowed_hosts = config.web.allowed_hosts  # names the web answers to besides the machine's own
         self.table_speed = speed
         self.listening = (config.web.host, config.web.port)  # where the web answers; the server's start sets it
         self._dirty = False
@@ -61,14 +65,13 @@ class Table(Records, TableGames):
         self.live = LiveShow(self.clock, self.journal, speed, on_notice=self._notice, on_end=self._ended,
                              changed=self._touch, turned_by_table=turned_by_table)
         self.publisher = Publisher(store.next_boot())
-        self.rig = Rig(config, pin_factory, self.runtime.put, self.clock.monotonic, show_clock=self.show_time)
-        self.cradles = Cradles(self.rig.poses(), start_window_s=config.tilt.start_window_s,
-                               remind_every_s=config.tilt.remind_every_s, journal=self.journal, changed=self._touch)
-        self._frames = FrameTap(self.rig.strip, self.rig.layout)
+        self.rig = self._open_rig(config, pin_factory)
+        self._build_on_rig(config)  # the cradles, the strip's frame tap (rebuilt when the settings change)
+        self.first_run = FirstRun(config.set_up or config.path is None, path=config.path)
+        self.reconfigured = []  # listener(old config, new config), called after new settings are applied
         # ... then connected.
-        self.runtime.drive(self.rig.take, self._settle_and_publish, self._next_due)
-        if self.rig.leds is not None:
-            self.publisher.listen(self.rig.leds.update)
+        self.runtime.drive(self._take, self._settle_and_publish, self._next_due)
+        self.publisher.listen(self._draw_leds)
         resumed = resume(store, self.clock.wall())
         if resumed is not None:
             self.live.begin(resumed.show, resumed.show_id, resumed.t, resumed.speed, resumed.started_wall)
@@ -81,6 +84,7 @@ class Table(Records, TableGames):
 
     def start(self) -> "Table":
         """Run the runtime thread, the journal's writer (and the LED thread) until stop()."""
+        self._started = True
         if self.rig.leds is not None:
             self.rig.leds.start()
         self.journal.start()
@@ -109,6 +113,7 @@ class Table(Records, TableGames):
     def _settle_and_publish(self, now: float) -> None:
         for change in self.rig.update(now):
             take_change(change, self.live, self.cradles)
+            self._time_change(change)
         if self.live.running:
             self.cradles.settle(self.show, now, self.live.input, self._remind)
         self.live.advance(now)

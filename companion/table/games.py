@@ -34,9 +34,11 @@ class TableGames:
     def new_game(self, kind: str, state: dict) -> dict:
         return self._games.create(kind, state)
 
-    def change_game(self, kind: str, game_id: int, step: Callable[[dict], dict], version: int | None = None) -> dict:
-        """The game after `step(state)`, at the version the phone saw (VersionClash if it moved on)."""
-        return self._games.change(kind, game_id, step, version=version)
+    def change_game(self, kind: str, game_id: int, step: Callable[[dict], dict], version: int | None = None,
+                    key: str | None = None) -> dict:
+        """The game after `step(state)`, at the version the phone saw (VersionClash if it moved on);
+        a change already made under the request key `key` is not made twice."""
+        return self._games.change(kind, game_id, step, version=version, key=key)
 
     def wait_for_game(self, kind: str, game_id: int, after_version: int, timeout: float) -> dict | None:
         """The game as soon as its version is past `after_version`, or as it is after `timeout` s."""

@@ -12,6 +12,9 @@ request that promises durability waits for its mark to be committed
 
 Without its thread (tests that drive the table by hand) `flush` writes in
 the caller's thread, with the same keep-until-written rule.
+
+With the lines, the writer keeps checkpoints of the show (checkpoints.py),
+so that a restart replays only the journal's tail.
 """
 
 import logging
@@ -19,6 +22,7 @@ import sqlite3
 import threading
 
 from companion.records.shows import CradleOrientation, JournalLine, JournalWrite, ShowEnd
+from companion.table.checkpoints import CheckpointKeeper
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +34,9 @@ DRAIN_S = 5.0  # how long stopping may wait for the last writes
 class Journal:
     """The writes of the show in progress that the store has not taken yet."""
 
-    def __init__(self, store, *, on_problem=lambda: None):
+    def __init__(self, store, *, on_problem=lambda: None, checkpoints: CheckpointKeeper | None = None):
         self.store = store
+        self.checkpoints = checkpoints or CheckpointKeeper(store)
         self.show_id: int | None = None
         self.problem: str | None = None  # why the last write failed, until one succeeds
         self._on_problem = on_problem
@@ -127,8 +132,9 @@ class Journal:
         with self._cond:
             batch = list(self._ops)
         try:
-            self.store.write(batch)
+            self.store.write(batch + self._checkpoint(batch))
         except (sqlite3.Error, OSError) as e:
+            self.checkpoints.forget()  # it followed lines that are not written: it starts again from the store
             self._set_problem(f"the journal cannot be saved ({e}); {len(batch)} writes kept and retried")
             return False
         with self._cond:
@@ -137,6 +143,15 @@ class Journal:
             self._cond.notify_all()
         self._set_problem(None)
         return True
+
+    def _checkpoint(self, batch: list[JournalWrite]) -> list[JournalWrite]:
+        """The checkpoint due with this batch, if any (none at all rather than a failed write)."""
+        try:
+            return self.checkpoints.follow(batch)
+        except Exception:  # a checkpoint only saves a restart time: never let it cost a journal line
+            log.exception("the show's checkpoint could not be taken; a restart replays its whole journal")
+            self.checkpoints.forget()
+            return []
 
     def _set_problem(self, problem: str | None) -> None:
         if problem == self.problem:

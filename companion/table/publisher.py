@@ -4,14 +4,22 @@ Each change of the table is published once as a whole snapshot (the
 `GET /api/show` object) with a sequence number that rises across restarts
 (boot × SEQ_PER_BOOT + n), so a phone's Last-Event-ID stays meaningful.
 Readers on any thread wait for the next one; the runtime never waits for
-them.
+them. Every phone's live feed sends the same text of a snapshot: it is
+serialised once, by the first reader that needs it, not once per phone
+(`text`).
 """
 
+import json
 import threading
 
 from companion.records.database import iso
+from companion.skyrockets.snapshot import carried
 
 SEQ_PER_BOOT = 10**9
+# A phone draws a running glass from the state's top_s and the moment it arrived, so a state sent a
+# little after it was published shows the glass that much behind: within STALE_STEP_S of wall time (less
+# than a frame) it is sent as published; a later reader gets it carried on, in steps of this size.
+STALE_STEP_S = 0.01
 
 
 class Publisher:
@@ -23,6 +31,8 @@ class Publisher:
         self._snapshot: dict = {}
         self._changed = threading.Condition()
         self._listeners = []
+        self._text_lock = threading.Lock()
+        self._texts: dict[tuple[int, int], str] = {}  # the current snapshot's texts, by (seq, staleness step)
 
     def listen(self, listener) -> None:
         """Call `listener(snapshot)` with every snapshot published (on the runtime thread: it must not wait)."""
@@ -42,6 +52,27 @@ class Publisher:
         with self._changed:
             return self._snapshot
 
+    def text(self, snapshot: dict, show_now: float) -> str:
+        """`snapshot` as compact JSON, as of show time `show_now`: one serialisation shared by every phone.
+
+        A snapshot read within STALE_STEP_S (wall time) of its instant is
+        sent as it is; later, it is carried on to the last whole step before
+        `show_now`, so readers in the same step share that text too.
+        """
+        step = 0
+        if snapshot.get("outcome") == "running":
+            speed = snapshot.get("speed") or 1.0
+            step = max(0, int((show_now - snapshot["t"]) / speed / STALE_STEP_S + 1e-9))
+        key = (snapshot.get("seq", 0), step)
+        with self._text_lock:
+            text = self._texts.get(key)
+            if text is None:
+                if any(seq != key[0] for seq, _ in self._texts):
+                    self._texts.clear()  # texts of an older snapshot: no reader asks for them again
+                shown = snapshot if step == 0 else carried(snapshot, snapshot["t"] + step * STALE_STEP_S * speed)
+                text = self._texts[key] = json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
+            return text
+
     def wait_for_change(self, after_seq: int, timeout: float) -> dict:
         """The snapshot as soon as its seq is past `after_seq`, or the current one after `timeout` s."""
         with self._changed:
@@ -56,7 +87,7 @@ def describe(show, show_id, started_wall: float, cradles, sources: dict[str, str
         return {"outcome": "idle", "warn_lead_s": idle_warn_lead_s, **extras}
     setup = show.setup
     state = show.result()
-    state.update(id=show_id, event=setup.event.to_json(), challenge=setup.challenge, started=iso(started_wall),
+    state.update(id=show_id, event=_event_json(setup.event), challenge=setup.challenge, started=iso(started_wall),
                  warn_lead_s=setup.warn_lead_s, runout_grace_s=setup.runout_grace_s,
                  advance_tolerance_s=setup.advance_tolerance_s, **extras)
     for colour, timer in state["timers"].items():
@@ -69,16 +100,31 @@ def describe(show, show_id, started_wall: float, cradles, sources: dict[str, str
     return state
 
 
+_event_cache: list = [None, None]  # the last event described, and its JSON (a show's event never changes)
+
+
+def _event_json(event) -> dict:
+    """The event object of a snapshot, built once per show, not at every change (snapshots are only read)."""
+    if _event_cache[0] is not event:
+        _event_cache[:] = [event, event.to_json()]
+    return _event_cache[1]
+
+
 class FrameTap:
     """Keeps the newest frame a fake strip showed, for the page that draws the strip on screen."""
 
-    def __init__(self, strip, layout):
+    def __init__(self, strip, layout, *, after: int = 0):
         self._cond = threading.Condition()
-        self._n, self._pixels = 0, []
+        self._n, self._pixels = after, []  # `after`: a tap that follows another counts on from its frames
         self._layout = layout
         self.enabled = strip is not None and hasattr(strip, "subscribe")
         if self.enabled:
             strip.subscribe(self._frame)
+
+    @property
+    def count(self) -> int:
+        """Frames seen so far."""
+        return self._n
 
     def _frame(self, frame) -> None:
         with self._cond:

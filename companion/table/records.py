@@ -40,6 +40,10 @@ class Records:
         """The snapshot as soon as its seq is past `after_seq`, or the current one after `timeout` s."""
         return self.publisher.wait_for_change(after_seq, timeout)
 
+    def snapshot_text(self, snapshot: dict) -> str:
+        """A published snapshot as compact JSON for the live feed, as of now: serialised once for all phones."""
+        return self.publisher.text(snapshot, self.show_time())
+
     def strip_frame(self, after: int, timeout: float) -> dict | None:
         """The LED strip as last drawn, as soon as a frame newer than `after` exists (None: no strip)."""
         return self._frames.wait(after, timeout)

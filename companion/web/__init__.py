@@ -30,6 +30,8 @@ DEFAULTS = {
     "MAX_CONTENT_LENGTH": 32 * 1024,  # the largest body: a custom event with its rules text fits many times
     "LAN_ADDRESSES": None,  # this machine's network addresses for the QR code; None: looked up (ifaddr)
     "MDNS_NAME": None,  # the name offered second, NAME.local; None: this machine's host name
+    "ALLOWED_HOSTS": None,  # more names the table answers to (besides [web] allowed_hosts); ["*"]: any
+    "HOSTNAME": None,  # this machine's host name for the Host check; None: looked up
 }
 
 
@@ -50,12 +52,13 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     app.json.ensure_ascii = False
     app.extensions["table"] = table
 
-    from companion.web import auth, errors, i18n, live, security
+    from companion.web import auth, errors, hosts, i18n, live, security
     from companion.web.areas import discover
 
     areas = discover()
     app.extensions["areas"] = areas
     app.jinja_env.globals["crowd_tokens"] = CROWD_TOKENS  # the stars a show can earn, for every page
+    hosts.init_app(app, getattr(table, "allowed_hosts", ()))  # first: a request for another name goes no further
     live.init_app(app)
     security.init_app(app)
     i18n.init_app(app, areas)

@@ -24,6 +24,11 @@ from companion.records.games import NotKept
 from companion.web import get_table
 from companion.web.live import game_stream, last_event_id
 
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+MAX_KEY = 64
+KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
 def json_body(*allowed: str, any_field: bool = False) -> dict:
     """The request's JSON object (an empty body is {}), refusing fields not in `allowed`
     (`any_field`: a whole document, whose fields its reader checks)."""
@@ -79,12 +84,22 @@ def saved_game(kind: str, game_id: int, name: str) -> dict:
     return game
 
 
+def request_key() -> str | None:
+    """The request's Idempotency-Key header (a phone's retry sends the same one), checked."""
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is not None and not (1 <= len(key) <= MAX_KEY and all(c in KEY_CHARS for c in key)):
+        raise BadInput(IDEMPOTENCY_HEADER, f"expected 1 to {MAX_KEY} letters, digits, '-' or '_'")
+    return key
+
+
 def changed_game(kind: str, game_id: int, name: str, step: Callable[[dict], dict], version: int | None) -> dict:
-    """The game after `step(state)`, saved by the table in one transaction."""
+    """The game after `step(state)`, saved by the table in one transaction (once per Idempotency-Key)."""
     if not 0 <= game_id <= MAX_ROW_ID:
         raise NotFound(f"no {name} game {game_id}")
+    key = request_key()
     try:
-        return get_table().change_game(kind, game_id, step, version)
+        return get_table().change_game(kind, game_id, step, version, key) if key else \
+            get_table().change_game(kind, game_id, step, version)
     except NotKept:
         raise NotFound(f"no {name} game {game_id}") from None
 

@@ -27,6 +27,21 @@ def enter_pin():
     return redirect(target, 303)
 
 
+@bp.get("/pair/<code>")
+def pair_form(code: str):
+    """The page a pairing code's QR code opens: one tap lets this phone in."""
+    return render_template("auth/pair.html", code=code, error=None)
+
+
+@bp.post("/pair/<code>")
+def pair(code: str):
+    try:
+        security.pair(code)
+    except Forbidden:
+        return render_template("auth/pair.html", code=code, error=translate("pair.expired")), 403
+    return redirect("/", 303)
+
+
 @bp.post("/pin/forget")
 def forget_pin():
     security.lock()

@@ -26,11 +26,11 @@ log = logging.getLogger(__name__)
 # The catalogue key of each status when the error names none of its own.
 STATUS_CODES = {
     400: "errors.bad_input", 403: "errors.forbidden", 404: "errors.not_found", 405: "errors.method",
-    409: "errors.conflict", 413: "errors.too_large", 429: "errors.too_many", 431: "errors.too_large",
+    409: "errors.conflict", 413: "errors.too_large", 421: "errors.wrong_host", 429: "errors.too_many", 431: "errors.too_large",
     500: "errors.internal", 503: "errors.busy",
 }
 OTHER_CODE = "errors.other"
-PAGE_HEADLINES = (400, 403, 404, 405, 409, 413, 429, 500)  # the statuses with an error.<status> headline
+PAGE_HEADLINES = (400, 403, 404, 405, 409, 413, 421, 429, 500)  # the statuses with an error.<status> headline
 
 
 def coded(error: HTTPException, code: str) -> HTTPException:

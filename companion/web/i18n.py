@@ -4,6 +4,7 @@ The catalogs are JSON files ({"key": "text with {name} slots"}): the site's own
 in static/i18n/, and each area's in its package (companion.web.areas), merged
 and served as one to the scripts (/i18n/<lang>.json), so a message is written once. The language
 comes from the `lang` cookie (set by the switch on every page), else from the
+table's own (`[table] language`, chosen on the setup page), else from the
 browser's Accept-Language, else English.
 
 >>> fill("{timer} ran out", {"timer": "red"})
@@ -16,7 +17,7 @@ from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 
-from flask import Blueprint, g, jsonify, redirect, request
+from flask import Blueprint, current_app, g, jsonify, redirect, request
 
 CATALOG_DIR = Path(__file__).parent / "static" / "i18n"
 LANGUAGES = ("en", "ja")
@@ -53,7 +54,9 @@ def language() -> str:
     """The language of the current request."""
     if "lang" not in g:
         chosen = request.cookies.get(COOKIE)
-        g.lang = chosen if chosen in LANGUAGES else request.accept_languages.best_match(LANGUAGES, DEFAULT)
+        table_language = getattr(current_app.extensions.get("table"), "language", None)  # set on the setup page
+        g.lang = (chosen if chosen in LANGUAGES else table_language if table_language in LANGUAGES
+                  else request.accept_languages.best_match(LANGUAGES, DEFAULT))
     return g.lang
 
 

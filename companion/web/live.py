@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterator
 from flask import Response, request
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-from companion.skyrockets.snapshot import carried
 from companion.web.errors import coded
 
 KEEP_ALIVE = ": keep-alive\n\n"
@@ -38,7 +37,13 @@ def message(event: str, data: str, *, event_id: int | None = None) -> str:
     return f"{head}event: {event}\ndata: {data}\n\n"
 
 
+class Compact(str):
+    """JSON text serialised once and sent as it is to every reader (the hall's frames)."""
+
+
 def compact(value) -> str:
+    if isinstance(value, Compact):
+        return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -57,7 +62,8 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
 
     `current()` is the record's number now (None: it is gone), `wait(seen,
     timeout)` the record as soon as its `number` is past `seen` (or as it is
-    after `timeout`; None: gone), and `render` what each event carries. A
+    after `timeout`; None: gone), and `render` what each event carries (a
+    value to serialise, or text already serialised, shared by every phone). A
     phone that has the current number waits for the next; any other phone,
     a new one or one holding a number the record never reached, gets the
     current state first.
@@ -72,7 +78,8 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
             return
         if record[number] > seen:
             seen = record[number]
-            yield message(event, compact(render(record)), event_id=seen)
+            data = render(record)
+            yield message(event, data if isinstance(data, str) else compact(data), event_id=seen)
             said = clock()
         elif clock() - said >= keepalive_s:
             yield KEEP_ALIVE
@@ -81,8 +88,8 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
 
 def show_stream(table, last_seq: int | None, **settings) -> Iterator[str]:
     """Every new show state from the one after `last_seq` on (the current one for a new client)."""
-    return follow("state", lambda: table.snapshot()["seq"], table.wait_for_change,
-                  lambda snapshot: carried(snapshot, table.show_time()), last_seq, number="seq", **settings)
+    return follow("state", lambda: table.snapshot()["seq"], table.wait_for_change, table.snapshot_text, last_seq,
+                  number="seq", **settings)
 
 
 def game_stream(table, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,

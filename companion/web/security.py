@@ -29,16 +29,24 @@ CSRF_FIELD = "csrf"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PIN_NEEDED = f"this change needs the table PIN (send the {PIN_HEADER} header, or enter it on the page)"
 LOOPBACK = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+FORWARDING_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP")  # a proxy's mark: never trusted, only seen
 
 CLIENT_FREE_TRIES = 3  # wrong PINs one address may send before it must wait
 TABLE_FREE_TRIES = 10  # wrong PINs from all addresses together before everyone must wait
 FIRST_WAIT_S = 1.0  # the first wait; each further wrong PIN doubles it
 MAX_WAIT_S = 300.0  # the longest wait: past the ramp, one guess per 5 minutes for the whole table
 MAX_DOUBLINGS = 30  # 2**30 s is far past MAX_WAIT_S; keeps the power small whatever the count
-FORGET_AFTER_S = 900.0  # a quarter of an hour without a wrong PIN and a count starts again
+FORGET_AFTER_S = 900.0  # a quarter of an hour without a wrong PIN and a phone's count starts again
+# The table-wide count forgets only after six quiet hours: a guesser who sits out a short quiet spell to
+# win back the free tries gets fewer guesses a day than one who guesses at the steady pace (289 a day).
+# Phones that have unlocked before are outside this count, so its long memory costs the owner nothing.
+TABLE_FORGET_AFTER_S = 6 * 3600.0
 MAX_CLIENTS = 1000  # addresses remembered; the stalest is dropped first
 SESSION_MAX_AGE_S = 12 * 3600.0  # an unlocked page stays unlocked for an evening of play, not for ever
 MAX_SESSIONS = 500  # unlocked sessions remembered; the oldest is dropped first
+MAX_KNOWN_PHONES = 500  # phones that have unlocked before, remembered so an attack never locks them out
+PAIRING_S = 120.0  # a pairing code shown on the table's screen lets one phone in within this
+MAX_PAIRINGS = 8  # pairing codes open at once (the screen shows the newest)
 
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
@@ -106,7 +114,7 @@ class PinGuard:
     def __init__(self, *, free_tries: int = CLIENT_FREE_TRIES, first_wait_s: float = FIRST_WAIT_S,
                  max_wait_s: float = MAX_WAIT_S, forget_after_s: float = FORGET_AFTER_S,
                  max_clients: int = MAX_CLIENTS, table_free_tries: int = TABLE_FREE_TRIES,
-                 clock: Callable[[], float] = time.monotonic):
+                 table_forget_after_s: float = TABLE_FORGET_AFTER_S, clock: Callable[[], float] = time.monotonic):
         self._per_client = dict(free_tries=free_tries, first_wait_s=first_wait_s, max_wait_s=max_wait_s,
                                 forget_after_s=forget_after_s)
         self.max_clients = max_clients
@@ -114,19 +122,24 @@ class PinGuard:
         self._lock = threading.Lock()
         self._clients: dict[str, Backoff] = {}
         self._table = Backoff(free_tries=table_free_tries, first_wait_s=first_wait_s, max_wait_s=max_wait_s,
-                              forget_after_s=forget_after_s)
+                              forget_after_s=table_forget_after_s)
 
-    def wait_s(self, client: str, now: float) -> float:
-        """Seconds before `client` may try a PIN again (0: now): the longer of its own wait and the table's."""
+    def wait_s(self, client: str, now: float, *, known: bool = False) -> float:
+        """Seconds before `client` may try a PIN again (0: now): the longer of its own wait and the table's.
+
+        A `known` client (a phone that has unlocked before) waits for its own count only.
+        """
         with self._lock:
             own = self._clients.get(client)
-            return max(own.wait_s(now) if own else 0.0, self._table.wait_s(now))
+            table = 0.0 if known else self._table.wait_s(now)
+            return max(own.wait_s(now) if own else 0.0, table)
 
-    def failed(self, client: str, now: float) -> None:
+    def failed(self, client: str, now: float, *, known: bool = False) -> None:
         with self._lock:
             own = self._clients.setdefault(client, Backoff(**self._per_client))
             own.failed(now)
-            self._table.failed(now)
+            if not known:
+                self._table.failed(now)
             if len(self._clients) > self.max_clients:  # keep memory bounded: drop the stalest
                 del self._clients[min(self._clients, key=lambda c: self._clients[c].last)]
 
@@ -175,9 +188,73 @@ class Sessions:
                 self._opened.pop(sid, None)
 
 
+class KnownPhones:
+    """Phones that have unlocked this table before (a random id in their session): an attack never locks them out.
+
+    The table-wide guess ceiling is for phones that have never unlocked; a
+    known phone's PIN entries are slowed by its own count only, so its owner
+    gets back in after a lock or an expired session whatever a guesser does.
+
+    >>> phones = KnownPhones(limit=2)
+    >>> phones.add("a", now=0.0); phones.add("b", now=1.0); phones.add("c", now=2.0)
+    >>> phones.known("a"), phones.known("c")
+    (False, True)
+    """
+
+    def __init__(self, *, limit: int = MAX_KNOWN_PHONES):
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._seen: dict[str, float] = {}  # phone id -> when it last unlocked (insertion order: oldest first)
+
+    def add(self, phone: str, now: float) -> None:
+        with self._lock:
+            self._seen.pop(phone, None)
+            self._seen[phone] = now
+            while len(self._seen) > self.limit:
+                del self._seen[next(iter(self._seen))]
+
+    def known(self, phone: object) -> bool:
+        with self._lock:
+            return isinstance(phone, str) and phone in self._seen
+
+
+class Pairings:
+    """One-tap pairing codes the table's own screen shows: each lets one phone in, once, within PAIRING_S.
+
+    A code is 128 random bits (in the QR code's link), so it cannot be guessed;
+    it does not go through the PIN's back-off, which is what lets a new phone
+    in while someone guesses the PIN.
+
+    >>> pairings = Pairings(valid_s=60.0)
+    >>> code = pairings.open(now=0.0)
+    >>> pairings.use(code, now=30.0), pairings.use(code, now=31.0)
+    (True, False)
+    """
+
+    def __init__(self, *, valid_s: float = PAIRING_S, limit: int = MAX_PAIRINGS):
+        self.valid_s, self.limit = valid_s, limit
+        self._lock = threading.Lock()
+        self._open: dict[str, float] = {}  # code -> when it was shown
+
+    def open(self, now: float) -> str:
+        code = secrets.token_urlsafe(16)
+        with self._lock:
+            self._open[code] = now
+            while len(self._open) > self.limit:
+                del self._open[next(iter(self._open))]
+        return code
+
+    def use(self, code: object, now: float) -> bool:
+        with self._lock:
+            shown = self._open.pop(code, None) if isinstance(code, str) else None
+        return shown is not None and now - shown <= self.valid_s
+
+
 def init_app(app) -> None:
     app.extensions["pin_guard"] = PinGuard()
     app.extensions["pin_sessions"] = Sessions()
+    app.extensions["known_phones"] = KnownPhones()
+    app.extensions["pairings"] = Pairings()
     app.before_request(check_csrf)
     app.after_request(add_headers)
     app.jinja_env.globals.update(csrf_token=csrf_token, csrf_field=CSRF_FIELD)
@@ -225,8 +302,12 @@ def check_csrf():
 # ---- the PIN ------------------------------------------------------------
 
 def from_the_table() -> bool:
-    """True for requests made on the table's own screen (the only place the PIN is shown)."""
-    return request.remote_addr in LOOPBACK
+    """True for requests made on the table's own screen (the only place the PIN is shown).
+
+    A request that came through a proxy on the Pi itself also comes from
+    loopback, but carries the proxy's forwarding header: it is a phone's.
+    """
+    return request.remote_addr in LOOPBACK and not any(h in request.headers for h in FORWARDING_HEADERS)
 
 
 def _pin_mark(pin: str) -> str:
@@ -254,9 +335,39 @@ def unlocked() -> bool:
 def unlock(pin: str) -> None:
     """Check `pin` (slowing down guessers) and remember it in the session, under a new session id."""
     verify_pin(pin)
+    _open_session()
+
+
+def _open_session() -> None:
+    """Unlock this page's session, and remember the phone: an attack on the PIN will not lock it out later."""
+    now = _guard().clock()
     _sessions().revoke(session.get("sid"))
-    session["sid"] = _sessions().open(_guard().clock())
+    session["sid"] = _sessions().open(now)
     session["pin"] = _pin_mark(get_table().pin)
+    phone = session.get("phone")
+    if not isinstance(phone, str):
+        phone = session["phone"] = secrets.token_urlsafe(16)
+    current_app.extensions["known_phones"].add(phone, now)
+
+
+def open_pairing() -> str:
+    """A new one-tap pairing code (only the table's own screen may ask)."""
+    if not from_the_table():
+        raise coded(Forbidden("pairing codes are given on the table's own screen only"), "errors.pair_here")
+    return current_app.extensions["pairings"].open(_guard().clock())
+
+
+def pair(code: str) -> None:
+    """Unlock this phone with a pairing code from the table's screen (403 if it is wrong, used or too old)."""
+    if not current_app.extensions["pairings"].use(code, _guard().clock()):
+        raise coded(Forbidden("this pairing code is used or too old: ask the table's screen for a new one"),
+                    "errors.pair_expired")
+    _open_session()
+
+
+def known_phone() -> bool:
+    """True for a phone that has unlocked this table before (its session carries a phone id the table keeps)."""
+    return current_app.extensions["known_phones"].known(session.get("phone"))
 
 
 def lock() -> None:
@@ -266,16 +377,25 @@ def lock() -> None:
 
 
 def verify_pin(given: str) -> None:
-    """Raise 429 while this client must wait, 403 for a wrong PIN; a right one clears its record."""
+    """Raise 429 while this client must wait, 403 for a wrong PIN; a right one clears its record.
+
+    The table's own screen never waits; a phone that has unlocked before waits only for its own wrong PINs.
+    """
     guard = _guard()
     client, now = request.remote_addr or "?", guard.clock()
-    wait = guard.wait_s(client, now)
+    if from_the_table():
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), get_table().pin.encode()):
+            raise coded(Forbidden("wrong PIN"), "errors.pin_wrong")
+        return
+    known = known_phone()
+    client = f"phone:{session.get('phone')}" if known else client
+    wait = guard.wait_s(client, now, known=known)
     if wait > 0:
         raise coded(TooManyRequests(f"too many wrong PINs: try again in {math.ceil(wait)} s",
                                     retry_after=math.ceil(wait)), "errors.pin_wait")
     # Compared as UTF-8 bytes: a header of any text is refused, never a TypeError.
     if not hmac.compare_digest(given.encode("utf-8", "replace"), get_table().pin.encode()):
-        guard.failed(client, now)
+        guard.failed(client, now, known=known)
         raise coded(Forbidden("wrong PIN"), "errors.pin_wrong")
     guard.succeeded(client)
 

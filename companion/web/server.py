@@ -5,10 +5,14 @@ open, so the pool is sized for the phones of a full table (the live show and,
 in the demo, the strip view each) and the app refuses streams past that, which
 keeps RESERVE threads free for plain requests. Waitress itself bounds what a
 client may send and hold: a body larger than the API needs is refused from
-its Content-Length before any of it is read; a request whose head and body
-do not arrive within REQUEST_TIMEOUT_S is dropped (a slow sender, or a
-slowloris, holds a connection no longer than that); one address holds at most
-CONNECTIONS_PER_CLIENT connections. On SIGTERM or Ctrl-C the streams are
+its Content-Length before any of it is read; a connection must deliver a
+whole request (head and body) within REQUEST_TIMEOUT_S of being accepted, or
+of its last answer (a slow sender, a slowloris, or a connection that sends
+nothing at all holds its socket no longer than that); one address holds at
+most CONNECTIONS_PER_CLIENT connections, and at most MAX_WAITING connections
+wait for a request in all: past that, each new connection closes the one
+that has waited longest, so idle sockets from many addresses never stop the
+server accepting a phone's plain request. On SIGTERM or Ctrl-C the streams are
 ended first, so the threads are free and the server stops within a second.
 The Flask development server is for development only.
 
@@ -35,8 +39,10 @@ RESERVE = 8  # threads kept for plain requests while every stream is open
 DEFAULT_THREADS = PHONES * STREAMS_PER_PHONE + RESERVE
 CONNECTIONS_PER_THREAD = 4  # phones keep several keep-alive connections each
 CONNECTIONS_PER_CLIENT = 16  # a browser opens 6 to a site; a page and a script beside it stay far inside this
-CHANNEL_TIMEOUT_S = 60  # idle connections close; streams speak every SSE_KEEPALIVE_S (15 s), far inside this
-REQUEST_TIMEOUT_S = 10.0  # a whole request (head and body) must arrive within this
+CHANNEL_TIMEOUT_S = 60  # waitress's own sweep, a backstop: streams speak every SSE_KEEPALIVE_S (15 s)
+REQUEST_TIMEOUT_S = 10.0  # a whole request (head and body) must arrive within this of accept or the last answer
+MAX_WAITING = 64  # connections waiting for a request, in all: a table's phones keep far fewer between taps
+MAX_CONNECTIONS = 512  # waitress stops accepting at this; idle ones are closed long before it is reached
 CLEANUP_INTERVAL_S = 2  # how often waitress closes idle connections
 MAX_HEADER_BYTES = 16 * 1024  # a phone's request head, cookies and all, is a few hundred bytes
 MAX_BODY_BYTES = DEFAULTS["MAX_CONTENT_LENGTH"]  # the API's largest body; waitress refuses more unread
@@ -44,16 +50,28 @@ STOP_TIMEOUT_S = 3.0  # at most this long for the worker threads to finish once 
 
 
 class GuardedChannel(HTTPChannel):
-    """A waitress connection that may not dawdle over a request or crowd out other clients."""
+    """A waitress connection that may not dawdle over a request or crowd out other clients.
 
-    request_started: float | None = None
+    Its clock starts at accept (and again after each answer), not at its
+    first byte: a connection that sends nothing is as slow as one that sends
+    a byte a minute.
+    """
+
+    request_started: float | None = None  # when the request now arriving sent its first byte
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map=map)
-        others = sum(1 for c in list(self.server.active_channels.values()) if c is not self and _host(c) == addr[0])
+        self.waiting_since = time.monotonic()  # accepted, or answered: the next request must arrive from here
+        self._serving = False
+        channels = [c for c in list(self.server.active_channels.values()) if c is not self]
+        others = sum(1 for c in channels if _host(c) == addr[0])
         if others >= CONNECTIONS_PER_CLIENT:
             log.warning("refused a connection from %s: it already holds %d", addr[0], others)
             self.will_close = True  # closed on the loop's next turn, before anything is read
+            return
+        waiting = sorted((c for c in channels if _waiting(c)), key=lambda c: c.waiting_since)
+        for stale in waiting[:max(0, len(waiting) + 1 - MAX_WAITING)]:
+            stale.will_close = True  # the longest-idle make room: a new connection is more likely a phone's tap
 
     def received(self, data):
         if self.request is None and data:
@@ -61,12 +79,22 @@ class GuardedChannel(HTTPChannel):
         return super().received(data)
 
     def readable(self):
-        started = self.request_started
-        if (started is not None and self.request is not None and not self.request.completed
-                and time.monotonic() - started > REQUEST_TIMEOUT_S):
-            log.info("dropped a request from %s that took over %g s to arrive", _host(self), REQUEST_TIMEOUT_S)
+        now = time.monotonic()
+        if self.requests or self.total_outbufs_len:
+            self._serving = True
+        elif self._serving:  # its answer is out: the keep-alive wait for the next request starts now
+            self._serving, self.waiting_since, self.request_started = False, now, None
+        elif not self.will_close and now - self.waiting_since > REQUEST_TIMEOUT_S:
+            log.info("closed a connection from %s that sent no whole request within %g s",
+                     _host(self), REQUEST_TIMEOUT_S)
             self.will_close = True
         return super().readable()
+
+
+def _waiting(channel) -> bool:
+    """True for a connection with nothing to do: no request being served, nothing left to send."""
+    return (not channel.will_close and not channel.requests and not channel.total_outbufs_len
+            and hasattr(channel, "waiting_since"))
 
 
 def _host(channel) -> str | None:
@@ -87,11 +115,12 @@ def make_server(table, host: str = "127.0.0.1", port: int = 0, *, threads: int |
     sockets: dict = {}
     server = create_server(
         app, map=sockets, host=host, port=port, threads=threads,
-        connection_limit=threads * CONNECTIONS_PER_THREAD, channel_timeout=CHANNEL_TIMEOUT_S,
+        connection_limit=max(MAX_CONNECTIONS, threads * CONNECTIONS_PER_THREAD), channel_timeout=CHANNEL_TIMEOUT_S,
         cleanup_interval=CLEANUP_INTERVAL_S, max_request_header_size=MAX_HEADER_BYTES,
         max_request_body_size=body_limit(app) + 1,  # waitress refuses a body of this size or more
         channel_request_lookahead=1,  # reads on while a stream runs, so a closed connection is seen at once
-        asyncore_use_poll=True, ident="companion", clear_untrusted_proxy_headers=True)
+        asyncore_use_poll=True, ident="companion",
+        clear_untrusted_proxy_headers=False)  # never trusted (remote_addr is the socket's); seen: a proxy's mark
     server.channel_class = GuardedChannel
     server.flask_app, server.sockets = app, sockets  # what shut_down needs
     server.run = lambda: _run(server)

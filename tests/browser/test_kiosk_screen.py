@@ -185,3 +185,19 @@ def test_japanese_on_the_screen_is_drawn_as_glyphs_not_boxes(launch, demo, expec
     assert page.evaluate(GLYPHS_DIFFER), "Japanese renders as tofu: no CJK font (Debian fonts-noto-cjk)"
     shot(page, "kiosk-touch-display-ja")
     context.close()
+
+
+def test_one_tap_on_the_screen_lets_a_new_phone_in_without_the_pin(launch, on_lan, expect):
+    """During a PIN-guessing attack the owner pairs a new phone from the table's screen: tap, scan, tap."""
+    demo = on_lan
+    screen = launch(viewport=SCREENS["monitor"]).new_page()
+    screen.goto(demo.url + "kiosk/")
+    screen.click("#kiosk-pair")
+    expect(screen.locator("#kiosk-pair-qr svg")).to_be_visible()
+    expect(screen.locator("#kiosk-pair-label")).to_contain_text("Scan")
+    code = demo.app.extensions["pairings"]._open  # the code the QR code carries (the phone's camera reads it)
+    assert len(code) == 1
+    phone = launch(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(f"{demo.url}pair/{next(iter(code))}")
+    phone.click("form.pin-form button[type=submit]")
+    expect(phone.locator("#start-form")).to_be_visible()  # unlocked: the page offers to start a show

@@ -40,24 +40,24 @@ def guess(client, pin: str, address: str):
 def test_wrong_pins_from_many_addresses_slow_the_whole_table(app):
     client = app.test_client()
     for i in range(TABLE_FREE_TRIES):  # each address stays within its own free tries
-        assert guess(client, "0000", f"127.0.{i // 250}.{i % 250 + 1}").status_code == 403
-    refused = guess(client, "0000", "127.9.9.9")  # a fresh address: the table-wide count stops it
+        assert guess(client, "0000", f"10.0.{i // 250}.{i % 250 + 1}").status_code == 403
+    refused = guess(client, "0000", "10.9.9.9")  # a fresh address: the table-wide count stops it
     assert refused.status_code == 429
     assert int(refused.headers["Retry-After"]) >= 1
     assert refused.json["code"] == "errors.pin_wait"
-    assert guess(client, PIN, "127.9.9.8").status_code == 429  # even the right PIN waits its turn
+    assert guess(client, PIN, "10.9.9.8").status_code == 429  # even the right PIN waits its turn
 
 
 def test_a_guessing_run_from_thousands_of_addresses_finds_no_pin_in_an_hour(table, app, guard_clock):
     clock = guard_clock
-    """Every guess from a new loopback address, as fast as the table lets it: a simulated hour."""
+    """Every guess from a new address, as fast as the table lets it: a simulated hour."""
     rng = random.Random(20261201)
     table.pin = f"{rng.randrange(10_000):04d}"
     client, tried, heard, found = app.test_client(), 0, 0, False
     candidates = iter(rng.sample(range(10_000), 10_000))
     while clock.now < SIMULATED_HOUR_S:
         pin = f"{next(candidates):04d}"
-        answer = guess(client, pin, f"127.{tried // 62500 % 250}.{tried // 250 % 250}.{tried % 250 + 1}")
+        answer = guess(client, pin, f"10.{tried // 62500 % 250}.{tried // 250 % 250}.{tried % 250 + 1}")
         tried += 1
         if answer.status_code == 429:
             clock.now += int(answer.headers["Retry-After"])  # the guesser waits exactly as long as told

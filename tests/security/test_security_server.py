@@ -169,3 +169,54 @@ def test_the_app_refuses_a_body_over_the_limit_too(tmp_path):
                                                                           "Content-Type": "application/json"})
     assert answer.status_code == 413 and answer.json["code"] == "errors.too_large"
     table.stop()
+
+
+IDLE_SOURCES = [f"127.0.0.{n}" for n in range(2, 18)]  # 16 addresses: all of 127/8 is loopback on Linux
+
+
+def test_250_idle_connections_from_16_addresses_leave_a_plain_request_answered_within_a_second(served):
+    # Issue 22 #2 / issue 24: connections that send nothing used to hold their socket for the 60 s channel
+    # timeout and, past ~192, stop waitress accepting: a plain GET took 59 s. The 1 s bound is the
+    # issue's target; the work it measures is one accept and one small answer, far below it.
+    idle = []
+    for i in range(250):
+        try:
+            idle.append(connect(served.port, IDLE_SOURCES[i % len(IDLE_SOURCES)]))
+        except OSError:
+            pass  # refused outright: as good
+    try:
+        started = time.monotonic()
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=WAIT_S,
+                                                source_address=("127.0.0.18", 0))
+        connection.request("GET", "/api/show", headers={"Host": "127.0.0.1"})
+        status = connection.getresponse().status
+        took = time.monotonic() - started
+        connection.close()
+        assert status == 200 and took <= 1.0, f"{status} after {took:.2f} s"
+        print(f"\nplain request with {len(idle)} idle connections open: {took * 1000:.1f} ms")
+        waiting = [c for c in list(served.server.server.active_channels.values()) if web_server._waiting(c)]
+        assert len(waiting) <= web_server.MAX_WAITING
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_a_connection_that_sends_nothing_is_closed_on_a_deadline_from_accept(served, monkeypatch):
+    class Later:
+        offset = 0.0
+
+        @staticmethod
+        def monotonic():
+            return time.monotonic() + Later.offset
+
+    monkeypatch.setattr(web_server, "time", Later)
+    sock = connect(served.port, "127.0.0.6")
+    until(lambda: any(_host_is(c, "127.0.0.6") for c in list(served.server.server.active_channels.values())),
+          "the server never accepted the connection")
+    Later.offset = web_server.REQUEST_TIMEOUT_S + 1  # not a byte sent: the deadline runs from accept
+    assert closed_by_server(sock)
+    sock.close()
+
+
+def _host_is(channel, address: str) -> bool:
+    return getattr(channel, "addr", (None,))[0] == address

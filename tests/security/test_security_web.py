@@ -84,7 +84,7 @@ def test_rules_text_may_run_over_lines(client):
 @pytest.mark.parametrize("path", ["/nothing", "/", "/api/show", "/api/nothing"])
 def test_a_host_label_over_63_characters_is_400_not_500(client, path):
     answer = client.get(path, headers={"Host": "a" * 70 + ".local"})
-    assert answer.status_code == 400
+    assert answer.status_code in (400, 421)  # not a name at all, or not the table's: refused either way
     assert "Traceback" not in answer.get_data(as_text=True)
 
 

@@ -290,16 +290,17 @@ def test_every_change_needs_the_pin(client, path):
 
 
 def test_wrong_pins_slow_down_further_tries_with_429(client):
+    phone = {"REMOTE_ADDR": "192.168.1.30"}  # a phone (the table's own screen, on loopback, is never slowed)
     for _ in range(3):
-        assert client.post("/api/show/abort", headers={"X-Table-Pin": "9999"}).status_code == 403
-    response = client.post("/api/show/abort", headers=PIN)  # even the right PIN waits its turn
+        assert client.post("/api/show/abort", headers={"X-Table-Pin": "9999"}, environ_base=phone).status_code == 403
+    response = client.post("/api/show/abort", headers=PIN, environ_base=phone)  # even the right PIN waits its turn
     assert response.status_code == 429
     assert int(response.headers["Retry-After"]) >= 1
     assert "error" in response.json
 
 
 def test_the_guard_doubles_the_wait_and_forgets_in_time():
-    guard = PinGuard(free_tries=3, first_wait_s=1.0, max_wait_s=8.0, forget_after_s=100.0)
+    guard = PinGuard(free_tries=3, first_wait_s=1.0, max_wait_s=8.0, forget_after_s=100.0, table_forget_after_s=100.0)
     for i in range(3):
         assert guard.wait_s("a", now=float(i)) == 0.0
         guard.failed("a", now=float(i))

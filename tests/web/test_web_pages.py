@@ -23,7 +23,7 @@ LAN_PHONE = {"REMOTE_ADDR": "192.168.1.20"}
 
 @pytest.fixture
 def client(table):
-    return create_app(table, testing=True).test_client()
+    return create_app(table, testing=True, config={"ALLOWED_HOSTS": ["192.168.1.20"]}).test_client()
 
 
 class Page(HTMLParser):
@@ -138,9 +138,9 @@ def test_controls_appear_only_after_the_pin(client):
 def test_a_wrong_pin_on_the_page_is_refused_then_slowed_down(client):
     token = csrf(client)
     for _ in range(3):
-        refused = client.post("/pin", data={"pin": "0000", "csrf": token})
+        refused = client.post("/pin", data={"pin": "0000", "csrf": token}, environ_base=LAN_PHONE)
         assert refused.status_code == 403 and "That PIN is wrong." in refused.get_data(as_text=True)
-    slowed = client.post("/pin", data={"pin": "1234", "csrf": token})
+    slowed = client.post("/pin", data={"pin": "1234", "csrf": token}, environ_base=LAN_PHONE)
     assert slowed.status_code == 429 and int(slowed.headers["Retry-After"]) >= 1
     assert 'id="start-form"' not in client.get("/").get_data(as_text=True)
 
@@ -296,6 +296,8 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
         "warning": ("countdown_turned_while_running", "not_in_play"), "result": ("win", "loss"),
         "start": ("builtin", "saved"), "custom": ("running", "lying", "out"), "nav": ("table", "scorepad", "shows"),
         "lang": ("en", "ja"), "error": ("400", "403", "404", "405", "409", "413", "429", "500", "other"),
+        "setup.source": ("tilt", "hub", "emulated"), "setup.driver": ("spi", "pwm", "pi5", "fake"),
+        "setup.pose": ("a_up", "b_up", "side"), "setup.part": ("countdown", "tokens"),
     }.items() for x in values}
     missing = sorted(key for key in asked if "." in key and not key.endswith(".") and key not in known)
     assert missing == []

@@ -97,3 +97,64 @@ def test_any_show_traces_to_the_replayed_result(flips, end):
     expected = replay(lines)
     assert tr.show.result() == expected.result()
     parse(timeline_svg(lines))
+
+
+CHATTER = {"id": "chatter", "name": "Chatter", "hand_size": 4, "countdown": "purple", "countdown_start": 9,
+           "running": ["red", "orange", "yellow", "green"], "lying": ["purple"], "rules": ""}
+
+
+def chattering(minutes: float) -> list[str]:
+    """A show that runs for `minutes` with a sensor chattering all along (a glass wobbling through `side`)."""
+    from companion.skyrockets import Setup, Show, parse_event
+
+    show = Show(Setup(parse_event(CHATTER)))
+    lines, t, i = [{"t": 0, "type": "setup", "event": CHATTER}], 0.0, 0
+    while t < minutes * 60:
+        t = round(t + 0.7, 3)
+        colour = CHATTER["running"][i % 4]
+        glass = show.timers[colour].glass
+        if glass.top(t) < glass.duration / 2:
+            show.flip(t, colour)
+            lines.append({"t": t, "type": "flip", "timer": colour})
+        else:
+            pose = glass.pose.value
+            show.pose(t, colour, "side")
+            t = round(t + 0.05, 3)
+            show.pose(t, colour, pose)
+            lines += [{"t": t - 0.05, "type": "pose", "timer": colour, "pose": "side"},
+                      {"t": t, "type": "pose", "timer": colour, "pose": pose}]
+        i += 1
+    return [json.dumps(line) for line in lines + [{"t": t, "type": "end"}]]
+
+
+def test_a_long_chattering_show_draws_no_heavier_than_a_screen_can_show():
+    hour, four_hours = timeline_svg(chattering(60)), timeline_svg(chattering(240))
+    assert replay(chattering(240)).result()["outcome"] == "running"  # it really lasted four hours
+    assert len(hour.encode()) < 50_000 and len(four_hours.encode()) < 50_000
+    for polyline in parse(four_hours).iter(f"{SVG}polyline"):
+        assert len(polyline.get("points").split()) <= 2 * 346 + 2  # at most each column's lowest and highest
+
+
+def distance(point, a, b) -> float:
+    (px, py), (ax, ay), (bx, by) = point, a, b
+    dx, dy = bx - ax, by - ay
+    k = 0.0 if dx == dy == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)))
+    return ((px - ax - k * dx) ** 2 + (py - ay - k * dy) ** 2) ** 0.5
+
+
+def test_the_lighter_drawing_still_passes_through_every_sample():
+    lines = lines_of("three_star_win")
+    tr = trace(lines)
+    span = max(tr.end, 1.0)
+    sand_max = max(tr.show.timers[c].glass.duration for c in tr.points)
+    drawn = {}
+    for polyline in parse(timeline_svg(lines)).iter(f"{SVG}polyline"):
+        points = [tuple(map(float, p.split(","))) for p in polyline.get("points").split()]
+        drawn.setdefault(polyline.get("stroke"), []).append(points)
+    for colour, samples in tr.points.items():
+        runs = drawn[LOOKS[colour]["fill"]]
+        for t, top, _ in samples:
+            point = (44 + 346 * t / span, 196 - 178 * top / sand_max)
+            nearest = min(distance(point, a, b) if b else distance(point, a, a)
+                          for run in runs for a, b in zip(run, run[1:] + [None]))
+            assert nearest <= 0.2, (colour, t, top)

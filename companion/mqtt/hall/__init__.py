@@ -27,7 +27,7 @@ __all__ = ["Hall", "create_hall_app"]
 def create_hall_app(hall: Hall, *, secret_key: str | None = None, testing: bool = False,
                     config: Mapping | None = None) -> Flask:
     """A Flask app showing `hall`, on the site's templates and static files."""
-    from companion.web import DEFAULTS, errors, i18n, live, security
+    from companion.web import DEFAULTS, errors, hosts, i18n, live, security
     from companion.web.areas import Area
     from companion.mqtt.hall import views
 
@@ -41,6 +41,7 @@ def create_hall_app(hall: Hall, *, secret_key: str | None = None, testing: bool 
     app.extensions["hall"] = hall
     areas = [Area("hall", views.bp, "hall.index", 10, catalogs=HERE / "i18n")]
     app.extensions["areas"] = areas
+    hosts.init_app(app)  # the hall answers to this machine's names and addresses only (no DNS rebinding)
     live.init_app(app)
     security.init_app(app)
     i18n.init_app(app, areas)

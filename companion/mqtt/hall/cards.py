@@ -13,7 +13,10 @@ Traceback (most recent call last):
 companion.errors.BadInput: state.outcome: 'won' is not one of idle, running, win, loss, aborted
 """
 
+import json
 import threading
+import time
+from collections import OrderedDict
 
 from companion.errors import BadInput
 from companion.jsonin import parse
@@ -28,6 +31,8 @@ MAX_TEXT = MAX_EVENT_NAME  # the longest text a card shows is an event's name
 MAX_FIGURE = 1000  # stars and spaces of a sane table are far below
 MAX_SHOW_ID = 2**53  # a show's id, as exactly as a page's script can hold it
 MAX_TABLES = 500  # cards the hall keeps: a convention's worth, and a bound on what a stray publisher can fill
+NEVER_ONLINE_S = 600.0  # a card of a table never seen online (no retained `online`) goes after this
+FRAME_S = 0.025  # the live page is sent the hall's changes at most this often: coalesced, serialised once
 
 
 def read_json(payload: bytes, where: str):
@@ -110,24 +115,67 @@ def finished_show(row: object, where: str = "shows") -> dict:
 class Hall:
     """Every table's card, and the leaderboard, with a sequence number for the live page.
 
-    Each change bumps `seq` and wakes the streams; a stream asks for what
-    changed after the seq it has (one message carries every card that moved).
+    Each change bumps `seq`. The live page is sent frames (`frame`): the
+    changes of at most FRAME_S coalesced into one message, rendered and
+    serialised once for every viewer that is up to date, carrying only the
+    cards that moved (and the board when it moved). A card of a table never
+    seen online (a stray publisher's) expires after NEVER_ONLINE_S, and when
+    the hall is full such a card gives its place to a new table; a card that
+    goes is sent as `{"table": name, "gone": true}`.
     """
 
-    def __init__(self, board: list | None = None):
+    def __init__(self, board: list | None = None, *, clock=time.monotonic, frame_s: float = FRAME_S,
+                 never_online_s: float = NEVER_ONLINE_S):
         self._changed = threading.Condition()
+        self._clock, self._frame_s, self._never_online_s = clock, frame_s, never_online_s
         self._seq = 0
         self._cards: dict[str, dict] = {}
-        self._board, self._board_seq = board or [], 0
+        self._gone: dict[str, int] = {}  # table -> seq it went at (bounded: MAX_TABLES, oldest forgotten)
+        self._strays: OrderedDict[str, float] = OrderedDict()  # tables never seen online -> when first heard
+        self._board, self._board_seq, self._board_source = board or [], 0, None
+        self._published, self._last_frame = 0, float("-inf")
+        self._frames: dict[int, str] = {}  # seq a viewer has -> the next frame's text, for the current frame only
+
+    # ---- changes (the listener's thread) ----------------------------------------------------------
+
+    def _bump(self) -> int:
+        self._seq += 1
+        if self._seq == self._published + 1:
+            self._changed.notify_all()  # the first change after a frame wakes the viewers; later ones wait for it
+        return self._seq
 
     def _card(self, table: str) -> dict:
-        if table not in self._cards and len(self._cards) >= MAX_TABLES:
-            raise BadInput("topic", f"the hall already shows {MAX_TABLES} tables; {table!r} is one too many")
-        self._seq += 1
+        self._expire()
+        if table not in self._cards:
+            if len(self._cards) >= MAX_TABLES and self._strays:
+                self._drop(next(iter(self._strays)))
+            if len(self._cards) >= MAX_TABLES:
+                raise BadInput("topic", f"the hall already shows {MAX_TABLES} tables; {table!r} is one too many")
+            self._strays[table] = self._clock()
+            self._gone.pop(table, None)
         card = self._cards.setdefault(table, {"table": table, "online": None, "show": None})
-        card["seq"] = self._seq
-        self._changed.notify_all()
+        card["seq"] = self._bump()
         return card
+
+    def _expire(self) -> None:
+        now = self._clock()
+        while self._strays:
+            table, since = next(iter(self._strays.items()))
+            if now - since <= self._never_online_s:
+                break
+            self._drop(table)
+
+    def _drop(self, table: str) -> None:
+        self._strays.pop(table, None)
+        if self._cards.pop(table, None) is not None:
+            self._gone[table] = self._bump()
+            if len(self._gone) > MAX_TABLES:
+                del self._gone[next(iter(self._gone))]
+
+    def knows(self, table: str) -> bool:
+        """True when `table` has a card (so its finished shows may count)."""
+        with self._changed:
+            return table in self._cards
 
     def set_show(self, table: str, show: dict | None) -> None:
         with self._changed:
@@ -135,21 +183,78 @@ class Hall:
 
     def set_online(self, table: str, online: bool) -> None:
         with self._changed:
-            self._card(table)["online"] = online
+            card = self._card(table)
+            card["online"] = online
+            if online:
+                self._strays.pop(table, None)
 
-    def set_board(self, board: list) -> None:
+    def set_board(self, board) -> None:
+        """The leaderboard changed: `board` is its rows, or a function giving them (called once per frame)."""
         with self._changed:
-            self._seq += 1
-            self._board, self._board_seq = board, self._seq
-            self._changed.notify_all()
+            self._board_seq = self._bump()
+            if callable(board):
+                self._board_source = board
+            else:
+                self._board, self._board_source = board, None
+
+    # ---- what the viewers see ---------------------------------------------------------------------
+
+    def _board_now(self) -> list:
+        if self._board_source is not None:
+            self._board, self._board_source = self._board_source(), None
+        return self._board
+
+    def _since(self, after: int) -> dict:
+        cards = [dict(c) for c in sorted(self._cards.values(), key=lambda c: c["table"]) if c["seq"] > after]
+        if after >= 0:
+            cards += [{"table": t, "gone": True} for t, seq in self._gone.items() if seq > after]
+        board = self._board_now() if self._board_seq > after or after < 0 else None
+        return {"seq": self._seq, "cards": cards, "board": board}
 
     def changes(self, after: int, timeout: float) -> dict:
         """What changed after `after` (everything for -1), as soon as something did, or nothing after `timeout`."""
         with self._changed:
             self._changed.wait_for(lambda: self._seq > after, timeout)
-            cards = [dict(c) for c in sorted(self._cards.values(), key=lambda c: c["table"]) if c["seq"] > after]
-            board = self._board if self._board_seq > after or after < 0 else None
-            return {"seq": self._seq, "cards": cards, "board": board}
+            return self._since(after)
 
     def view(self) -> dict:
         return self.changes(-1, 0)
+
+    def published(self) -> int:
+        """The seq of the last frame sent to viewers."""
+        with self._changed:
+            return self._published
+
+    def frame(self, after: int, timeout: float) -> dict:
+        """The next frame for a viewer that has `after`: {"seq", "text"} (compact JSON), or text None after `timeout`.
+
+        Changes are held until FRAME_S after the last frame, so a hundred
+        tables changing ten times a second make a viewer a few frames a
+        second, not a thousand messages.
+        """
+        deadline = self._clock() + timeout
+        with self._changed:
+            while True:
+                if after > self._published:
+                    after = -1  # a number this hall never sent (an earlier run's): the whole view
+                now = self._clock()
+                if self._published > after and not (after < 0 and self._seq > self._published):
+                    return {"seq": self._published, "text": self._text(after)}
+                if self._seq > self._published and (after < 0 or now >= self._last_frame + self._frame_s):
+                    # due, or a new viewer (rare) whose whole view must be exactly the published one
+                    self._published, self._last_frame, self._frames = self._seq, now, {}
+                    self._changed.notify_all()  # the other viewers take the same frame
+                    continue
+                due = self._last_frame + self._frame_s if self._seq > self._published else deadline
+                if now >= deadline:
+                    return {"seq": self._published, "text": None}
+                self._changed.wait(max(0.0, min(due, deadline) - now))
+
+    def _text(self, after: int) -> str:
+        """The frame from `after` to the published seq, serialised once for every viewer at `after`."""
+        text = self._frames.get(after)
+        if text is None:
+            changed = self._since(after)
+            changed["seq"] = self._published
+            text = self._frames[after] = json.dumps(changed, ensure_ascii=False, separators=(",", ":"))
+        return text

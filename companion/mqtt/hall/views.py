@@ -7,7 +7,7 @@ from flask import Blueprint, current_app, render_template, request
 
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.web.live import follow, last_event_id
+from companion.web.live import Compact, follow, last_event_id
 from companion.web.looks import LOOKS
 
 
@@ -40,6 +40,9 @@ def events():
 
 
 def hall_stream(hall, after: int | None, **settings) -> Iterator[str]:
-    """One `hall` event per change: the cards that moved (all of them first) and the board when it moved."""
-    return follow("hall", lambda: hall.view()["seq"], hall.changes, lambda changed: changed, after, number="seq",
+    """One `hall` event per frame: the cards that moved (all of them first) and the board when it moved.
+
+    A frame is serialised once by the hall for every viewer at the same point, and sent as it is.
+    """
+    return follow("hall", hall.published, hall.frame, lambda frame: Compact(frame["text"]), after, number="seq",
                   **settings)

@@ -13,7 +13,7 @@ from companion.flock.birds import STAGES, read_int
 from companion.flock.game import MAX_LOG, MAX_SEED, Game
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.sheet import read_stage, sheet
-from companion.players import MAX_NAME
+from companion.players import MAX_NAME, check_name
 
 KIND = "flock"
 MODES = ("moves", "sheet")
@@ -47,12 +47,10 @@ def read_names(value, players: list[str]) -> dict[str, str]:
     for species, name in value.items():
         if species not in players:
             raise BadInput(f"names.{species}", "not one of the players' species")
-        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME \
-                or any(not ch.isprintable() for ch in name):
-            raise BadInput(f"names.{species}", f"expected a name of 1 to {MAX_NAME} printable characters")
-        if name.strip() in names.values():
-            raise BadInput(f"names.{species}", f"{name.strip()} is named twice")
-        names[species] = name.strip()
+        name = check_name(name, f"names.{species}")  # the one name rule of every game
+        if name in names.values():
+            raise BadInput(f"names.{species}", f"{name} is named twice")
+        names[species] = name
     return names
 
 
@@ -101,11 +99,8 @@ def card_key(card_type: str, name: str) -> str:
 
 
 def read_card_name(value) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise BadInput("name", "expected the card's name")
-    if len(value) > MAX_CARD_NAME or any(ch < " " for ch in value):
-        raise BadInput("name", f"at most {MAX_CARD_NAME} characters, no control characters")
-    return value.strip()
+    return check_name(value, "name", limit=MAX_CARD_NAME)  # the one name rule of every game
+
 
 
 def summary(game: dict) -> dict:

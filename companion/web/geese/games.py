@@ -8,6 +8,7 @@ record is replayed through the rules, so two phones tapping at once cannot
 overwrite each other.
 """
 
+from companion.players import check_name
 from companion.errors import BadInput, NothingToUndo
 from companion.geese import Replay, parse_card
 from companion.geese.rules import DEFAULT_RULES
@@ -24,6 +25,8 @@ def view(game: dict) -> dict:
 
 
 def new_record(players) -> dict:
+    if isinstance(players, list):  # each name by the one name rule: trimmed, in NFC, no control characters
+        players = [check_name(name, f"players[{i}]") for i, name in enumerate(players)]
     record = {"players": players, "wintering": [], "actions": []}
     Replay.of(record, strict=True)  # the names are checked by the rules' own reader
     return record

@@ -10,7 +10,7 @@ from companion.web import get_table
 from companion.web.address import is_loopback
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
-from companion.web.security import from_the_table
+from companion.web.security import PAIRING_S, from_the_table, open_pairing
 from companion.web.kiosk import bp
 from companion.web.show.pages import phone_links, qr_svg
 
@@ -41,3 +41,19 @@ def index():
 @bp.get("/kiosk/join")
 def join_address():
     return jsonify(join(get_table()))
+
+
+@bp.post("/api/pair")
+def new_pairing():
+    """A one-tap pairing code for a new phone, as a link and its QR code (the table's own screen only).
+
+    It lets a phone in without the PIN, so it works while someone is guessing the PIN.
+    """
+    code = open_pairing()
+    table = get_table()
+    base = join(table)["url"]
+    if base is None:
+        return jsonify({"url": None, "qr": None, "label": join(table)["label"], "valid_s": PAIRING_S})
+    url = f"{base.rstrip('/')}/pair/{code}"
+    return jsonify({"url": url, "qr": qr_svg(url, translate("kiosk.pair_scan")), "label": translate("kiosk.pair_scan"),
+                    "valid_s": PAIRING_S})

@@ -1,8 +1,14 @@
 """A past show as an SVG timeline: the sand on top of every glass over time, and what happened.
 
 Pure: the show's log lines in, SVG text out. The rules core replays the log,
-and the replay is sampled between inputs and just before and after every
-instant where something happens, so the drawing is what the rules say.
+and the replay is sampled just before and after every input and every
+instant where something happens; in between, sand runs at a steady rate, so
+straight lines between those samples are what the rules say. The drawing is
+as light as the picture, whatever the show's length: points that fall on
+the line through their neighbours are left out, and a glass turned more
+often than the plot has pixels for is drawn as each pixel column's lowest
+and highest sand (what a screen could show of it), its turn marks at most
+one per few columns.
 
 >>> svg = timeline_svg(['{"t": 0, "type": "setup", "event": "training"}', '{"t": 12, "type": "end"}'])
 >>> svg.startswith("<svg") and svg.count("<polyline") >= 6
@@ -35,7 +41,9 @@ WIDTH = 400
 LEFT, RIGHT, TOP, BOTTOM = 44, 390, 18, 196  # the plot area
 LEGEND_Y = 238
 ROW = 18
-SAMPLES = 200  # points per glass between inputs; enough for a smooth line, small enough for a phone
+COLUMN = 1.0  # the plot's resolution, in viewBox units: a phone draws the 346-unit-wide plot on ~350 px
+MARK_COLUMNS = 8  # at most one turn mark per glass in this many columns
+BLIP = 7.0  # a stretch shorter than one dash and its gap ("4 3") is drawn as part of its neighbours
 
 
 @dataclass
@@ -47,10 +55,11 @@ class Trace:
     points: dict[str, list[tuple[float, float, bool]]] = field(default_factory=dict)
     turns: list[tuple[float, str, float]] = field(default_factory=list)  # (t, colour, sand on top after)
 
-    def sample(self, t: float) -> None:
-        for colour, points in self.points.items():
+    def sample(self, t: float, only: str | None = None) -> None:
+        """Note every glass at `t` (or only glass `only`: an input bends no other glass's line)."""
+        for colour in (self.points if only is None else (only,) if only in self.points else ()):
             glass = self.show.timers[colour].glass
-            points.append((t, glass.top(t), glass.pose.upright))
+            self.points[colour].append((t, glass.top(t), glass.pose.upright))
 
 
 def trace(lines) -> Trace:
@@ -63,28 +72,26 @@ def trace(lines) -> Trace:
     inputs, last = checked[1:], reader.last_t
     result = Trace(show, last, {c: [] for c, timer in show.timers.items() if timer.in_play})
     result.sample(0.0)
-    step, grid, i = max(last / SAMPLES, 1e-3), 0.0, 0
+    i = 0
     while show.ended_at is None:
         due = show.next_due()
         upcoming = inputs[i]["t"] if i < len(inputs) else math.inf
-        t = min(upcoming, math.inf if due is None else due, grid + step)
+        t = min(upcoming, math.inf if due is None else due)
         if t > last:
             break
         if t == upcoming:  # an input comes before anything due at the same instant (the rules' order)
             line, i = inputs[i], i + 1
             colour = line.get("timer")
             before = show.timers[colour].glass if colour in result.points else None
-            result.sample(t)
+            result.sample(t, colour)
             apply_line(show, line)
             if before is not None and show.timers[colour].glass.pose is not before.pose:
                 result.turns.append((t, colour, show.timers[colour].glass.top(t)))
-        elif t == due:
+            result.sample(t, colour)
+        else:
             result.sample(t)
             show.advance(t)
-        else:
-            show.advance(t)
-            grid = t
-        result.sample(t)
+            result.sample(t)
     if show.ended_at is None:
         show.advance(last)
     result.end = show.ended_at if show.ended_at is not None else last
@@ -124,7 +131,11 @@ def timeline_svg(lines, labels: dict | None = None) -> str:
         marks.append(upright_line(x(tr.end), stroke_width=2)
                      + _el("text", result, x=x(tr.end), y=TOP - 5, text_anchor="end", stroke="none"))
     traces = [line for colour, points in tr.points.items() for line in _polylines(points, LOOKS[colour]["fill"], x, y)]
-    traces += [_glyph(LOOKS[colour]["symbol"], x(t), y(top), LOOKS[colour]["fill"], 9) for t, colour, top in tr.turns]
+    marks_of: dict[str, list[str]] = {}
+    for t, colour, top in _thinned(tr.turns, x):  # one group per glass carries what its marks share
+        marks_of.setdefault(colour, []).append(_el("text", LOOKS[colour]["symbol"], x=x(t), y=round(y(top) + 9 * 0.35, 1)))
+    traces += [_el("g", "".join(marks), text_anchor="middle", font_size=9, fill=LOOKS[colour]["fill"])
+               for colour, marks in marks_of.items()]
     traces += [_glyph("✕", x(r["t"]), y(0), LOOKS[r["timer"]]["fill"], 13, bold=True) for r in show.runouts]
 
     height = LEGEND_Y + ROW * (math.ceil(len(tr.points) / 3) + 3)
@@ -152,15 +163,68 @@ def _el(name: str, content: str = "", **attrs) -> str:
 
 
 def _polylines(points, colour: str, x, y) -> list[str]:
-    """One line per stretch standing up (solid) or lying (dashed)."""
+    """One line per stretch standing up (solid) or lying (dashed), as light as the picture allows.
+
+    A stretch too short to show its dashes (a glass laid down and stood up within a few columns, as a
+    chattering sensor reports it) is drawn as part of the stretch around it.
+    """
+    drawn = [(x(t), y(s), upright) for t, s, upright in points]
     runs: list[list[tuple[float, float, bool]]] = []
-    for point in points:
+    for point in drawn:
         if not runs or runs[-1][-1][2] != point[2]:
             runs.append([])
         runs[-1].append(point)
+    merged: list[list[tuple[float, float, bool]]] = []
+    for run in runs:
+        if merged and (run[-1][0] - run[0][0] < BLIP or merged[-1][-1][0] - merged[-1][0][0] < BLIP):
+            upright = merged[-1][0][2] if run[-1][0] - run[0][0] < BLIP else run[0][2]
+            merged[-1] = [(px, py, upright) for px, py, _ in merged[-1] + run]
+        else:
+            merged.append(run)
     dashes = {True: {}, False: {"stroke_dasharray": "4 3"}}
-    return [_el("polyline", points=" ".join(f"{x(t)},{y(s)}" for t, s, _ in run), fill="none", stroke=colour,
-                stroke_width=2, **dashes[run[0][2]]) for run in runs]
+    return [_el("polyline", points=" ".join(f"{px:g},{py:g}" for px, py in _compact([(px, py) for px, py, _ in run])),
+                fill="none", stroke=colour, stroke_width=2, **dashes[run[0][2]]) for run in merged]
+
+
+def _compact(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The points of a line that change its picture: repeats and points on a straight stretch left out,
+    and, in a stretch denser than the plot's columns, each column's lowest and highest, in their order."""
+    kept: list[tuple[float, float]] = []
+    for point in points:
+        if kept and point == kept[-1]:
+            continue
+        if len(kept) >= 2 and _straight(kept[-2], kept[-1], point):
+            kept[-1] = point
+        else:
+            kept.append(point)
+    if len(kept) <= 2 * (RIGHT - LEFT) / COLUMN:
+        return kept
+    columns: dict[int, list[tuple[float, float]]] = {}
+    for point in kept:
+        columns.setdefault(int(point[0] // COLUMN), []).append(point)
+    drawn = []
+    for column in columns.values():
+        low, high = min(column, key=lambda p: p[1]), max(column, key=lambda p: p[1])
+        drawn += sorted({low, high}, key=column.index)
+    return drawn
+
+
+def _straight(a, b, c) -> bool:
+    """Whether b lies on the line from a to c (within the drawing's rounding to 0.1), between them."""
+    cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    return (abs(cross) <= 0.1 * max(abs(c[0] - a[0]), abs(c[1] - a[1]), 1e-9)
+            and a[0] <= b[0] <= c[0] and min(a[1], c[1]) <= b[1] <= max(a[1], c[1]))
+
+
+def _thinned(turns, x) -> list[tuple[float, str, float]]:
+    """Turn marks, at most one per glass in every MARK_COLUMNS columns (a dense run of turns reads as one)."""
+    seen, kept = set(), []
+    for t, colour, top in turns:
+        key = (colour, int(x(t) // (COLUMN * MARK_COLUMNS)))
+        if key not in seen:
+            seen.add(key)
+            kept.append((t, colour, top))
+    return kept
 
 
 def _glyph(symbol: str, cx: float, cy: float, colour: str, size: int, bold: bool = False) -> str:

@@ -82,7 +82,17 @@ function draw(entry) {
   drawGlasses(entry);
 }
 
+// A card that went (a table never seen online, expired or pushed out by a real one) leaves the page.
+function drop(card) {
+  const entry = cards.get(card.table);
+  if (!entry) return;
+  entry.element.remove();
+  dirty.delete(entry);
+  cards.delete(card.table);
+}
+
 function take(card) {
+  if (card.gone) { drop(card); return; }
   let entry = cards.get(card.table);
   if (!entry) {
     const element = $("card-template").content.firstElementChild.cloneNode(true);

@@ -151,14 +151,20 @@ function frame(now) {
   else animating = false;
 }
 
-// EventSource reconnects by itself (sending Last-Event-ID); a refused stream (503) is retried here.
+// EventSource reconnects by itself (sending Last-Event-ID). A refused stream (every slot taken, 503)
+// falls back to polling: the page reads the show once per retry, so it stays current, only slower.
 function follow() {
   const stream = new EventSource("/api/show/events");
   stream.addEventListener("state", (event) => accept(JSON.parse(event.data)));
   stream.addEventListener("open", () => { $("kiosk-connection").hidden = true; });
   stream.addEventListener("error", () => {
     $("kiosk-connection").hidden = false;
-    if (stream.readyState === EventSource.CLOSED) setTimeout(follow, 5000);
+    if (stream.readyState !== EventSource.CLOSED) return;
+    fetch("/api/show", { headers: { Accept: "application/json" } })
+      .then((answer) => (answer.ok ? answer.json() : null))
+      .then((state) => { if (state) accept(state); })
+      .catch(() => {})
+      .finally(() => setTimeout(follow, 5000));
   });
 }
 
@@ -181,6 +187,33 @@ async function refreshJoin() {
   }
 }
 setTimeout(refreshJoin, $("kiosk-url").hasAttribute("data-waiting") ? JOIN_WAITING_MS : JOIN_KNOWN_MS);
+
+// One tap on the table's screen shows a pairing code (a QR code): a new phone scans it and is let in
+// without the PIN, even while someone is guessing the PIN. The code is good for one phone, briefly.
+let pairingTimer = null;
+async function showPairing() {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  let data = null;
+  try {
+    const answer = await fetch("/api/pair", { method: "POST", credentials: "same-origin",
+                                              headers: { "X-CSRF-Token": csrf } });
+    data = await answer.json();
+    if (!answer.ok) data = { label: t(data.code ?? "errors.other") };
+  } catch {
+    data = { label: t("live.offline") };
+  }
+  $("kiosk-pairing").hidden = false;
+  if (!data.qr) {
+    $("kiosk-pair-qr").replaceChildren();
+    $("kiosk-pair-label").textContent = data.label;
+    return;
+  }
+  $("kiosk-pair-qr").innerHTML = data.qr; // our own server's SVG, no script in it
+  $("kiosk-pair-label").textContent = t("kiosk.pair_scan");
+  clearTimeout(pairingTimer);
+  pairingTimer = setTimeout(() => { $("kiosk-pairing").hidden = true; }, data.valid_s * 1000);
+}
+$("kiosk-pair")?.addEventListener("click", showPairing);
 
 // The state now, then every change: the screen is right from its first frame.
 fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });

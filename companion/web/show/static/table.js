@@ -307,14 +307,20 @@ if (unlocked) {
 
 // ---- live ----------------------------------------------------------------------
 
-// EventSource reconnects by itself (sending Last-Event-ID); a refused stream (503) is retried here.
+// EventSource reconnects by itself (sending Last-Event-ID). A refused stream (every slot taken, 503)
+// falls back to polling: the page reads the show once per retry, so it stays current, only slower.
 function follow() {
   const stream = new EventSource("/api/show/events");
   stream.addEventListener("state", (event) => accept(JSON.parse(event.data)));
   stream.addEventListener("open", () => { $("connection").hidden = true; });
   stream.addEventListener("error", () => {
     $("connection").hidden = false;
-    if (stream.readyState === EventSource.CLOSED) setTimeout(follow, 5000);
+    if (stream.readyState !== EventSource.CLOSED) return;
+    fetch("/api/show", { headers: { Accept: "application/json" } })
+      .then((answer) => (answer.ok ? answer.json() : null))
+      .then((state) => { if (state) accept(state); })
+      .catch(() => {})
+      .finally(() => setTimeout(follow, 5000));
   });
 }
 

@@ -1,0 +1,203 @@
+// The setup page: sends the settings (the table judges them and names the key it refuses), shows
+// every glass live for the wiring check, lights the strip's parts and beeps on a tap, times a glass.
+
+import { formBody, showError } from "/static/js/forms.js";
+import { errorText, getJSON, postJSON } from "/static/js/api.js";
+import { loadMessages, t, timerName } from "/static/js/i18n.js";
+
+await loadMessages();
+
+const POLL_MS = 400; // the live readout: quick enough to follow a hand turning a glass
+
+// ---- settings ------------------------------------------------------------------------------
+
+// "4, 5" -> [4, 5]; a part that is not a number goes as it is, for the table to name.
+function pinList(text) {
+  return text.split(/[\s,]+/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+function settingsBody(form) {
+  const body = formBody(form);
+  for (const timer of Object.values(body.timers)) timer.pins = pinList(timer.pins);
+  const usesHub = Object.values(body.timers).some((timer) => timer.source === "hub");
+  if (!body.hub.port.trim() && !usesHub) delete body.hub; // no hub: leave [hub] as it is
+  return body;
+}
+
+// The table's refusal, in the table's own words (the same line `companion run` prints), after the page's.
+function refusal(data) {
+  return data.code === "errors.bad_input" ? `${t("setup.not_saved")} ${data.error}` : errorText(data);
+}
+
+function clearMessages(root) {
+  for (const slot of root.querySelectorAll(".error")) slot.textContent = "";
+  for (const el of root.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+}
+
+const settingsForm = document.getElementById("settings-form");
+settingsForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  clearMessages(settingsForm);
+  const button = document.getElementById("save-settings");
+  button.disabled = true;
+  const answer = await postJSON(settingsForm.dataset.api, settingsBody(settingsForm));
+  button.disabled = false;
+  if (answer.ok) {
+    window.location.assign(`${window.location.pathname}?saved=1#wiring`);
+    return;
+  }
+  showError(settingsForm, answer.data.field ?? "", refusal(answer.data));
+  const named = settingsForm.querySelector(`[name="${CSS.escape(answer.data.field ?? "")}"]`);
+  named?.setAttribute("aria-invalid", "true");
+  named?.focus();
+});
+
+// ---- the wiring check ----------------------------------------------------------------------
+
+const wiringError = document.getElementById("wiring-error");
+const wiringStatus = document.getElementById("wiring-status");
+
+function poseText(pose) {
+  return pose ? t(`setup.pose.${pose}`) : "–";
+}
+
+function showGlass(glass) {
+  const row = document.getElementById(`wire-${glass.colour}`);
+  if (!row) return;
+  const switches = row.querySelector(".switches");
+  switches.replaceChildren(...glass.switches.map((s) => {
+    const span = document.createElement("span");
+    span.className = s.closed ? "closed" : "open";
+    const state = glass.source === "emulated" ? (s.closed ? "setup.pressed" : "setup.released")
+      : (s.closed ? "setup.closed" : "setup.open");
+    span.textContent = `GPIO ${s.pin}: ${t(state)}`;
+    return span;
+  }));
+  if (!glass.switches.length) switches.textContent = t("setup.source.hub");
+  row.querySelector(".pose").textContent = glass.source === "emulated" ? t("setup.button") : poseText(glass.pose);
+  row.querySelector(".fault").textContent = glass.fault ? t("setup.fault", { fault: glass.fault }) : "";
+  row.dataset.pose = glass.pose ?? "";
+}
+
+function showHub(hub) {
+  const box = document.getElementById("hub-box");
+  box.hidden = !hub;
+  if (!hub) return;
+  const hello = hub.hello
+    ? t("setup.hub_hello", { firmware: hub.hello.fw, protocol: hub.hello.proto, timers: hub.hello.timers })
+    : t("setup.hub_silent", { port: hub.port });
+  const lines = Object.entries(hub.channels).map(([colour, ch]) =>
+    t("setup.hub_channel", { channel: ch.channel, timer: timerName(colour), pose: poseText(ch.pose) })
+    + (ch.fault ? ` — ${ch.fault}` : ""));
+  document.getElementById("hub-hello").textContent = [hello, ...lines].join(" · ");
+}
+
+function partName(part) {
+  if (part.kind === "segment") return t("setup.part_segment", { timer: timerName(part.colour) });
+  return t(`setup.part.${part.kind}`);
+}
+
+let partsDrawn = false;
+function showParts(parts) {
+  const box = document.getElementById("strip-parts");
+  if (!box || !parts || partsDrawn) return;
+  partsDrawn = true;
+  box.replaceChildren(...parts.map((part) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.part = String(part.part);
+    button.style.setProperty("--part", part.swatch);
+    button.textContent = partName(part);
+    button.addEventListener("click", async () => {
+      wiringError.textContent = "";
+      const answer = await postJSON("/api/setup/wiring/strip", { part: part.part });
+      if (answer.ok) wiringStatus.textContent = t("setup.part_lit", { part: partName(part), first: part.leds[0], last: part.leds[1] });
+      else wiringError.textContent = errorText(answer.data);
+    });
+    return button;
+  }));
+}
+
+document.getElementById("beep")?.addEventListener("click", async () => {
+  wiringError.textContent = "";
+  const answer = await postJSON("/api/setup/wiring/buzzer");
+  if (answer.ok) wiringStatus.textContent = t("setup.beeped", { pin: answer.data.pin });
+  else wiringError.textContent = errorText(answer.data);
+});
+
+// ---- timing a glass ------------------------------------------------------------------------
+
+const timingBox = document.getElementById("timing-box");
+const timingError = document.getElementById("timing-error");
+const timingSave = document.getElementById("timing-save");
+
+function seconds(value) {
+  return value == null ? "–" : t("setup.seconds", { s: value.toFixed(2) });
+}
+
+function showTiming(timing) {
+  timingBox.hidden = !timing;
+  if (!timing) return;
+  for (const way of ["a_up", "b_up"]) {
+    const row = document.getElementById(`timing-${way}`);
+    row.querySelector(".runs").textContent = timing.runs[way].map(seconds).join(", ") || "–";
+    row.querySelector(".median").textContent = seconds(timing.median?.[way]);
+  }
+  const state = timing.done ? "setup.timing_done" : timing.started ? "setup.timing_running" : "setup.timing_waiting";
+  document.getElementById("timing-state").textContent = t(state, { timer: timerName(timing.timer), n: timing.runs_each_way });
+  timingSave.disabled = !timing.median;
+}
+
+document.getElementById("timing-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  timingError.textContent = "";
+  document.getElementById("timing-saved").textContent = "";
+  const { timer, runs } = formBody(event.target);
+  const answer = await postJSON("/api/setup/timing", { timer, runs });
+  if (answer.ok) showTiming(answer.data.timing);
+  else timingError.textContent = refusal(answer.data);
+});
+
+timingSave.addEventListener("click", async () => {
+  timingError.textContent = "";
+  const answer = await postJSON("/api/setup/timing/save");
+  if (answer.ok) {
+    const { a_up: aUp, b_up: bUp } = typeof answer.data.duration === "number"
+      ? { a_up: answer.data.duration, b_up: answer.data.duration } : answer.data.duration;
+    document.getElementById("timing-saved").textContent = t("setup.timing_saved",
+      { timer: timerName(answer.data.timer), a: aUp.toFixed(2), b: bUp.toFixed(2) });
+    timingBox.hidden = true;
+  } else {
+    timingError.textContent = refusal(answer.data);
+  }
+});
+
+// ---- finishing -----------------------------------------------------------------------------
+
+const finish = document.getElementById("finish-setup");
+finish.addEventListener("click", async () => {
+  const answer = await postJSON(finish.dataset.api);
+  if (answer.ok) window.location.assign(answer.data.next);
+  else document.getElementById("finish-error").textContent = errorText(answer.data);
+});
+
+// ---- the live readout ----------------------------------------------------------------------
+
+async function poll() {
+  if (document.hidden) { // a phone in a pocket asks nothing; it catches up when shown again
+    setTimeout(poll, POLL_MS);
+    return;
+  }
+  try {
+    const [live, timing] = await Promise.all([getJSON("/api/setup/wiring"), getJSON("/api/setup/timing")]);
+    for (const glass of live.glasses) showGlass(glass);
+    showHub(live.hub);
+    showParts(live.strip);
+    if (timing.timing) showTiming(timing.timing);
+  } catch {
+    // a lost network or a finished setup: the next round tries again
+  }
+  setTimeout(poll, POLL_MS);
+}
+
+poll();

@@ -1,0 +1,196 @@
+"""A first run on a phone: a freshly installed table, on mock pins, set up entirely from the setup page.
+
+The table starts from the installer's config (docs/config.example.toml, with
+mock pins), so nothing is set up yet: the setup code opens the page, the
+settings are written into the file (its comments kept), the wiring check sees
+a glass tilted through the mock pins, the glass is timed on a fake clock (no
+waiting), and the table page then plays a show with the new settings. Bad
+input is refused next to the field it names.
+"""
+
+import time
+import tomllib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.config import load_or_fresh
+from companion.hardware.mock import Hands, mock_pin_factory
+from companion.records import Store
+from companion.table import Table
+from companion.web.server import ServerThread, make_server
+
+ROOT = Path(__file__).resolve().parents[2]
+EMULATED = ("orange", "yellow", "green", "blue", "purple")
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+
+    return expect
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    """A table as the installer leaves it (its example config, mock pins), started and served on 127.0.0.1."""
+    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
+    text = text.replace("mock_pins = false", "mock_pins = true")
+    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "companion.sqlite3"))
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    config = load_or_fresh(path)
+    clock = FakeClock()
+    table = Table(config, Store(config.database), mock_pin_factory(), clock=clock).start()
+    server = ServerThread(make_server(table, "127.0.0.1", 0))
+    yield SimpleNamespace(table=table, url=server.url, path=path, clock=clock, hands=Hands(table))
+    server.close()
+    table.stop()
+
+
+@pytest.fixture
+def phone(launch, fresh):
+    context = launch()
+    requests, errors = [], []
+    context.on("request", lambda request: requests.append(request.url))
+    page = context.pages[0] if context.pages else context.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "status of 4" not in m.text else None)
+    yield page
+    context.close()
+    assert [url for url in requests if not url.startswith(fresh.url)] == [], "a request left 127.0.0.1"
+    assert errors == []
+
+
+def refused(page, expect, field_id: str, slot_id: str, words: str) -> None:
+    """The settings were refused, the field marked and its reason (the config's own words) beside it."""
+    page.click("#save-settings")
+    expect(page.locator(f"#{slot_id}")).to_contain_text(words)
+    expect(page.locator(f"#{field_id}")).to_have_attribute("aria-invalid", "true")
+
+
+def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
+    page, table = phone, fresh.table
+    began = time.monotonic()
+    installed = fresh.path.read_text(encoding="utf-8")
+    page.goto(fresh.url + "setup/")
+    shot(page, "setup-1-code")
+
+    # A wrong code is refused; the one on the table's start-up lines opens the page.
+    page.fill("#setup-code", "WRONG-CODE1")
+    page.click("#code-form button[type=submit]")
+    expect(page.locator("#setup-code-error")).to_have_text("That setup code is wrong.")
+    page.fill("#setup-code", table.first_run.code.lower())
+    page.click("#code-form button[type=submit]")
+    expect(page.locator("#settings-form")).to_be_visible()
+
+    # Red stays a real glass in a tilt cradle; the others become LED hourglasses on a strip.
+    page.fill("#table-name", "Kitchen table")
+    for colour in EMULATED:
+        page.select_option(f"#source-{colour}", "emulated")
+    page.check("#strip-enabled")
+    page.check("#buzzer-enabled")
+
+    # Bad input is refused with the field named, in the config's own words (as `companion run` says them).
+    page.fill("#web-pin", "123")
+    refused(page, expect, "web-pin", "web-pin-error", "web.pin: expected 4 to 8 digits (0-9)")
+    page.fill("#web-pin", "2468")
+    page.fill("#pins-blue", "4")
+    refused(page, expect, "pins-blue", "pins-blue-error", "timers.blue.pins: GPIO 4 is already used by timers.red.pins")
+    page.fill("#pins-blue", "10")
+    page.select_option("#strip-driver", "spi")
+    refused(page, expect, "pins-blue", "pins-blue-error", "GPIO 10 is SPI0 MOSI, the strip's data line, which the LED strip's SPI driver takes")
+    shot(page, "setup-2-refused")
+    assert fresh.path.read_text(encoding="utf-8") == installed, "a refused setting wrote the file"
+
+    page.fill("#pins-blue", "21")
+    page.select_option("#strip-driver", "fake")
+    page.click("#save-settings")
+    expect(page.locator("#saved")).to_contain_text(str(fresh.path))
+
+    # Written through the config's checks, its comments and the keys the page does not know kept.
+    text = fresh.path.read_text(encoding="utf-8")
+    written = tomllib.loads(text)
+    assert written["table"]["name"] == "Kitchen table" and written["web"]["pin"] == "2468"
+    assert written["timers"]["blue"] == {"source": "emulated", "pins": [21]}
+    assert written["strip"]["enabled"] and written["strip"]["driver"] == "fake" and written["buzzer"]["enabled"]
+    assert "ball switches chatter near 45 degrees" in text and written["nominal"]["purple"] == 80
+    assert table.pin == "2468"  # applied without a restart
+
+    # The wiring check sees the red glass stood up through its mock pins.
+    red = page.locator("#wire-red")
+    expect(red.locator(".pose")).to_have_text("lying")
+    fresh.hands.set("red", "a_up")
+    expect(red.locator(".pose")).to_have_text("end A up")
+    expect(red.locator(".switches")).to_have_text("GPIO 4: closedGPIO 5: open")
+    fresh.hands.set("red", "b_up")
+    expect(red.locator(".pose")).to_have_text("end B up")
+    page.click("#strip-parts button[data-part='4']")
+    expect(page.locator("#wiring-status")).to_have_text("Blue segment lit (LEDs 64–79).")
+    lit = table.rig.strip.frames[-1]
+    assert [i for i, p in enumerate(lit) if p != (0, 0, 0)] == list(range(64, 80))
+    page.click("#beep")
+    expect(page.locator("#wiring-status")).to_have_text("Beeping on GPIO 19.")
+    shot(page, "setup-3-wiring")
+
+    # Timing the red glass, one run each way, on the fake clock.
+    page.select_option("#timing-timer", "red")
+    page.fill("#timing-runs", "1")
+    page.click("#timing-start")
+    expect(page.locator("#timing-state")).to_have_text("Turn the Red glass over to start.")
+    fresh.hands.set("red", "a_up")
+    expect(page.locator("#timing-state")).to_contain_text("Timing Red")
+    fresh.hands.wait(31.0)
+    fresh.hands.set("red", "b_up")
+    expect(page.locator("#timing-a_up .runs")).to_have_text("31.10 s")
+    fresh.hands.wait(29.0)
+    fresh.hands.set("red", "a_up")
+    expect(page.locator("#timing-state")).to_have_text("Red is timed: save it.")
+    expect(page.locator("#timing-b_up .median")).to_have_text("29.10 s")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page scrolls sideways on a phone"
+    shot(page, "setup-4-timing")
+    page.click("#timing-save")
+    expect(page.locator("#timing-saved")).to_have_text("Red saved: 31.10 s end A up, 29.10 s end B up.")
+    assert tomllib.loads(fresh.path.read_text(encoding="utf-8"))["timers"]["red"]["duration"] == {"a_up": 31.1, "b_up": 29.1}
+
+    # Done: the code is void, and the phone that set the table up goes to the table page, unlocked.
+    page.click("#finish-setup")
+    expect(page.locator("#start-form")).to_be_visible()
+    assert table.first_run.code is None and tomllib.loads(fresh.path.read_text(encoding="utf-8"))["table"]["set_up"]
+    first_run_s = time.monotonic() - began
+
+    # The table page plays a show with the new settings: the red glass read by its sensors, timed as calibrated.
+    page.click("#start-form button[type=submit]")
+    expect(page.locator("#show-status")).to_have_text("The show is running")
+    fresh.hands.wait(5.0)
+    show = page.evaluate("fetch('/api/show').then((r) => r.json())")
+    assert show["timers"]["red"]["source"] == "tilt" and show["timers"]["blue"]["source"] == "emulated"
+    assert show["timers"]["red"]["duration"] == pytest.approx(31.1) and show["t"] == pytest.approx(5.0)
+    assert page.title().endswith("· Kitchen table")
+    shot(page, "setup-5-show")
+    print(f"\nfirst run with mock pins, setup code to finished: {first_run_s:.1f} s")
+    (ROOT / "tests" / "artifacts").mkdir(exist_ok=True)
+    (ROOT / "tests" / "artifacts" / "setup-first-run.txt").write_text(f"{first_run_s:.1f} s\n", encoding="utf-8")
+
+    # Setup is closed: the code opens nothing, and changes need the PIN.
+    answer = page.evaluate("""(code) => fetch('/api/setup/code', {method: 'POST', headers: {'Content-Type':
+      'application/json', 'X-CSRF-Token': document.querySelector('meta[name=csrf-token]').content},
+      body: JSON.stringify({code})}).then((r) => r.status)""", "ABCDEFGHJK")
+    assert answer == 403
+
+
+def test_setup_is_reopened_from_the_tables_own_screen(fresh, phone, expect, shot):
+    """The kiosk shows the setup code while setup is open, and a button that opens it again once done."""
+    page, table = phone, fresh.table
+    page.goto(fresh.url + "kiosk/")
+    code = table.first_run.code
+    expect(page.locator("#kiosk-setup-code")).to_have_text(f"{code[:5]}-{code[5:]}")
+    table.finish_setup()
+    page.reload()
+    page.click("#kiosk-setup-reopen")
+    expect(page.locator("#kiosk-setup-code")).to_be_visible()
+    assert table.first_run.code not in (None, code)
+    assert tomllib.loads(fresh.path.read_text(encoding="utf-8"))["table"]["set_up"] is False
+    shot(page, "setup-6-kiosk")

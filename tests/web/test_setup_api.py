@@ -1,0 +1,171 @@
+"""The setup area through Flask's test client: the code, the PIN after, settings written and applied,
+the wiring check and timing a glass on a fake clock, the flow closed and reopened."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.config import load_or_fresh
+from companion.hardware.mock import Hands, mock_pin_factory
+from companion.records import Store
+from companion.table import Table, demo_table
+from companion.web import create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def table(tmp_path):
+    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
+    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "db.sqlite3"))
+    (tmp_path / "config.toml").write_text(text, encoding="utf-8")
+    config = load_or_fresh(tmp_path / "config.toml")
+    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock())
+    yield table
+    table.stop()
+
+
+@pytest.fixture
+def client(table):
+    client = create_app(table, testing=True).test_client()
+    page = client.get("/setup/").get_data(as_text=True)
+    client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    return client
+
+
+def post(client, path, body=None):
+    return client.post(path, json=body or {}, headers={"X-CSRF-Token": client.csrf})
+
+
+def enter(client, table):
+    assert post(client, "/api/setup/code", {"code": table.first_run.code}).status_code == 200
+
+
+def test_a_table_not_set_up_asks_for_its_setup_code_and_nothing_else_opens_it(client, table):
+    code = table.first_run.code
+    assert len(code) >= 8 and 'id="setup-code"' in client.get("/setup/").get_data(as_text=True)
+    assert client.get("/api/setup/settings").status_code == 403
+    wrong = post(client, "/api/setup/code", {"code": "A" * len(code)})
+    assert wrong.status_code == 403 and wrong.json["code"] == "setup.code_wrong"
+    assert post(client, "/api/setup/code", {"code": f" {code[:5].lower()}-{code[5:]} "}).status_code == 200
+    assert client.get("/api/setup/settings").json["timers"]["purple"]["source"] == "emulated"
+    assert client.post("/api/setup/settings", json={}).status_code == 403  # no CSRF token
+
+
+def test_wrong_codes_slow_down(client):
+    for _ in range(3):
+        post(client, "/api/setup/code", {"code": "WRONGCODE1"})
+    slowed = post(client, "/api/setup/code", {"code": "WRONGCODE1"})
+    assert slowed.status_code == 429 and slowed.json["code"] == "setup.code_wait"
+
+
+@pytest.mark.parametrize("settings, field, words", [
+    ({"web": {"pin": "123"}}, "web.pin", "expected 4 to 8 digits"),
+    ({"timers": {"blue": {"pins": [4, 6]}}}, "timers.blue.pins", "GPIO 4 is already used by timers.red.pins"),
+    ({"strip": {"enabled": True, "driver": "spi"}, "timers": {"blue": {"pins": [10, 6]}}}, "timers.blue.pins",
+     "which the LED strip's SPI driver takes"),
+    ({"buzzer": {"enabled": True, "pin": 40}}, "buzzer.pin", "GPIO 40 does not exist (valid 2-27)"),
+    ({"timers": {"red": {"source": "hub"}}}, "hub.port", "missing"),
+    ({"web": {"port": 80}}, "web.port", "not a key the setup page may change"),
+    ({"buzzer": {"pin": "19"}}, "buzzer.pin", "expected a whole number"),
+])
+def test_refused_settings_name_the_key_in_the_configs_own_words_and_write_nothing(client, table, settings, field, words):
+    enter(client, table)
+    before = table.config.path.read_text(encoding="utf-8")
+    refused = post(client, "/api/setup/settings", settings)
+    assert refused.status_code == 400 and refused.json["field"] == field and words in refused.json["error"]
+    assert table.config.path.read_text(encoding="utf-8") == before
+
+
+def test_settings_are_written_keeping_comments_and_applied_at_once(client, table):
+    enter(client, table)
+    answer = post(client, "/api/setup/settings", {
+        "table": {"name": "Window table", "language": "ja"}, "web": {"pin": "97531"},
+        "timers": {"red": {"source": "emulated", "pins": [4]}}, "strip": {"enabled": True, "driver": "fake"},
+        "buzzer": {"enabled": True, "pin": 19}, "mqtt": {"url": ""}})
+    assert answer.status_code == 200 and answer.json["table"] == {"name": "Window table", "language": "ja"}
+    text = table.config.path.read_text(encoding="utf-8")
+    assert "(ball switches chatter near 45 degrees)" in text and "purple = 80" in text
+    assert tomllib.loads(text)["web"] == {"host": "0.0.0.0", "port": 8000, "pin": "97531"}
+    assert text.index('pin = "97531"') < text.index("# [mqtt]"), "a new key goes with its section's keys"
+    assert table.pin == "97531" and table.has_strip and "red" in table.rig.buttons
+    assert '<html lang="ja"' in client.get("/setup/").get_data(as_text=True)  # the table's language by default
+
+
+def test_the_wiring_check_reads_the_glasses_lights_the_strip_and_beeps(client, table):
+    enter(client, table)
+    post(client, "/api/setup/settings", {"strip": {"enabled": True, "driver": "fake"}, "buzzer": {"enabled": True}})
+    Hands(table).set("red", "b_up")
+    wiring = client.get("/api/setup/wiring").json
+    red = wiring["glasses"][0]
+    assert red == {"colour": "red", "source": "tilt", "switches": [{"pin": 4, "closed": False}, {"pin": 5, "closed": True}],
+                   "pose": "b_up", "fault": None, "pressed": None}
+    assert [p["name"] for p in wiring["strip"]][-2:] == ["countdown track", "crowd tokens"]
+    lit = post(client, "/api/setup/wiring/strip", {"part": 6})
+    assert lit.json["leds"] == [96, 100]
+    assert [i for i, p in enumerate(table.rig.strip.frames[-1]) if p != (0, 0, 0)] == list(range(96, 101))
+    assert post(client, "/api/setup/wiring/strip", {"part": 99}).json["field"] == "part"
+    assert post(client, "/api/setup/wiring/buzzer").json == {"pin": 19}
+
+
+def test_timing_a_glass_stores_the_medians_with_the_calibration_band(client, table):
+    enter(client, table)
+    hands = Hands(table)
+    hands.set("red", "a_up")
+    post(client, "/api/setup/timing", {"timer": "red", "runs": 1})
+    hands.set("red", "b_up")  # turned over: the first run, B up
+    hands.wait(30.5)
+    hands.set("red", "a_up")
+    hands.wait(29.5)
+    hands.set("red", "b_up")
+    status = client.get("/api/setup/timing").json["timing"]
+    assert status["done"] and status["runs"] == {"a_up": [29.6], "b_up": [30.6]}
+    assert post(client, "/api/setup/timing/save").json == {"timer": "red", "duration": {"a_up": 29.6, "b_up": 30.6}}
+    assert tomllib.loads(table.config.path.read_text())["timers"]["red"]["duration"] == {"a_up": 29.6, "b_up": 30.6}
+    post(client, "/api/setup/timing", {"timer": "orange", "runs": 1})  # a 40 s glass timed at 10 s: refused
+    hands.set("orange", "a_up")
+    hands.wait(10.0)
+    hands.set("orange", "b_up")
+    refused = post(client, "/api/setup/timing/save")
+    assert refused.status_code == 400 and "is not a 40 s glass" in refused.json["error"]
+
+
+def test_finishing_closes_the_flow_and_changes_then_need_the_pin(client, table):
+    enter(client, table)
+    post(client, "/api/setup/settings", {"web": {"pin": "2468"}})
+    assert post(client, "/api/setup/done").json == {"setup": "done", "next": "/"}
+    assert table.first_run.code is None and tomllib.loads(table.config.path.read_text())["table"]["set_up"] is True
+    assert client.get("/api/setup/settings").status_code == 200  # this phone was unlocked with the new PIN
+    other = create_app(table, testing=True).test_client()
+    assert other.get("/api/setup/settings").status_code == 403
+    assert "pin-form" in other.get("/setup/").get_data(as_text=True)
+    assert other.get("/api/setup/settings", headers={"X-Table-Pin": "2468"}).status_code == 200
+
+
+def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table, cli):
+    table.finish_setup()
+    phone = create_app(table, testing=True).test_client()
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"', phone.get("/setup/").get_data(as_text=True))[1]
+    refused = phone.post("/setup/reopen", data={"csrf": csrf}, environ_base={"REMOTE_ADDR": "192.168.1.20"})
+    assert refused.status_code == 403 and table.first_run.code is None
+    kiosk = client.get("/kiosk/").get_data(as_text=True)
+    assert 'id="kiosk-setup-reopen"' in kiosk
+    assert client.post("/setup/reopen", data={"csrf": client.csrf}).status_code == 303
+    assert table.first_run.code is not None
+    table.finish_setup()
+    done = cli("setup", "--reopen", "--config", str(table.config.path))
+    assert done.returncode == 0 and "setup reopened" in done.stdout
+    assert table.first_run.code is not None  # the running table saw the file change
+
+
+def test_the_demo_has_no_setup_flow(tmp_path):
+    table = demo_table(tmp_path / "demo.sqlite3")
+    try:
+        client = create_app(table, testing=True).test_client()
+        assert table.first_run.code is None
+        assert "pin-form" in client.get("/setup/").get_data(as_text=True)
+    finally:
+        table.stop()
