@@ -97,6 +97,7 @@ def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expe
     page.locator("#next-event a").click()
     expect(page.locator("#ev-id")).to_have_value("event-04")
     page.goto(f"{browser.url}scorepad")
+    expect(page.locator("#festival-form")).to_have_attribute("data-ready", "yes")
     page.fill("#festival-name", "Our reds")
     page.fill("#festival-events", "event-02, training")
     page.click("#festival-form button[type=submit]")
@@ -118,7 +119,7 @@ def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, play
         page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=demo.url.rstrip("/"))
         page.goto(f"{demo.url}shows/3")
         text = "Skyrockets: Event 2 · Night 2\nWon with 3 of 3 stars\n🎆 ⭐⭐⭐\n#Skyrockets"
-        expect(page.locator("#share-button")).to_be_visible()
+        expect(page.locator("#share-button")).to_be_enabled()  # its script is ready
         assert page.locator("#share-text").inner_text() == text
         page.evaluate("delete Navigator.prototype.share")  # a phone without a share sheet: the text is copied
         page.click("#share-button")
@@ -146,7 +147,7 @@ def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, play
 def test_the_bgstats_link_is_offered_only_on_the_phones_it_runs_on(browser, demo, expect):
     festival_one(demo.table)
     browser.page.goto(f"{browser.url}shows/3")
-    expect(browser.page.locator("#share-button")).to_be_visible()
+    expect(browser.page.locator("#share-button")).to_be_enabled()
     expect(browser.page.locator("#bgstats-link")).to_have_count(0)  # a desktop browser: no BG Stats app
 
 
@@ -220,12 +221,14 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
         page.fill("#pin", "1234")
         page.click(".pin-form button[type=submit]")
         expect(page.locator("#next-event")).to_have_attribute("data-event", "event-01")
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
         expect(page.locator("#next-event")).to_have_attribute("data-event", "event-04")
         assert page.locator("#events-title + table").inner_text() == old_events
         assert page.locator("#festivals details").all_inner_texts() == old_pad
         # A second import into the same (no longer fresh) table is refused, naming why; nothing changes.
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
         expect(page.locator("#history-error")).to_have_text("This table already has records: import into a fresh table.")
@@ -260,7 +263,7 @@ def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expe
     try:
         page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
         page.goto(f"{demo.url}flock/games/{flock['id']}")
-        expect(page.locator("#share-button")).to_be_visible()
+        expect(page.locator("#share-button")).to_be_enabled()
         assert page.locator("#share-text").inner_text().splitlines() == [
             "Über den Wolken: final scores", f"🥇 kite {totals['kite']}", f"🥈 crane {totals['crane']}", "🪶🪶"]
         play = link_play(page.locator("#bgstats-link").get_attribute("href"))

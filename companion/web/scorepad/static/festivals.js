@@ -31,3 +31,6 @@ historyForm?.addEventListener("submit", async (event) => {
   status.textContent = t("history.imported", { shows: answer.data.imported.show });
   window.location.reload();
 });
+
+// Ready: a submit before now would have gone to the page as a plain form.
+for (const form of [festivalForm, historyForm]) if (form) form.dataset.ready = "yes";

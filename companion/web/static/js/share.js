@@ -34,3 +34,4 @@ button?.addEventListener("click", async () => {
   }
   status.textContent = (await copy(text)) ? t("share.copied") : t("share.select");
 });
+if (button) button.disabled = false; // ready: a tap before now would have done nothing
