@@ -18,6 +18,7 @@ from companion import jsonin
 from companion.clock import MAX_SPEED, MIN_SPEED
 from companion.errors import BadInput, Conflict
 from companion.records.database import Database, DamagedRow, iso, text_cell
+from companion.records.festivals import SCHEMA as FESTIVALS_SCHEMA, migrate
 from companion.records.games import SCHEMA as GAMES_SCHEMA
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
@@ -170,8 +171,9 @@ class Store:
     """
 
     def __init__(self, path: Path | str):
-        self.database = Database(path, SCHEMA + GAMES_SCHEMA)
+        self.database = Database(path, SCHEMA + GAMES_SCHEMA + FESTIVALS_SCHEMA)
         self.path = self.database.path
+        migrate(self.database)
         self._count_pad()
 
     def _count_pad(self) -> None:

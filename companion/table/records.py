@@ -4,6 +4,10 @@ The web pages, the JSON API and the bridges read the table through these
 methods only; none of them reaches into the store or the config.
 """
 
+from companion.records import festivals as festival_records
+from companion.records import history
+from companion.skyrockets.festivals import (MAX_FESTIVALS, Festival, campaign, current_festival, custom_festival,
+                                            next_event, progress)
 from companion.skyrockets.snapshot import carried
 
 
@@ -61,3 +65,41 @@ class Records:
     def show_log(self, show_id: int) -> list[str] | None:
         """One show's journal as a show log, or None."""
         return self.store.show_log(show_id)
+
+    # ---- festivals and the whole history -------------------------------------
+
+    def festival_pad(self) -> dict:
+        """The campaign's festivals and the custom ones with their progress, the next event, and who starts."""
+        pad = self.store.scorepad()
+        rows = {row["event"]: row for row in pad["events"]}
+        known = self.store.events()
+        customs = festival_records.festivals(self.store.database)
+        plan = campaign() + [Festival(f"custom-{c['id']}", tuple(c["events"]), c["name"], custom=True) for c in customs]
+        shown = progress(plan, rows)
+        for festival in shown:
+            for row in festival["events"]:
+                event = known.get(row["event"])
+                row["name"] = event.name if event else None
+                row["entered"] = event is not None
+        upcoming = next_event(shown)
+        return {"festivals": shown, "next_event": upcoming, "current": (current_festival(shown) or {}).get("key"),
+                "next_entered": upcoming in known if upcoming else False,
+                "players": pad["players"], "start_player": pad["start_player"]}
+
+    def save_festival(self, data) -> dict:
+        """Keep a custom festival of any events this table knows (or any numbered event)."""
+        festival = custom_festival(data, self.store.events())
+        festival_id = festival_records.save_festival(self.store.database, festival.name, list(festival.events),
+                                                     self.clock.wall(), MAX_FESTIVALS)
+        return {"id": festival_id, "name": festival.name, "events": list(festival.events)}
+
+    def delete_festival(self, festival_id: int) -> bool:
+        return festival_records.delete_festival(self.store.database, festival_id)
+
+    def export_history(self) -> str:
+        """Every finished record of the table as one history file (JSON Lines)."""
+        return history.export_history(self.store.database, wall=self.clock.wall())
+
+    def import_history(self, text: str) -> dict:
+        """A history file read into this table, which must be fresh; how many records of each kind came in."""
+        return history.import_history(self.store.database, text)

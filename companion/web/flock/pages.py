@@ -37,4 +37,4 @@ def stage():
 def game(game_id: int):
     found = saved_game(records.KIND, game_id, NAME)
     return render_template("flock/game.html", area="flock", game_id=game_id, mode=found["state"].get("mode"),
-                           unlocked=unlocked(), limits=limits())
+                           unlocked=unlocked(), limits=limits(), summary=records.summary(found))

@@ -10,5 +10,5 @@ from companion.web.security import unlocked
 
 @bp.get("/scorepad")
 def index():
-    return render_template("scorepad/index.html", area="scorepad", pad=get_table().scorepad(),
+    return render_template("scorepad/index.html", area="scorepad", pad=get_table().scorepad(), festivals=get_table().festival_pad(),
                            unlocked=unlocked(), max_players=MAX_PLAYERS, max_name=MAX_NAME)

@@ -38,6 +38,7 @@ function sandNow(timer, now) {
 }
 
 function accept(state) {
+  if (state.outcome !== show?.outcome) refreshFestival(); // a show began or ended: the festival pad moved
   show = state;
   receivedAt = performance.now();
   render();
@@ -57,6 +58,34 @@ function render() {
   if (!animating) {
     animating = true;
     requestAnimationFrame(frame);
+  }
+}
+
+// The campaign's next event, its festival's progress and who starts, read from the score pad.
+function festivalTitle(f) {
+  if (f.custom) return f.name;
+  if (f.encore) return t("festival.encore");
+  return f.key === "10" ? t("festival.grand_finale", { n: f.key }) : t("festival.n", { n: f.key });
+}
+
+async function refreshFestival() {
+  const box = $("kiosk-festival");
+  try {
+    const answer = await fetch("/api/festivals", { credentials: "same-origin" });
+    if (!answer.ok) throw new Error(`festivals: ${answer.status}`);
+    const pad = await answer.json();
+    const current = pad.festivals.find((f) => f.key === pad.current);
+    const row = current?.events.find((e) => e.event === pad.next_event);
+    const parts = [];
+    if (row) {
+      const event = t("festival.event_n", { n: row.number }) + (row.name && row.name !== row.event ? ` · ${row.name}` : "");
+      parts.push(t("kiosk.festival", { event, festival: festivalTitle(current), won: current.won, size: current.size }));
+    }
+    if (pad.start_player) parts.push(t("festival.starts", { name: pad.start_player }));
+    box.textContent = parts.join(" ");
+    box.hidden = !parts.length;
+  } catch {
+    box.hidden = true; // the pad is a courtesy: the show screen goes on without it
   }
 }
 

@@ -248,7 +248,21 @@ async function loadEvents() {
   }
   select.replaceChildren(...groups.map(([group]) => group).filter((group) => group.children.length));
   if (chosen) select.value = chosen;
+  else offerWanted(select);
   if (show) renderSetupCheck();
+}
+
+// The score pad's festival links name an event (?event=event-04): chosen if the table knows its setup,
+// else the new-event form opens with its id filled in, for the owner to enter the card's setup once.
+function offerWanted(select) {
+  const wanted = new URLSearchParams(location.search).get("event");
+  if (!wanted) return;
+  if (events.some((e) => e.id === wanted)) {
+    select.value = wanted;
+  } else if ($("ev-id")) {
+    $("ev-id").value = wanted;
+    $("event-form").closest("details").open = true;
+  }
 }
 
 loadEvents();

@@ -1,0 +1,117 @@
+"""Results that travel, for the pages and the API: a finished show's or bird game's share text and BG Stats link,
+the festival pad, and the whole history exported and imported (docs/festivals.md)."""
+
+import csv
+import io
+
+from flask import jsonify, request
+from werkzeug.exceptions import NotFound
+
+from companion.errors import BadInput
+from companion.records.database import MAX_ROW_ID, iso
+from companion.skyrockets.festivals import event_number
+from companion.web import get_table
+from companion.web.api import json_body, need
+from companion.web.i18n import event_name, translate
+from companion.web.scorepad import bp
+from companion.web.security import needs_pin
+from companion.web.share import bgstats_link, game_result, offers_bgstats, show_result
+
+
+@bp.app_template_global()
+def show_share(show: dict) -> dict | None:
+    """A finished show's share text, emoji line, BG Stats play and link (None while it runs or if aborted)."""
+    if show.get("outcome") not in ("win", "loss"):
+        return None
+    name = event_name(show["event"], show["event_name"])
+    number = event_number(show["event"])
+    if number is not None:
+        name = translate("festival.event_n", n=number) + ("" if name == show["event"] else f" · {name}")
+    named = {**show, "event_name": name}
+    result = show_result(named, get_table().scorepad()["players"], translate)
+    return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
+
+
+@bp.app_template_global()
+def geese_share(game: dict, sheet: dict) -> dict | None:
+    """A finished 帰る雁 game's share text and BG Stats play (None until it is over)."""
+    if not sheet.get("final"):
+        return None
+    totals = {row["name"]: row["total"] for row in sheet["rows"]}
+    ranking = [(name, totals[name]) for name in sheet["ranking"]]
+    start = game["players"][0] if game.get("players") else None
+    result = game_result("帰る雁 (Kaeru Kari)", "kaeru-kari", ranking, iso(game["updated"]), translate, start)
+    return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
+
+
+@bp.app_template_global()
+def flock_share(summary: dict) -> dict | None:
+    """A finished Über den Wolken game's share text and BG Stats play (None until it is over)."""
+    if not summary.get("over"):
+        return None
+    name = lambda p: summary["names"].get(p) or p  # noqa: E731  (a player is named, or shown by species)
+    ordered = sorted(summary["players"], key=lambda p: (p not in summary["winners"], -summary["totals"].get(p, 0)))
+    ranking = [(name(p), summary["totals"].get(p, 0)) for p in ordered]
+    result = game_result("Über den Wolken", "ueber-den-wolken", ranking, iso(summary["updated"]), translate,
+                         winners={name(p) for p in summary["winners"]})
+    return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
+
+
+@bp.get("/api/shows/<int:show_id>/result")
+def show_result_json(show_id: int):
+    record = get_table().show_record(show_id) if show_id <= MAX_ROW_ID else None
+    shared = show_share(record) if record else None
+    if shared is None:
+        raise NotFound(f"there is no finished show {show_id}")
+    return jsonify(shared)
+
+
+@bp.get("/api/festivals")
+def festivals():
+    return jsonify(get_table().festival_pad())
+
+
+@bp.post("/api/festivals")
+@needs_pin
+def save_festival():
+    return jsonify(get_table().save_festival(json_body("name", "events")))
+
+
+@bp.get("/api/history")
+def history_file():
+    headers = {"Content-Disposition": 'attachment; filename="companion-history.jsonl"'}
+    return get_table().export_history(), 200, {"Content-Type": "application/jsonl; charset=utf-8", **headers}
+
+
+@bp.post("/api/history")
+@needs_pin
+def import_history():
+    text = need(json_body("history"), "history")
+    if not isinstance(text, str):
+        raise BadInput("history", "expected the history file's text")
+    try:
+        return jsonify({"imported": get_table().import_history(text)})
+    except BadInput as e:  # the page shows which line and field, in its language around the table's words
+        if getattr(e, "error_code", None):
+            raise
+        raise BadInput(e.field, e.problem, code="history.refused", params={"where": e.field, "problem": e.problem}) \
+            from None
+
+
+@bp.get("/api/history.csv")
+def history_csv():
+    """Every show as a CSV row, oldest first (festival number, stars, who started)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"])
+    for show in reversed(get_table().shows()):
+        writer.writerow([show["id"], _cell(show["event"]), _cell(show["event_name"]), "yes" if show["challenge"] else "no",
+                         show["outcome"], show["stars"], show["started"], show["ended"] or "",
+                         _cell(show["start_player"] or "")])
+    headers = {"Content-Disposition": 'attachment; filename="shows.csv"'}
+    return out.getvalue(), 200, {"Content-Type": "text/csv; charset=utf-8", **headers}
+
+
+def _cell(value) -> str:
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

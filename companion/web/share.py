@@ -1,0 +1,106 @@
+"""Results that travel: a finished show or bird game as a short text to share, and as a play for BG Stats.
+
+BG Stats documents how another app pushes a play to it
+(https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/):
+a link `https://app.bgstatsapp.com/createPlay.html?data=<data>`, where
+<data> is the URL-encoded JSON of one play — `playDate` ("YYYY-MM-DD
+HH:MM:SS"), `durationMin`, `location`, `board`, `comments`, `game`
+(`name`, `sourceGameId`, `bggId` when known, `highestWins`, `noPoints`) and
+`players` (`name`, `sourcePlayerId`, `score`, `rank`, `role`, `winner`,
+`startPlayer`). The app exists for iOS and Android only, so the link is
+offered on those phones alone.
+
+>>> play = bgstats_play(game={"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True,
+...                           "noPoints": False}, played="2025-05-04T19:30:00Z", minutes=7, board="Training",
+...                    comments="", players=[{"name": "Aki", "score": 3, "rank": 1, "winner": True, "start": True}])
+>>> play["playDate"], play["players"][0]["sourcePlayerId"]
+('2025-05-04 19:30:00', 'aki')
+>>> bgstats_link(play).startswith("https://app.bgstatsapp.com/createPlay.html?data=%7B")
+True
+"""
+
+import json
+import re
+from datetime import datetime
+from urllib.parse import quote
+
+BGSTATS_URL = "https://app.bgstatsapp.com/createPlay.html"
+BGSTATS_PLATFORMS = re.compile(r"Android|iPhone|iPad|iPod")  # where the app (and so its link) exists
+LOCATION = "Hourglass table"
+STAR, NO_STAR, SPARK, MISS = "⭐", "☆", "🎆", "💨"
+
+
+def bgstats_play(*, game: dict, played: str, minutes: int | None, board: str, comments: str,
+                 players: list[dict]) -> dict:
+    """One play in BG Stats' documented JSON; `played` is the stored UTC instant ("...T...Z")."""
+    play = {"board": board, "comments": comments, "game": dict(game), "location": LOCATION,
+            "playDate": played[:10] + " " + played[11:19],
+            "players": [{"name": p["name"], "sourcePlayerId": _player_id(p["name"]), "score": p["score"],
+                         "rank": p["rank"], "role": "", "winner": p["winner"], "startPlayer": p["start"]}
+                        for p in players]}
+    if minutes is not None:
+        play["durationMin"] = minutes
+    return play
+
+
+def bgstats_link(play: dict) -> str:
+    """The documented link that opens BG Stats' import dialog with `play`."""
+    return f"{BGSTATS_URL}?data={quote(json.dumps(play, ensure_ascii=False, separators=(',', ':')), safe='')}"
+
+
+def offers_bgstats(user_agent: str | None) -> bool:
+    """Whether the phone is one BG Stats runs on (iOS or Android): the link means nothing elsewhere."""
+    return bool(user_agent and BGSTATS_PLATFORMS.search(user_agent))
+
+
+def _minutes(started: str | None, ended: str | None) -> int | None:
+    """The minutes a show took at the table, from its stored UTC start and end (None if either is missing)."""
+    try:
+        return max(0, round((datetime.fromisoformat(ended) - datetime.fromisoformat(started)).total_seconds() / 60))
+    except (TypeError, ValueError):
+        return None
+
+
+def _player_id(name: str) -> str:
+    """A stable id for a player of this table (BG Stats remembers the match it makes for it)."""
+    return name.strip().casefold()
+
+
+def show_result(show: dict, players: list[str], words) -> dict:
+    """A finished Skyrockets show: its share text, emoji line and BG Stats play.
+
+    `words(key, **params)` is the catalogue in the page's language.
+    Skyrockets is co-operative: every player has the show's stars as score,
+    and all win or all lose together.
+    """
+    won = show["outcome"] == "win"
+    stars = show["stars"] if won else 0
+    emoji = (SPARK + " " + STAR * stars + NO_STAR * (3 - stars)) if won else MISS + " " + NO_STAR * 3
+    outcome = words("share.show_won", stars=stars) if won else words("share.show_lost")
+    title = show["event_name"] + (" · " + words("start.challenge") if show.get("challenge") else "")
+    text = "\n".join([words("share.show_title", event=title), outcome, emoji, "#Skyrockets"])
+    minutes = _minutes(show.get("started"), show.get("ended"))
+    names = players or ([show["start_player"]] if show.get("start_player") else [])
+    play = bgstats_play(
+        game={"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True, "noPoints": False},
+        played=show["started"], minutes=minutes, board=title, comments=text,
+        players=[{"name": n, "score": stars, "rank": 1, "winner": won, "start": n == show.get("start_player")}
+                 for n in names])
+    return {"text": text, "emoji": emoji, "play": play}
+
+
+def game_result(game_name: str, source_id: str, ranking: list[tuple[str, int]], played: str, words,
+                start: str | None = None, winners: set[str] | None = None) -> dict:
+    """A finished bird game: `ranking` is (name, points), winner first, in the game's own tie order."""
+    medals = ["🥇", "🥈", "🥉"]
+    lines = [f"{medals[i] if i < 3 else '🐦'} {name} {points}" for i, (name, points) in enumerate(ranking)]
+    emoji = "🪶" * min(len(ranking), 5)
+    text = "\n".join([words("share.game_title", game=game_name), *lines, emoji])
+    play = bgstats_play(
+        game={"name": game_name, "sourceGameId": source_id, "highestWins": True, "noPoints": False},
+        played=played, minutes=None, board="", comments=text,
+        players=[{"name": name, "score": points, "rank": 1 if winners and name in winners else i + 1,
+                  "winner": name in winners if winners else i == 0,
+                  "start": name == start}
+                 for i, (name, points) in enumerate(ranking)])
+    return {"text": text, "emoji": emoji, "play": play}

@@ -1,0 +1,275 @@
+"""The festival pad, results that travel, and the history carried to a fresh table, in Chromium at a phone's size.
+
+Shows are recorded as the table records them (a setup line, an end line, the
+outcome); the pages are then read and used as a player would. The BG Stats
+link is checked field by field against the format BG Stats documents for
+other apps (https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/).
+"""
+
+import json
+import random
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from companion.geese.game import Game
+from companion.geese.strategies import STRATEGIES
+from companion.skyrockets.events import parse_event
+from companion.skyrockets.festivals import event_id
+from companion.table import demo_table
+from companion.web.server import ServerThread, make_server
+
+ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126 Mobile Safari/537.36"
+WALL = 1_746_387_000.0  # 2025-05-04 19:30:00 UTC
+PIN = {"X-Table-Pin": "1234"}
+PLAY_FIELDS = {"board", "comments", "durationMin", "game", "location", "playDate", "players"}
+GAME_FIELDS = {"name", "sourceGameId", "highestWins", "noPoints"}  # bggId only when known
+PLAYER_FIELDS = {"name", "sourcePlayerId", "score", "rank", "role", "winner", "startPlayer"}
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+    return expect
+
+
+def record_show(table, n: int, outcome: str, stars: int = 0) -> int:
+    """A finished show of event card n, with a made-up setup the owner entered once."""
+    event = parse_event({"id": event_id(n), "name": f"Night {n}", "hand_size": 4, "countdown": "orange",
+                         "running": ["red", "orange"], "lying": ["green"]}, "event")
+    table.store.save_event(event, WALL)
+    show = table.store.begin_show(event, False, {"t": 0, "type": "setup"}, WALL, 1.0)
+    table.store.finish_show(show, {"t": 120, "type": "end"}, outcome, stars, WALL + 6 * 60)
+    return show
+
+
+def festival_one(table) -> None:
+    """Three events of festival 1, with a loss and a poorer win after a better one."""
+    table.store.set_players(["Aki", "Ben", "Chiyo"])
+    record_show(table, 1, "win", 2)
+    record_show(table, 2, "loss")
+    record_show(table, 2, "win", 3)
+    record_show(table, 2, "win", 1)  # stars are kept at their best: event 2 stays at 3
+    record_show(table, 3, "win", 1)
+
+
+def check_play(play: dict) -> None:
+    """A play as BG Stats documents it: the fields, their types, the date format."""
+    assert set(play) == PLAY_FIELDS or set(play) == PLAY_FIELDS - {"durationMin"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", play["playDate"])
+    assert set(play["game"]) == GAME_FIELDS
+    assert isinstance(play["game"]["highestWins"], bool) and isinstance(play["game"]["noPoints"], bool)
+    for player in play["players"]:
+        assert set(player) == PLAYER_FIELDS
+        assert isinstance(player["score"], (int, float)) and isinstance(player["rank"], int)
+        assert isinstance(player["winner"], bool) and isinstance(player["startPlayer"], bool)
+        assert isinstance(player["sourcePlayerId"], str) and player["sourcePlayerId"]
+
+
+def link_play(href: str) -> dict:
+    parts = urlsplit(href)
+    assert (parts.scheme, parts.netloc, parts.path) == ("https", "app.bgstatsapp.com", "/createPlay.html")
+    return json.loads(parse_qs(parts.query)["data"][0])
+
+
+def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expect, shot):
+    festival_one(demo.table)
+    page = browser.page
+    page.goto(f"{browser.url}scorepad")
+    first = page.locator('details.festival[data-festival="1"]')
+    expect(first).to_have_attribute("data-won", "3")
+    expect(first.locator(".festival-progress")).to_have_text("3/3 won · 6/9 ★")
+    second = first.locator('li[data-event="event-02"]')
+    expect(second).to_have_attribute("data-best", "3")
+    expect(second).to_have_attribute("data-attempts", "3")
+    expect(second.locator(".attempts")).to_have_text("3 attempts")
+    expect(first.locator('li[data-event="event-01"]')).to_have_attribute("data-best", "2")
+    expect(page.locator("#next-event")).to_have_attribute("data-event", "event-04")
+    expect(page.locator("#next-event")).to_contain_text("Event 4 (Festival 2)")
+    expect(page.locator('details.festival[data-festival="encore"] .locked')).to_have_text("opens after the Grand Finale")
+    # The start player passed on after each of the five shows: Aki, Ben, Chiyo, Aki, Ben -> Chiyo.
+    expect(page.locator("#festival-start-player")).to_have_text("Chiyo starts the next show.")
+    # Event 4's setup is not entered yet: its link opens the table page's event form with its id filled in.
+    page.goto(f"{browser.url}pin?next=/scorepad")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    page.locator("#next-event a").click()
+    expect(page.locator("#ev-id")).to_have_value("event-04")
+    page.goto(f"{browser.url}scorepad")
+    expect(page.locator("#festival-form")).to_have_attribute("data-ready", "yes")
+    page.fill("#festival-name", "Our reds")
+    page.fill("#festival-events", "event-02, training")
+    page.click("#festival-form button[type=submit]")
+    custom = page.locator("details.festival").filter(has_text="Our reds")
+    expect(custom.locator(".festival-progress")).to_have_text("1/2 won · 3/6 ★")
+    page.context.clear_cookies()
+    page.context.add_cookies([{"name": "lang", "value": "ja", "url": browser.url}])
+    page.goto(f"{browser.url}scorepad")
+    expect(first.locator(".festival-progress")).to_have_text("3/3 成功 · ★6/9")
+    expect(page.locator("#next-event")).to_contain_text("イベント4 (フェスティバル2)")
+    shot(page, "festival-pad")
+
+
+def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, playwright):
+    festival_one(demo.table)
+    phone = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+    try:
+        page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=demo.url.rstrip("/"))
+        page.goto(f"{demo.url}shows/3")
+        text = "Skyrockets: Event 2 · Night 2\nWon with 3 of 3 stars\n🎆 ⭐⭐⭐\n#Skyrockets"
+        expect(page.locator("#share-button")).to_be_enabled()  # its script is ready
+        assert page.locator("#share-text").inner_text() == text
+        page.evaluate("delete Navigator.prototype.share")  # a phone without a share sheet: the text is copied
+        page.click("#share-button")
+        expect(page.locator("#share-status")).to_have_text("Copied: paste it anywhere.")
+        assert page.evaluate("navigator.clipboard.readText()") == text
+        play = link_play(page.locator("#bgstats-link").get_attribute("href"))
+        check_play(play)
+        assert play["game"] == {"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True,
+                                "noPoints": False}
+        assert play["playDate"] == "2025-05-04 19:30:00" and play["durationMin"] == 6
+        assert play["board"] == "Event 2 · Night 2" and play["comments"] == text
+        assert play["location"] == "Hourglass table"
+        assert [(p["name"], p["score"], p["rank"], p["winner"], p["startPlayer"]) for p in play["players"]] == [
+            ("Aki", 3, 1, True, False), ("Ben", 3, 1, True, False), ("Chiyo", 3, 1, True, True)]  # Chiyo started
+        assert [p["sourcePlayerId"] for p in play["players"]] == ["aki", "ben", "chiyo"]
+        assert all(p["role"] == "" for p in play["players"])
+        page.goto(f"{demo.url}shows/2")
+        expect(page.locator("#share-text")).to_contain_text("The crowd went home: lost\n💨 ☆☆☆")
+        lost = link_play(page.locator("#bgstats-link").get_attribute("href"))
+        assert {p["winner"] for p in lost["players"]} == {False} and {p["score"] for p in lost["players"]} == {0}
+    finally:
+        phone.close()
+
+
+def test_the_bgstats_link_is_offered_only_on_the_phones_it_runs_on(browser, demo, expect):
+    festival_one(demo.table)
+    browser.page.goto(f"{browser.url}shows/3")
+    expect(browser.page.locator("#share-button")).to_be_enabled()
+    expect(browser.page.locator("#bgstats-link")).to_have_count(0)  # a desktop browser: no BG Stats app
+
+
+def finished_geese_game(app) -> int:
+    """A whole 4-player game of 帰る雁 recorded through the API, moves chosen by the rules core's greedy planner."""
+    client = app.test_client()
+    rng = random.Random(1)
+    game = Game(4, rng)
+    names = ["ann", "ben", "cho", "dan"]
+    gid = client.post("/api/geese/games", json={"players": names}, headers=PIN).json["id"]
+    for card in game.setup:
+        assert client.post(f"/api/geese/games/{gid}/setup", json={"card": card.to_json()}, headers=PIN).status_code == 200
+    while not game.over:
+        player = names[game.seat]
+        move = STRATEGIES["greedy"](game, rng)
+        cards = [c.to_json() for c in move.cards]
+        action = ({"player": player, "arrive": cards, **({"take": move.take.to_json()} if move.take else {})}
+                  if move.kind == "arrive" else {"player": player, "migrate": {"value": move.value, "cards": cards}})
+        answer = client.post(f"/api/geese/games/{gid}/actions", json={"action": action}, headers=PIN)
+        assert answer.status_code == 200, answer.json
+        if move.kind == "arrive":
+            game.arrive(list(move.cards), move.take)
+        else:
+            game.migrate(move.value, list(move.cards))
+    return gid
+
+
+def test_a_finished_bird_game_shares_its_scores_and_its_bgstats_play(demo, expect, playwright):
+    gid = finished_geese_game(demo.app)
+    phone = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+    try:
+        page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
+        page.goto(f"{demo.url}geese/games/{gid}/score")
+        expect(page.locator("#sheet-state")).to_have_attribute("data-final", "yes")
+        ranking = [(li.get_attribute("data-player"), int(li.locator(".total").inner_text()))
+                   for li in page.locator("#ranking li").all()]
+        text = page.locator("#share-text").inner_text()
+        lines = text.splitlines()
+        assert lines[0] == "帰る雁 (Kaeru Kari): final scores"
+        assert lines[1:5] == [f"{medal} {name} {points}" for medal, (name, points) in zip(["🥇", "🥈", "🥉", "🐦"], ranking)]
+        assert lines[5] == "🪶" * 4
+        play = link_play(page.locator("#bgstats-link").get_attribute("href"))
+        check_play(play)
+        assert play["game"] == {"name": "帰る雁 (Kaeru Kari)", "sourceGameId": "kaeru-kari", "highestWins": True,
+                                "noPoints": False}
+        assert [(p["name"], p["score"], p["rank"], p["winner"]) for p in play["players"]] == [
+            (name, points, place, place == 1) for place, (name, points) in enumerate(ranking, start=1)]
+        assert [p["name"] for p in play["players"] if p["startPlayer"]] == ["ann"]
+        assert play["comments"] == text
+    finally:
+        phone.close()
+
+
+def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser, launch, demo, expect, tmp_path):
+    festival_one(demo.table)
+    page = browser.page
+    page.goto(f"{browser.url}scorepad")
+    with page.expect_download() as download:
+        page.click("#history-download")
+    saved = tmp_path / "history.jsonl"
+    download.value.save_as(saved)
+    old_pad = page.locator("#festivals details").all_inner_texts()
+    old_events = page.locator("#events-title + table").inner_text()
+
+    fresh = demo_table(tmp_path / "fresh.sqlite3", speed=1.0, pin="1234").start()
+    server = ServerThread(make_server(fresh, "127.0.0.1", 0))
+    context = launch()  # a phone on the new table
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(f"{server.url}pin?next=/scorepad")
+        page.fill("#pin", "1234")
+        page.click(".pin-form button[type=submit]")
+        expect(page.locator("#next-event")).to_have_attribute("data-event", "event-01")
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
+        page.set_input_files("#history-file", str(saved))
+        page.click("#history-form button[type=submit]")
+        expect(page.locator("#next-event")).to_have_attribute("data-event", "event-04")
+        assert page.locator("#events-title + table").inner_text() == old_events
+        assert page.locator("#festivals details").all_inner_texts() == old_pad
+        # A second import into the same (no longer fresh) table is refused, naming why; nothing changes.
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
+        page.set_input_files("#history-file", str(saved))
+        page.click("#history-form button[type=submit]")
+        expect(page.locator("#history-error")).to_have_text("This table already has records: import into a fresh table.")
+        assert fresh.scorepad() == demo.table.scorepad()
+    finally:
+        context.close()
+        server.close()
+        fresh.stop()
+
+
+def test_the_kiosk_shows_the_next_event_its_festival_and_who_starts(browser, demo, expect):
+    festival_one(demo.table)
+    browser.page.goto(f"{browser.url}kiosk/")
+    expect(browser.page.locator("#kiosk-festival")).to_have_text(
+        "Next: Event 4 (Festival 2, 0/3 won). Chiyo starts the next show.")
+
+
+def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expect, playwright):
+    client = demo.app.test_client()
+    flock = client.post("/api/flock/games", json={"mode": "sheet", "players": ["crane", "kite"], "seed": 2},
+                        headers=PIN).json
+    rows = [[None] * 5, [None, {"owner": "kite", "sex": "M"}, None, None, None],
+            [{"owner": "crane", "sex": "F"}, {"owner": "kite", "sex": "F"}, {"owner": "kite", "sex": "M"},
+             None, {"owner": "neutral"}]]
+    stage = {"board": rows, "nest": {"points": [3, 7, 11], "pair": 3},
+             "movement_cards": {"kite": [{"spaces": [{"row": 2, "col": 1, "points": 4}, {"row": 0, "col": 0, "points": 1}]}]}}
+    for _ in range(3):
+        answer = client.post(f"/api/flock/games/{flock['id']}/stages", json={"stage": stage}, headers=PIN)
+        assert answer.status_code == 200, answer.json
+    totals = answer.json["view"]["totals"]
+    phone = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+    try:
+        page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
+        page.goto(f"{demo.url}flock/games/{flock['id']}")
+        expect(page.locator("#share-button")).to_be_enabled()
+        assert page.locator("#share-text").inner_text().splitlines() == [
+            "Über den Wolken: final scores", f"🥇 kite {totals['kite']}", f"🥈 crane {totals['crane']}", "🪶🪶"]
+        play = link_play(page.locator("#bgstats-link").get_attribute("href"))
+        check_play(play)
+        assert play["game"]["name"] == "Über den Wolken" and play["game"]["sourceGameId"] == "ueber-den-wolken"
+        assert [(p["name"], p["score"], p["rank"], p["winner"]) for p in play["players"]] == [
+            ("kite", totals["kite"], 1, True), ("crane", totals["crane"], 2, False)]
+    finally:
+        phone.close()

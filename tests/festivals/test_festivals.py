@@ -1,0 +1,158 @@
+"""Festivals on the score pad, and the whole history carried to a fresh table: progress, best stars, imports."""
+
+import json
+
+import pytest
+
+from companion.errors import BadInput, Conflict
+from companion.records import Store
+from companion.records.festivals import SCHEMA_VERSION, schema_version
+from companion.records.history import export_history, import_history
+from companion.skyrockets.events import parse_event
+from companion.skyrockets.festivals import (campaign, current_festival, custom_festival, event_id, event_number,
+                                            next_event, progress)
+
+WALL = 1_746_387_000.0  # 2025-05-04 19:30 UTC
+
+
+def numbered(n: int, name: str = ""):
+    """An event card's setup as its owner entered it (made-up values: the cards' own setups are not shipped)."""
+    return parse_event({"id": event_id(n), "name": name or f"Night {n}", "hand_size": 4, "countdown": "orange",
+                        "running": ["red", "orange"], "lying": ["green"]}, "event")
+
+
+def play(store: Store, n: int, outcome: str, stars: int = 0, wall: float = WALL) -> int:
+    """A finished show of event n, recorded as the table records one."""
+    event = numbered(n)
+    store.save_event(event, wall)
+    show = store.begin_show(event, False, {"t": 0, "type": "setup"}, wall, 1.0)
+    store.finish_show(show, {"t": 90, "type": "end"}, outcome, stars, wall + 240)
+    return show
+
+
+# ---- the pure rules of the campaign ------------------------------------------------
+
+def test_the_campaign_is_ten_festivals_of_three_then_the_encore_pair():
+    festivals = campaign()
+    assert [f.events for f in festivals[:2]] == [("event-01", "event-02", "event-03"),
+                                                 ("event-04", "event-05", "event-06")]
+    assert len(festivals) == 11 and festivals[9].events[-1] == "event-30"
+    assert festivals[-1].encore and festivals[-1].events == ("event-31", "event-32")
+    assert event_number("event-32") == 32 and event_number("event-33") is None and event_number("event-1") is None
+
+
+def test_the_next_event_is_the_first_not_yet_won_and_a_loss_does_not_move_on():
+    pad = {"event-01": {"best_stars": 3, "attempts": 1}, "event-02": {"best_stars": None, "attempts": 2}}
+    shown = progress(campaign(), pad)
+    assert next_event(shown) == "event-02"
+    assert shown[0]["won"] == 1 and shown[0]["stars"] == 3 and not shown[0]["complete"]
+    assert current_festival(shown)["key"] == "1"
+
+
+def test_the_encore_opens_only_after_the_grand_finale_is_complete():
+    won = {event_id(n): {"best_stars": 1, "attempts": 1} for n in range(1, 30)}
+    shown = progress(campaign(), won)
+    assert not shown[-1]["open"] and next_event(shown) == "event-30"
+    won["event-30"] = {"best_stars": 2, "attempts": 4}
+    shown = progress(campaign(), won)
+    assert shown[-1]["open"] and next_event(shown) == "event-31"
+
+
+def test_a_custom_festival_names_the_field_that_is_wrong():
+    assert custom_festival({"name": "Reds", "events": ["training", "event-07"]}, {"training"}).events == \
+        ("training", "event-07")
+    with pytest.raises(BadInput, match=r"festival.events\[1\]: 'nope' is not an event"):
+        custom_festival({"name": "Reds", "events": ["training", "nope"]}, {"training"})
+    with pytest.raises(BadInput, match=r"festival.events\[1\]: 'training' is listed twice"):
+        custom_festival({"name": "Reds", "events": ["training", "training"]}, {"training"})
+    with pytest.raises(BadInput, match="festival.name"):
+        custom_festival({"name": " ", "events": ["training"]}, {"training"})
+
+
+# ---- the records: schema version, best stars, attempts -----------------------------
+
+def test_a_table_file_is_migrated_to_the_current_schema_version(tmp_path):
+    store = Store(tmp_path / "t.sqlite3")
+    with store.database.transaction() as db:
+        db.execute("DELETE FROM meta WHERE key = 'schema'")  # as a table written before festivals left it
+    store.close()
+    store = Store(tmp_path / "t.sqlite3")
+    assert schema_version(store.database.connection()) == SCHEMA_VERSION == 2
+
+
+def test_stars_are_kept_at_their_best_and_every_attempt_counts(tmp_path):
+    store = Store(tmp_path / "t.sqlite3")
+    play(store, 1, "loss")
+    play(store, 1, "win", 3)
+    play(store, 1, "win", 1)
+    row = next(r for r in store.scorepad()["events"] if r["event"] == "event-01")
+    assert (row["best_stars"], row["attempts"]) == (3, 3)
+
+
+# ---- the history file ----------------------------------------------------------------
+
+def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(tmp_path):
+    old = Store(tmp_path / "old.sqlite3")
+    old.set_players(["Aki", "Ben", "Chiyo"])
+    play(old, 1, "win", 2)
+    play(old, 2, "loss")
+    play(old, 2, "win", 3)
+    text = export_history(old.database, wall=WALL)
+    new = Store(tmp_path / "new.sqlite3")
+    counts = import_history(new.database, text)
+    assert counts["show"] == 3 and counts["event"] == 2 and counts["players"] == 1
+    assert new.scorepad() == old.scorepad()
+    assert new.shows() == old.shows()
+    assert new.show_log(3) == old.show_log(3)
+
+
+def bad_history(tmp_path, change) -> tuple[Store, str]:
+    old = Store(tmp_path / "old.sqlite3")
+    play(old, 1, "win", 2)
+    play(old, 2, "win", 1)
+    lines = export_history(old.database, wall=WALL).splitlines()
+    change(lines)
+    return Store(tmp_path / "new.sqlite3"), "\n".join(lines) + "\n"
+
+
+def test_an_import_names_the_line_and_field_and_writes_nothing(tmp_path):
+    def bad_stars(lines):
+        show = json.loads(lines[4])
+        assert show["record"] == "show" and show["id"] == 2
+        lines[4] = json.dumps({**show, "stars": 7})
+
+    new, text = bad_history(tmp_path, bad_stars)
+    with pytest.raises(BadInput, match=r"^line 5\.stars: expected a whole number 0-3, got 7$"):
+        import_history(new.database, text)
+    assert new.shows() == [] and new.events() == {k: v for k, v in new.events().items() if v.builtin}
+
+
+def test_an_import_refuses_a_file_that_is_not_a_history_and_a_table_that_is_not_fresh(tmp_path):
+    new, text = bad_history(tmp_path, lambda lines: None)
+    with pytest.raises(BadInput, match=r"^line 1\.format"):
+        import_history(new.database, '{"format": "something else", "version": 1}\n')
+    with pytest.raises(BadInput, match=r"^line 2: "):
+        import_history(new.database, text.splitlines()[0] + "\n{not json\n")
+    import_history(new.database, text)
+    with pytest.raises(Conflict, match="already has records"):
+        import_history(new.database, text)
+
+
+def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_path, cli):
+    old = Store(tmp_path / "old.sqlite3")
+    old.set_players(["Aki", "Ben"])
+    play(old, 1, "win", 2)
+    play(old, 2, "loss")
+    old.close()
+    saved = tmp_path / "history.jsonl"
+    done = cli("history", "export", "--db", str(tmp_path / "old.sqlite3"), str(saved))
+    assert done.returncode == 0, done.stderr
+    done = cli("history", "import", "--db", str(tmp_path / "new.sqlite3"), str(saved))
+    assert done.returncode == 0 and done.stdout.strip() == "2 events, 2 shows, 1 players imported"
+    assert Store(tmp_path / "new.sqlite3").scorepad() == Store(tmp_path / "old.sqlite3").scorepad()
+    saved.write_text(saved.read_text().replace('"outcome": "loss"', '"outcome": "draw"'))
+    done = cli("history", "import", "--db", str(tmp_path / "other.sqlite3"), str(saved))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"companion history: {saved}: line 5.outcome: expected one of win, loss, aborted,"
+                                   " got 'draw'")
+    assert Store(tmp_path / "other.sqlite3").shows() == []
