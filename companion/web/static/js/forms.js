@@ -61,6 +61,7 @@ function clearMessages(form) {
 // Send `form` to its data-api URL as JSON. `shape` may turn the raw body into the API's
 // ({body(raw), check(body, form) -> [[field, message]]}); `done(data)` gets the answer.
 export function enhance(form, { shape, done } = {}) {
+  form.dataset.ready = ""; // from now on a tap is sent by this script (site.css shows the form only then)
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearMessages(form);
