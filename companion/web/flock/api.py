@@ -8,10 +8,8 @@ game live on `GET /api/flock/games/<id>/events`.
 
 import random
 
-import csv
-import io
 
-from flask import Response, jsonify, request
+from flask import jsonify, request
 
 from companion import jsonin
 from companion.errors import BadInput
@@ -21,6 +19,7 @@ from companion.flock.cards import read_movement, read_nest
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.web import get_table
 from companion.web.api import changed_game, document, game_feed, json_body, read_version, saved_game
+from companion.web.download import csv_download, json_download
 from companion.web.flock import bp, records
 from companion.web.security import changes_nothing, needs_pin
 
@@ -138,15 +137,10 @@ def export_json(game_id: int):
     """A game's record (what the table replays) with its result, to keep or share."""
     game = saved_game(records.KIND, game_id, NAME)
     body = {"game": game_id, "updated": game["updated"], "record": game["state"], "result": records.summary(game)}
-    response = jsonify(body)
-    response.headers["Content-Disposition"] = f'attachment; filename="flock-{game_id}.json"'
-    return response
+    return json_download(body, f"flock-{game_id}.json")
 
 
 @bp.get("/api/flock/games/<int:game_id>/export.csv")
 def export_csv(game_id: int):
     """A game's points, one row a player, for a spreadsheet."""
-    out = io.StringIO()
-    csv.writer(out).writerows(records.export_rows(saved_game(records.KIND, game_id, NAME)))
-    return Response(out.getvalue(), mimetype="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="flock-{game_id}.csv"'})
+    return csv_download(records.export_rows(saved_game(records.KIND, game_id, NAME)), f"flock-{game_id}.csv")

@@ -14,6 +14,7 @@ from companion.flock.game import MAX_LOG, MAX_SEED, Game
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.sheet import read_stage, sheet
 from companion.players import MAX_NAME, check_name
+from companion.web.download import cell
 
 KIND = "flock"
 MODES = ("moves", "sheet")
@@ -120,7 +121,7 @@ def export_rows(game: dict) -> list[list]:
     ordered = sorted(shown["players"], key=lambda p: -shown["totals"].get(p, 0))
     for place, player in enumerate(ordered, start=1):
         name = shown["names"].get(player, "")
-        rows.append([game["id"], place, player, "'" + name if name[:1] in ("=", "+", "-", "@") else name,
+        rows.append([game["id"], place, player, cell(name),
                      shown["totals"].get(player, 0), "yes" if player in shown["winners"] else "no",
                      "yes" if shown["over"] else "no"])
     return rows

@@ -1,9 +1,7 @@
 """The 帰る雁 JSON API: scoring and checking (open: they store nothing), tracked games (PIN), the live feed."""
 
-import csv
-import io
 
-from flask import Response, jsonify
+from flask import jsonify
 
 from companion.errors import BadInput
 from companion.geese import deck, parse_card, score
@@ -11,6 +9,7 @@ from companion.geese.grouping import check_hand
 from companion.geese.rules import DEFAULT_RULES
 from companion.web import get_table
 from companion.web.api import changed_game, document, game_feed, json_body, read_version, saved_game
+from companion.web.download import csv_download, json_download
 from companion.web.geese import bp, games
 from companion.web.security import changes_nothing, needs_pin
 
@@ -109,15 +108,10 @@ def export_json(game_id: int):
     shown = games.view(game)
     body = {"game": game_id, "updated": game["updated"], "over": shown["over"], "record": game["state"],
             "result": shown["result"]}
-    response = jsonify(body)
-    response.headers["Content-Disposition"] = f'attachment; filename="geese-{game_id}.json"'
-    return response
+    return json_download(body, f"geese-{game_id}.json")
 
 
 @bp.get("/api/geese/games/<int:game_id>/export.csv")
 def export_csv(game_id: int):
     """A game's scores, one row a player in ranking order, for a spreadsheet."""
-    out = io.StringIO()
-    csv.writer(out).writerows(games.export_rows(found(game_id)))
-    return Response(out.getvalue(), mimetype="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="geese-{game_id}.csv"'})
+    return csv_download(games.export_rows(found(game_id)), f"geese-{game_id}.csv")

@@ -13,6 +13,7 @@ from companion.errors import BadInput, NothingToUndo
 from companion.geese import Replay, parse_card
 from companion.geese.rules import DEFAULT_RULES
 from companion.geese.sheet import game_view
+from companion.web.download import cell
 
 KIND = "geese"
 NAME = "帰る雁"
@@ -72,15 +73,10 @@ def export_rows(game: dict) -> list[list]:
              "total", "cards_in_hand", "over"]]
     for place, name in enumerate(result["ranking"], start=1):
         mine = result["players"][name]
-        rows.append([game["id"], place, cell_text(name), shown["players"].index(name) + 1, len(mine["migrations"]),
+        rows.append([game["id"], place, cell(name), shown["players"].index(name) + 1, len(mine["migrations"]),
                      sum(m["vp"] for m in mine["migrations"]), mine["no_goose_bonus"], mine["wintering_vp"],
                      mine["total"], shown["hands"][name], "yes" if shown["over"] else "no"])
     return rows
-
-
-def cell_text(text: str) -> str:
-    """A name as a spreadsheet shows it, never read as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def acted(action):

@@ -1,13 +1,12 @@
 """The score pad's JSON API: every event's best stars and attempts, as JSON and CSV, and the players."""
 
-import csv
-import io
 
 from flask import jsonify
 
 from companion import jsonin
 from companion.web import get_table
 from companion.web.api import json_body, need
+from companion.web.download import cell, csv_download
 from companion.web.scorepad import bp
 from companion.web.security import needs_pin
 
@@ -19,21 +18,10 @@ def scorepad():
 
 @bp.get("/api/scorepad.csv")
 def scorepad_csv():
-    pad = get_table().scorepad()
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["event", "name", "best_stars", "attempts", "wins", "last_played"])
-    for row in pad["events"]:
-        writer.writerow([_cell(row["event"]), _cell(row["name"]), _cell(row["best_stars"]), row["attempts"],
-                         row["wins"], _cell(row["last_played"])])
-    headers = {"Content-Disposition": 'attachment; filename="scorepad.csv"'}
-    return out.getvalue(), 200, {"Content-Type": "text/csv; charset=utf-8", **headers}
-
-
-def _cell(value) -> str:
-    """A CSV cell a spreadsheet will not run as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    rows = [["event", "name", "best_stars", "attempts", "wins", "last_played"]]
+    rows += [[cell(row["event"]), cell(row["name"]), cell(row["best_stars"]), row["attempts"], row["wins"],
+              cell(row["last_played"])] for row in get_table().scorepad()["events"]]
+    return csv_download(rows, "scorepad.csv")
 
 
 @bp.post("/api/players")

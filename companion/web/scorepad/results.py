@@ -1,9 +1,6 @@
 """Results that travel, for the pages and the API: a finished show's or bird game's share text and BG Stats link,
 the festival pad, and the whole history exported and imported (docs/festivals.md)."""
 
-import csv
-import io
-
 from flask import jsonify, request
 from werkzeug.exceptions import NotFound
 
@@ -12,6 +9,7 @@ from companion.records.database import MAX_ROW_ID, iso
 from companion.skyrockets.festivals import event_number
 from companion.web import get_table
 from companion.web.api import json_body, need
+from companion.web.download import cell, csv_download
 from companion.web.i18n import event_name, translate
 from companion.web.scorepad import bp
 from companion.web.security import needs_pin
@@ -101,17 +99,8 @@ def import_history():
 @bp.get("/api/history.csv")
 def history_csv():
     """Every show as a CSV row, oldest first (festival number, stars, who started)."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"])
-    for show in reversed(get_table().shows()):
-        writer.writerow([show["id"], _cell(show["event"]), _cell(show["event_name"]), "yes" if show["challenge"] else "no",
-                         show["outcome"], show["stars"], show["started"], show["ended"] or "",
-                         _cell(show["start_player"] or "")])
-    headers = {"Content-Disposition": 'attachment; filename="shows.csv"'}
-    return out.getvalue(), 200, {"Content-Type": "text/csv; charset=utf-8", **headers}
-
-
-def _cell(value) -> str:
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    rows = [["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"]]
+    rows += [[show["id"], cell(show["event"]), cell(show["event_name"]), "yes" if show["challenge"] else "no",
+              show["outcome"], show["stars"], show["started"], show["ended"] or "", cell(show["start_player"])]
+             for show in reversed(get_table().shows())]
+    return csv_download(rows, "shows.csv")
