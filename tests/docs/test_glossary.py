@@ -7,6 +7,7 @@ and docs/glossary.ja.md are drawn from it; after changing it, run
 
 import json
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -21,7 +22,7 @@ HEADERS = {
     "ja": ("英語", "日本語", "出典", "使わない語"),
 }
 
-JAPANESE = "\u3040-\u30ff\u4e00-\u9fff"
+JAPANESE = "\u3001-\u303f\u3040-\u30ff\u4e00-\u9fff"
 # ASCII punctuation in or touching Japanese text, and full-width forms that have a Japanese twin.
 PUNCTUATION = re.compile(
     rf"(?<=[{JAPANESE}])[()]|[()](?=[{JAPANESE}])"          # ( ) against Japanese: （ ）
@@ -86,8 +87,9 @@ def markdown_lines(text: str):
 
 
 def japanese_documents() -> list:
-    return sorted(p for p in ROOT.rglob("*.ja.md")
-                  if not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.ja.md"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    return sorted(ROOT / name for name in listed if (ROOT / name).is_file())
 
 
 def catalogues() -> list:
@@ -146,7 +148,7 @@ def test_every_part_of_the_project_is_read():
     ("companion/web/static/i18n/ja.json", '{"pin.label": "テーブルの暗証番号"}', "'暗証番号'"),
     ("companion/web/templates/x.html", "<p>LED ストリップ</p>", "'ストリップ'"),
     ("companion/web/static/js/x.js", 'const label = "観客トークン";', "'観客'"),
-    ("docs/x.ja.md", "# 帰る雁\n\n## カード\n\nツル・カモメ・ワシ", "'ツル'"),
+    ("docs/web.ja.md", "# 帰る雁\n\n## カード\n\nツル・カモメ・ワシ", "'ツル'"),
     ("docs/geese.ja.md", "雁と渡りの得点", "'渡り'"),
     ("docs/rules.ja.md", "## 帰る雁\n\n**虹:** すべて違う", "'虹'"),
     ("docs/flock.ja.md", "盤面の鳥", "'盤面'"),
@@ -160,7 +162,7 @@ def test_a_planted_word_is_found(name, text, planted):
 @pytest.mark.parametrize("name, text", [
     ("docs/rules.ja.md", "## 雲の上を飛んで\n\nツルとハイイロガン"),   # crane is ツル in Über den Wolken
     ("docs/geese.ja.md", "ユリカモメ・オオワシ・マナヅル、鳥渡りと渡り鳥カード"),
-    ("docs/x.ja.md", "## 帰る雁\n\n`ツル` はコードの中\n\n## 雲の上を飛んで\n\nツル"),
+    ("docs/web.ja.md", "## 帰る雁\n\n`ツル` はコードの中\n\n## 雲の上を飛んで\n\nツル"),
     ("docs/glossary.ja.md", "<!-- glossary:geese -->\n| 虹 |\n<!-- /glossary -->\n"),
 ])
 def test_a_right_word_is_not_refused(name, text):
@@ -176,7 +178,7 @@ def test_a_right_word_is_not_refused(name, text):
     ("手札の枚数(4/5/6", True), ("4人用)", True), ("{player}:鳥タイル", True),
 ])
 def test_japanese_punctuation_is_checked(text, refused):
-    found = [f for where, piece, games in texts(ROOT / "docs" / "x.ja.md", text)
+    found = [f for where, piece, games in texts(ROOT / "docs" / "web.ja.md", text)
              for f in punctuation(piece, games)]
     assert bool(found) is refused, found
 
