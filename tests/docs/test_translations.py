@@ -2,7 +2,7 @@
 
 The prose is translated; what a reader copies or looks up is not, so it must match exactly:
 the heading outline, every code block (its comments and notes aside, which are translated),
-the number of rows of every table and every command-line option named.
+the number of rows of every table, of list items in every section, and every command-line option named.
 """
 
 import re
@@ -45,6 +45,8 @@ def outline(text: str) -> dict:
         "headings": [len(h) for h in re.findall(r"^(#+) ", prose, re.M)],
         "code": code,
         "table rows": tables,
+        "list items": [len(re.findall(r"^(?:- |\* |\d+\. )", section, re.M))
+                       for section in re.split(r"^#+ ", prose, flags=re.M)],
         "options": sorted(set(OPTION.findall(text))),
     }
 
@@ -54,7 +56,7 @@ def test_every_english_document_has_a_japanese_twin():
 
 
 @pytest.mark.parametrize("name", english_documents())
-@pytest.mark.parametrize("part", ["headings", "code", "table rows", "options"])
+@pytest.mark.parametrize("part", ["headings", "code", "table rows", "list items", "options"])
 def test_the_japanese_twin_has_the_same(name, part):
     english, japanese = (outline((ROOT / path).read_text(encoding="utf-8")) for path in (name, twin(name)))
     assert japanese[part] == english[part], f"{twin(name)} differs from {name} in its {part}"
@@ -63,7 +65,8 @@ def test_the_japanese_twin_has_the_same(name, part):
 @pytest.mark.parametrize("japanese", [
     "# A\n\n## B\n",                                   # a section missing
     "# A\n\n## B\n\n## C\n\n```sh\nrun --x\n```\n",    # a command changed
-    "# A\n\n## B\n\n## C\n\n```sh\nrun --fast  # 速く\n```\n",  # an option missing from the table
+    "# A\n\n## B\n\n## C\n\n```sh\nrun --fast  # 速く\n```\n",  # the table missing
+    "# A\n\n## B\n\n- 一つ\n\n## C\n\n```sh\nrun --fast\n```\n\n| a |\n|---|\n| `--fast` |\n",  # an entry moved
 ])
 def test_a_twin_that_drifted_is_found(japanese):
     english = "# A\n\n## B\n\n## C\n\n```sh\nrun --fast  # quickly\n```\n\n| a |\n|---|\n| `--fast` |\n"
