@@ -18,6 +18,7 @@ from companion.hardware.mock import POSES, Hands, mock_pin_factory
 from companion.records import Store
 from companion.table import Table, demo_table
 from companion.web import create_app
+from companion.web.i18n import catalog
 from companion.web.server import ServerThread, make_server
 
 PHONE = {"width": 390, "height": 844}
@@ -292,15 +293,15 @@ def test_after_a_restart_a_change_asks_for_the_pin_again_in_the_pages_language(s
     page.click("#start-form button[type=submit]")
     dialog = page.locator("#pin-again")
     expect(dialog).to_be_visible()
-    expect(dialog.locator("h2")).to_have_text("テーブルの暗証番号をもう一度入力してください")
+    expect(dialog.locator("h2")).to_have_text("テーブルのPINをもう一度入力してください")
     said = page.locator("#start-form .error[data-error-for='']")
     expect(said).not_to_be_empty()
-    assert "header" not in said.inner_text() and "PIN" not in said.inner_text()  # the catalogue's words, not the API's
+    assert said.inner_text() == catalog("ja")["errors.pin_needed"]  # the catalogue's words, not the API's
     shot(page, "page-pin-again-ja")
 
     page.fill("#pin-again-pin", "0000")
     page.click("#pin-again button[type=submit]")
-    expect(page.locator("#pin-again-error")).to_have_text("暗証番号が違います。")
+    expect(page.locator("#pin-again-error")).to_have_text("PINが違います。")
     page.fill("#pin-again-pin", "1234")
     page.click("#pin-again button[type=submit]")
     expect(dialog).to_be_hidden()

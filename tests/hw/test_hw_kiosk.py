@@ -97,7 +97,7 @@ def test_the_catalogs_match_and_every_message_asked_for_is_there(app):
 
 def test_the_page_speaks_japanese(app):
     page = get(app, lang="ja").get_data(as_text=True)
-    assert "スマートフォンでテーブルを開く" in page and "テーブル PIN" in page
+    assert "スマートフォンでテーブルを開く" in page and "テーブルのPIN" in page
 
 
 def test_the_page_and_everything_it_loads_stay_under_100_kb(app):

@@ -264,7 +264,7 @@ def test_the_language_switch_sets_a_cookie_and_goes_back(client):
     assert response.status_code == 303 and response.headers["Location"] == "/scorepad"
     assert client.get_cookie("lang").value == "ja"
     page = client.get("/scorepad", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert "スコア表" in page and 'href="/lang/en?next=/scorepad"' in page
+    assert "スコアパッド" in page and 'href="/lang/en?next=/scorepad"' in page
     assert client.get("/lang/xx?next=//evil.example").headers["Location"] == "/"
     assert client.get_cookie("lang").value == "ja"
 
