@@ -15,6 +15,8 @@ from companion.mqtt.settings import from_url
 from companion.table import demo_table
 from companion.web.server import ServerThread, make_server
 
+from .accessibility import assert_symbols, no_axe_violations
+
 SPEED = 10.0
 
 
@@ -116,6 +118,11 @@ def test_the_hall_says_which_table_changed_and_how_and_only_then(hall_world, pho
 
     table = hall_world.tables["alpha"]
     table.start_show("training")
+    in_play = [c for c, timer in table.snapshot()["timers"].items() if timer["state"] != "out_of_play"]
+    expect(alpha.locator(".hall-glass")).to_have_count(len(in_play))
+    assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-glass', in_play, {c: c.capitalize() for c in in_play})
+    assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-countdown', ["orange"], {"orange": "Orange"})
+    no_axe_violations(phone, "the hall during a show")
     expect(alpha.locator(".hall-outcome")).to_have_text("Lost", timeout=60_000)
     heard = phone.evaluate("window.heard")
     runouts = [r["timer"].capitalize() for r in table.snapshot()["runouts"]]

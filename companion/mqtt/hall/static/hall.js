@@ -76,6 +76,7 @@ function draw(entry) {
     const words = ` ${t("hall.countdown", { space: position, timer: timerName(timer) })}`;
     if (countdown.dataset.shown !== timer + words) { // redrawn only when it moved
       countdown.dataset.shown = timer + words;
+      countdown.dataset.timer = timer;
       countdown.replaceChildren(symbolMark(looks[timer]), words);
     }
     text(element, ".hall-tokens", t("hall.tokens", { n: show.crowd_tokens_turned, total: limits.crowd_tokens }));
