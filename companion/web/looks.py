@@ -9,8 +9,8 @@ timeline draws with it. The timers' symbols come from the rules' own table
 from companion.skyrockets.colours import SYMBOLS
 
 # Each timer's fill on the dark pages; tests/web/test_colour_blind.py keeps them apart for colour-blind eyes.
-FILLS = {"red": "#ef5350", "orange": "#f89b3d", "yellow": "#ffeb5c", "green": "#8ad58c", "blue": "#4eaaff",
-         "purple": "#af49d7"}
+FILLS = {"red": "#f06965", "orange": "#f8a041", "yellow": "#ffeb5c", "green": "#97d790", "blue": "#5fd1ff",
+         "purple": "#c177d9"}
 LOOKS: dict[str, dict[str, str]] = {colour: {"symbol": symbol.glyph, "fill": FILLS[colour]}
                                     for colour, symbol in SYMBOLS.items()}
 

@@ -9,11 +9,16 @@ the difference formula made for small differences between surface colours
 
 import itertools
 import math
+import re
+from pathlib import Path
 
 import pytest
 
 from companion.skyrockets.colours import COLOURS, SYMBOLS
 from companion.web.looks import LOOKS
+
+SITE_CSS = Path(__file__).resolve().parents[2] / "companion" / "web" / "static" / "css" / "site.css"
+TEXT_CONTRAST = 4.5  # WCAG AA for text: a symbol is drawn as text in its fill
 
 # The least CIEDE2000 difference between two timers' fills, in every vision below: ten units or more
 # tell two colours apart at a glance, about five times what a trained eye notices side by side.
@@ -115,3 +120,16 @@ def test_every_timer_has_its_own_symbol_and_shape():
     assert list(SYMBOLS) == list(COLOURS) == list(LOOKS)
     assert len({s.glyph for s in SYMBOLS.values()}) == len({s.shape for s in SYMBOLS.values()}) == len(COLOURS)
     assert all(LOOKS[c]["symbol"] == SYMBOLS[c].glyph for c in COLOURS)
+
+
+@pytest.mark.parametrize("surface", ["--bg", "--surface", "--raised"])
+def test_every_fill_is_readable_as_text_on_the_pages_backgrounds(surface):
+    background = re.search(rf"{surface}: (#[0-9a-f]{{6}});", SITE_CSS.read_text())[1]
+
+    def luminance(hex_colour: str) -> float:
+        r, g, b = linear(hex_colour)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    for colour in COLOURS:
+        ratio = (luminance(LOOKS[colour]["fill"]) + 0.05) / (luminance(background) + 0.05)
+        assert ratio >= TEXT_CONTRAST, f"{colour} on {surface}: {ratio:.2f}"
