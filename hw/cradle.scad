@@ -145,10 +145,10 @@ module cradle() {
 
 // The timer's symbol cut into the spine's front (+X) face, the side the sand is watched from, near each end:
 // the one at A reads upright while A is up, the one at B (turned over) once the glass is turned.
-module symbol_cut(which = shape) {
+module symbol_cut() {
     for (end = [0, 1])
         translate([spine_x[1] - symbol_depth, symbol_y, symbol_z[end]]) rotate([90, 0, 90])
-            linear_extrude(symbol_depth + 1) rotate(end == 0 ? 180 : 0) symbol(which, symbol_size);
+            linear_extrude(symbol_depth + 1) rotate(end == 0 ? 180 : 0) symbol(shape, symbol_size);
 }
 
 // One symbol, `size` tall and at most as wide, centred, pointing up (+Y, which symbol_cut turns to +Z).

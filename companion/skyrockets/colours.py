@@ -19,7 +19,7 @@ class Symbol(NamedTuple):
     shape: str  # its name in hw/cradle.scad, which engraves it on the timer's cradle
 
 
-# The one table of timer symbols: pages, shared results, the strip's page and the printed cradles use it.
+# The one table of timer symbols: the pages, shared results, the strip's marker counts and the printed cradles.
 SYMBOLS: dict[str, Symbol] = {
     "red": Symbol("●", "circle"),
     "orange": Symbol("▲", "triangle"),
