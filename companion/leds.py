@@ -8,15 +8,25 @@ A segment reads like a glass standing upright: its first half is the top bulb,
 its sand lit from the neck outward so it drains toward the middle; its second
 half is the bottom bulb, filling from the far end toward the neck.
 
-| what                        | looks like                                          |
-|-----------------------------|-----------------------------------------------------|
-| running / empty glass       | the sand levels in the timer's colour               |
-| low sand (non-countdown)    | the top bulb flashes in the colour's rhythm (below) |
-| run-out, or awaiting a turn | the whole segment blinks, 2.5 times a second        |
-| lying glass                 | the sand levels, dimmed                             |
-| countdown glass empty       | a steady white pixel at the neck: ready to turn     |
-| sensor fault                | amber and white pixels, swapping every half second  |
-| out of play, no show        | dark                                                |
+| what                        | looks like                                              |
+|-----------------------------|---------------------------------------------------------|
+| running / empty glass       | the sand levels in the timer's colour                   |
+| low sand (non-countdown)    | the top bulb flashes in full in the colour's rhythm     |
+| run-out, or awaiting a turn | a chase: every third LED lit, running toward the end B  |
+| lying glass                 | the sand levels, dimmed                                 |
+| countdown glass empty       | a steady white pixel at the neck: ready to turn         |
+| sensor fault                | amber and white pixels, swapping every half second      |
+| out of play, no show        | dark                                                    |
+
+Each state differs from the others in which LEDs are lit and when, not only in
+hue, so a colour-blind player (or a strip seen from across the room) reads it.
+Every glass in play also carries its marker: the first LEDs of its segment (the
+far end of the top bulb) are its marker pixels, one for red up to six for
+purple (the order of the symbols ● ▲ ■ ◆ ★ ✚), each drawn at a third of the
+sand's brightness where sand lies on it and as a faint white glow where none
+does. A segment needs more LEDs per bulb than there are markers to carry them
+(14 or more LEDs); a shorter one goes without, as does a strip set with
+`markers = false` (under cradles that carry the symbols themselves).
 
 Countdown track: the current space in the countdown timer's colour; a moving
 rainbow on a win. Crowd tokens: gold while star side up; all red on a loss.
@@ -45,7 +55,7 @@ import colorsys
 from dataclasses import dataclass
 
 from companion.errors import BadInput
-from companion.skyrockets.colours import COLOURS
+from companion.skyrockets.colours import COLOURS, SYMBOLS
 from companion.skyrockets.show import CROWD_TOKENS
 
 Colour = tuple[int, int, int]
@@ -74,7 +84,10 @@ WARNING_RHYTHMS: dict[str, str] = {
 }
 SLOW_BEATS_PER_S = 1 / 1.6
 FAST_BEATS_PER_S = 1 / 0.8
-FLASH_PER_S = 2.5
+CHASE_GAP = 3  # a run-out's chase lights every third LED
+CHASE_LEDS_PER_S = 8.0  # and moves it on this many LEDs a second
+MARKER_GLOW: Colour = (24, 24, 24)  # a marker pixel with no sand on it
+MARKER_NOTCH = 0.33  # a marker pixel under sand, at this share of the sand's brightness
 FAULT_SWAP_S = 0.5
 LYING_DIM = 0.2
 RAINBOW_TURNS_PER_S = 0.5
@@ -93,6 +106,7 @@ class StripLayout:
     colours: tuple[str, ...] = COLOURS
     countdown_leds: int = 5  # spaces 4, 3, 2, 1, 0 (the button space last)
     token_leds: int = CROWD_TOKENS
+    markers: bool = True  # each segment's marker pixels (off where the cradles carry the symbols)
 
     def __post_init__(self):
         length = self.segment_len
@@ -106,6 +120,8 @@ class StripLayout:
             raise BadInput("strip.countdown_leds", f"must be 0 (no track) or 2 to 10, not {self.countdown_leds!r}")
         if isinstance(self.token_leds, bool) or self.token_leds not in (0, CROWD_TOKENS):
             raise BadInput("strip.token_leds", f"must be 0 or {CROWD_TOKENS} (one per crowd token), not {self.token_leds!r}")
+        if not isinstance(self.markers, bool):
+            raise BadInput("strip.markers", f"must be true or false, not {self.markers!r}")
 
     def segment_start(self, colour: str) -> int:
         """The index of the first LED of `colour`'s segment (its top bulb's far end)."""
@@ -128,8 +144,8 @@ def render(state: dict | None, now: float, layout: StripLayout = StripLayout(), 
            flash_s: float = 3.0) -> list[Colour]:
     """The colour of every LED at show time `now` (at or after the snapshot's `t`).
 
-    A run-out flashes its segment for `flash_s` wall seconds, and for as long as
-    the glass awaits its turn.
+    A run-out chases along its segment for `flash_s` wall seconds, and for as
+    long as the glass awaits its turn.
     """
     pixels = [OFF] * layout.total
     if not state or state.get("outcome", "idle") == "idle":
@@ -138,11 +154,25 @@ def render(state: dict | None, now: float, layout: StripLayout = StripLayout(), 
     timers = state.get("timers", {})
     for colour in layout.colours:
         start = layout.segment_start(colour)
-        segment = _segment(colour, timers.get(colour), moment, layout.segment_len, flash_s)
+        marks = markers(colour) if layout.markers else 0
+        segment = _segment(colour, timers.get(colour), moment, layout.segment_len, flash_s, marks)
         pixels[start:start + layout.segment_len] = segment
     pixels[layout.countdown_start:layout.tokens_start] = _countdown_track(moment, layout.countdown_leds)
     pixels[layout.tokens_start:layout.total] = _crowd_tokens(state, layout.token_leds)
     return pixels
+
+
+def markers(colour: str) -> int:
+    """How many marker pixels a timer's segment carries: its place among the symbols, red 1 to purple 6."""
+    return list(SYMBOLS).index(colour) + 1
+
+
+def _marked(segment: list[Colour], count: int, half: int) -> list[Colour]:
+    # A marker never fills a bulb: the sand must still show beyond it, and the neck stays the neck.
+    if half <= len(SYMBOLS) or not count:
+        return segment
+    # Under sand a notch, dimmer than the sand; never darker than the glow, so a marker pixel is never dark.
+    return [max(_scale(c, MARKER_NOTCH), MARKER_GLOW, key=sum) if i < count else c for i, c in enumerate(segment)]
 
 
 @dataclass(frozen=True)
@@ -169,31 +199,33 @@ class _Moment:
         return self.now / self.speed
 
 
-def _segment(colour: str, timer: dict | None, moment: _Moment, length: int, flash_s: float) -> list[Colour]:
+def _segment(colour: str, timer: dict | None, moment: _Moment, length: int, flash_s: float,
+             marks: int) -> list[Colour]:
     status = timer.get("state") if timer else "out_of_play"
     if status == "out_of_play":
         return [OFF] * length
     if timer.get("fault"):
         return _fault(moment.wall, length)
-    rgb = TIMER_COLOURS[colour]
+    rgb, half = TIMER_COLOURS[colour], length // 2
     if (moment.running and timer.get("awaiting_turn")) or _ran_out_within(colour, moment, flash_s):
-        return [rgb if _blink_on(moment.wall * FLASH_PER_S) else OFF] * length
+        return _marked(_chase(rgb, moment.wall, length), marks, half)
     if timer.get("top_s") is None or not timer.get("duration"):
-        return [OFF] * length  # sand unknown
+        return _marked([OFF] * length, marks, half)  # sand unknown
     # A running glass keeps draining between snapshots; `raw` goes below 0 once it is overdue.
     flowing = moment.running and status == "running"
     raw = timer["top_s"] - moment.since if flowing else timer["top_s"]
-    top, half = max(0.0, raw), length // 2
+    top = max(0.0, raw)
     glass = _glass(rgb, top / timer["duration"], half)
     if status == "lying":
-        return [_scale(c, LYING_DIM) for c in glass]
+        return _marked([_scale(c, LYING_DIM) for c in glass], marks, half)
+    glass = _marked(glass, marks, half)
     if timer.get("role") == "countdown":
         if top == 0.0:
             glass[half - 1] = WHITE  # ready to turn
     elif moment.running and top <= moment.state.get("warn_lead_s", 0.0):
         beats = _warning_beats(raw, moment) if flowing else moment.wall * FAST_BEATS_PER_S
         if _rhythm_on(WARNING_RHYTHMS[colour], beats):
-            glass[:half] = [rgb] * half
+            glass[:half] = [rgb] * half  # over the marker too: a flash of the whole bulb, however little sand is left
     return glass
 
 
@@ -227,8 +259,10 @@ def _rhythm_on(rhythm: str, beats: float) -> bool:
     return rhythm[int((beats % 1.0) * len(rhythm))] == "#"
 
 
-def _blink_on(cycles: float) -> bool:
-    return cycles % 1.0 < 0.5
+def _chase(rgb: Colour, wall: float, length: int) -> list[Colour]:
+    """Every CHASE_GAP-th LED lit, the pattern moving toward the segment's end: unlike any sand level or blink."""
+    step = int(wall * CHASE_LEDS_PER_S)
+    return [rgb if (i - step) % CHASE_GAP == 0 else OFF for i in range(length)]
 
 
 def _ran_out_within(colour: str, moment: _Moment, flash_s: float) -> bool:

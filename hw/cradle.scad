@@ -4,6 +4,7 @@
 // down on, a slot for a short piece of LED strip, and an optional light beam across the neck.
 //
 //   openscad -o cradle.stl hw/cradle.scad
+//   openscad -o cradle-red.stl -D 'colour="red"' hw/cradle.scad          (the red glass's, its symbol engraved)
 //   openscad -o cradle.stl -D glass_d=28 -D glass_h=95 hw/cradle.scad      (your own glasses)
 //   openscad -o hw/cradle.png --imgsize=900,700 --viewall --autocenter --render \
 //       --colorscheme=Tomorrow --camera=0,0,0,70,0,130,0 -D 'part="assembly"' hw/cradle.scad
@@ -19,6 +20,8 @@
 
 /* [What to make] */
 part = "cradle";     // "cradle" (to print) or "assembly" (with the glass and switches, for the picture)
+colour = "none";     // the timer it holds: red, orange, yellow, green, blue or purple engraves its symbol
+                     // (the pages' ● ▲ ■ ◆ ★ ✚) at both ends of the spine's front face; "none" leaves it plain
 
 /* [The hourglass] */
 glass_d = 26;        // widest diameter of the glass (its caps), mm
@@ -56,6 +59,11 @@ led_t = 3.4;         // LED strip thickness with its tape
 led_per_m = 60;      // LED density of the strip; a piece is cut at the marks between LEDs
 led_count = 4;       // LEDs wanted under the glass; fewer are fitted if the rail is too short
 
+/* [The symbol] */
+symbol_size = 8;     // how tall and wide each engraved symbol is, mm
+symbol_depth = 0.8;  // how deep it is cut: three or four layers, well short of the spine's wall
+symbol_margin = 1.5; // from the symbol to the face's edges and ends
+
 /* [The neck beam (optional)] */
 beam = true;         // an IR emitter (+X) and a phototransistor (-X) facing across the neck
 beam_d = 3.2;        // 3 mm LED and phototransistor body plus slack
@@ -89,6 +97,19 @@ led_l = led_fit * led_pitch + 0.6;                  // cut at the marks, plus sl
 rail_w = 3;
 rail_y = window_w / 2 + 1;                          // the rails run beside the -X window
 
+// Each timer's symbol as a shape to cut; the same table as companion/skyrockets/colours.py SYMBOLS (a test
+// holds them together).
+SYMBOLS = [["red", "circle"], ["orange", "triangle"], ["yellow", "square"], ["green", "diamond"],
+           ["blue", "star"], ["purple", "cross"]];
+found = search([colour], SYMBOLS)[0];
+shape = found == [] ? undef : SYMBOLS[found][1];
+face_y0 = spine_x[1] < r_out ? sqrt(r_out * r_out - spine_x[1] * spine_x[1]) : 0;  // the spine's +X face, from
+symbol_y = (face_y0 + spine_face) / 2;                                                // where the sleeve leaves it
+symbol_z = [symbol_margin + symbol_size / 2, finger_z - symbol_margin - symbol_size / 2];  // ends B and A
+
+assert(colour == "none" || shape != undef, "colour: red, orange, yellow, green, blue, purple or none");
+assert(symbol_depth > 0 && symbol_depth < wall, "symbol_depth: more than 0 and less than the wall");
+assert(symbol_size + 2 * symbol_margin <= spine_face - face_y0, "symbol_size: wider than the spine's face");
 assert(glass_d >= 16 && glass_d <= 40, "glass_d: a glass from 16 to 40 mm across");
 assert(glass_h >= 65 && glass_h <= 150, "glass_h: a glass from 65 to 150 mm tall");
 assert(lean >= 20 && lean <= 40, "lean: from 20 to 40 degrees (30 suits SW-520D switches)");
@@ -117,8 +138,28 @@ module cradle() {
         cable_groove();
         led_slot();
         if (beam) beam_holes();
+        if (shape != undef) symbol_cut();
     }
     hooks();
+}
+
+// The timer's symbol cut into the spine's front (+X) face, the side the sand is watched from, near each end:
+// the one at A reads upright while A is up, the one at B (turned over) once the glass is turned.
+module symbol_cut() {
+    for (end = [0, 1])
+        translate([spine_x[1] - symbol_depth, symbol_y, symbol_z[end]]) rotate([90, 0, 90])
+            linear_extrude(symbol_depth + 1) rotate(end == 0 ? 180 : 0) symbol(shape, symbol_size);
+}
+
+// One symbol, `size` tall and at most as wide, centred, pointing up (+Y, which symbol_cut turns to +Z).
+module symbol(which, size) {
+    r = size / 2;
+    if (which == "circle") circle(r = r);
+    else if (which == "triangle") polygon([[0, r], [-r, -r], [r, -r]]);
+    else if (which == "square") square(size * 0.85, center = true);
+    else if (which == "diamond") rotate(45) square(size / sqrt(2), center = true);
+    else if (which == "star") polygon([for (k = [0 : 9]) (k % 2 ? 0.42 * r : r) * [sin(k * 36), cos(k * 36)]]);
+    else if (which == "cross") for (turn = [0, 90]) rotate(turn) square([size, size / 3], center = true);
 }
 
 // The glass as the cradle sees it: a cylinder as wide as its caps, `shift` mm along its axis.

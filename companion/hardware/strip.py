@@ -62,7 +62,8 @@ class StripConfig:
                    brightness=check_brightness(s.value("brightness", d.brightness)),
                    layout=StripLayout(segment_len=s.value("segment_leds", layout.segment_len),
                                       countdown_leds=s.value("countdown_leds", layout.countdown_leds),
-                                      token_leds=s.value("token_leds", layout.token_leds)))
+                                      token_leds=s.value("token_leds", layout.token_leds),
+                                      markers=s.boolean("markers", layout.markers)))
 
 
 class Strip(Protocol):

@@ -5,9 +5,29 @@ The nominal table is the default only: a table's config and a show log's
 printings have a 90 s purple).
 """
 
+from typing import NamedTuple
+
 from companion.errors import BadInput
 
 COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "purple")
+
+
+class Symbol(NamedTuple):
+    """How a timer is told apart without its colour: a glyph for pages and text, a shape to print."""
+
+    glyph: str
+    shape: str  # its name in hw/cradle.scad, which engraves it on the timer's cradle
+
+
+# The one table of timer symbols: the pages, shared results, the strip's marker counts and the printed cradles.
+SYMBOLS: dict[str, Symbol] = {
+    "red": Symbol("●", "circle"),
+    "orange": Symbol("▲", "triangle"),
+    "yellow": Symbol("■", "square"),
+    "green": Symbol("◆", "diamond"),
+    "blue": Symbol("★", "star"),
+    "purple": Symbol("✚", "cross"),
+}
 
 NOMINAL_S: dict[str, float] = {
     "red": 30.0,

@@ -2,17 +2,17 @@
 
 This is the one table of symbols, one shape for every area ({"symbol", "fill"}):
 templates use it directly, the scripts get it as data, and the past-show
-timeline draws with it.
+timeline draws with it. The timers' symbols come from the rules' own table
+(companion.skyrockets.colours.SYMBOLS), which the printed cradles share.
 """
 
-LOOKS: dict[str, dict[str, str]] = {
-    "red": {"symbol": "●", "fill": "#ef5350"},
-    "orange": {"symbol": "▲", "fill": "#ffa040"},
-    "yellow": {"symbol": "■", "fill": "#ffe45c"},
-    "green": {"symbol": "◆", "fill": "#5cc460"},
-    "blue": {"symbol": "★", "fill": "#4aa8ff"},
-    "purple": {"symbol": "✚", "fill": "#c070e0"},
-}
+from companion.skyrockets.colours import SYMBOLS
+
+# Each timer's fill on the dark pages; tests/web/test_colour_blind.py keeps them apart for colour-blind eyes.
+FILLS = {"red": "#f06965", "orange": "#f8a041", "yellow": "#ffeb5c", "green": "#97d790", "blue": "#5fd1ff",
+         "purple": "#c177d9"}
+LOOKS: dict[str, dict[str, str]] = {colour: {"symbol": symbol.glyph, "fill": FILLS[colour]}
+                                    for colour, symbol in SYMBOLS.items()}
 
 # Über den Wolken: each species (and the neutral birds), and the two sexes.
 BIRD_LOOKS: dict[str, dict[str, str]] = {

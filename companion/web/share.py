@@ -24,6 +24,8 @@ import re
 from datetime import datetime
 from urllib.parse import quote
 
+from companion.web.looks import LOOKS
+
 BGSTATS_URL = "https://app.bgstatsapp.com/createPlay.html"
 BGSTATS_PLATFORMS = re.compile(r"Android|iPhone|iPad|iPod")  # where the app (and so its link) exists
 LOCATION = "Hourglass table"
@@ -66,10 +68,11 @@ def _player_id(name: str) -> str:
     return name.strip().casefold()
 
 
-def show_result(show: dict, players: list[str], words) -> dict:
+def show_result(show: dict, players: list[str], words, ran_out: list[str] = ()) -> dict:
     """A finished Skyrockets show: its share text, emoji line and BG Stats play.
 
-    `words(key, **params)` is the catalogue in the page's language.
+    `words(key, **params)` is the catalogue in the page's language; `ran_out`
+    the glasses that ran out, in order, each told by its symbol and name.
     Skyrockets is co-operative: every player has the show's stars as score,
     and all win or all lose together.
     """
@@ -78,7 +81,9 @@ def show_result(show: dict, players: list[str], words) -> dict:
     emoji = (SPARK + " " + STAR * stars + NO_STAR * (3 - stars)) if won else MISS + " " + NO_STAR * 3
     outcome = words("share.show_won", stars=stars) if won else words("share.show_lost")
     title = show["event_name"] + (" · " + words("start.challenge") if show.get("challenge") else "")
-    text = "\n".join([words("share.show_title", event=title), outcome, emoji, "#Skyrockets"])
+    timers = ", ".join(f"{LOOKS[c]['symbol']} {words('timer.' + c)}" for c in ran_out)
+    runouts = [words("share.runouts", timers=timers)] if ran_out else []
+    text = "\n".join([words("share.show_title", event=title), outcome, emoji, *runouts, "#Skyrockets"])
     minutes = _minutes(show.get("started"), show.get("ended"))
     names = players or ([show["start_player"]] if show.get("start_player") else [])
     play = bgstats_play(

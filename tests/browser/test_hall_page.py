@@ -1,6 +1,7 @@
 """The hall page in a real browser at a phone's size: two tables on a real broker, live, one going offline."""
 
 import os
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -13,6 +14,8 @@ from companion.mqtt.mosquitto import Mosquitto, mosquitto_missing
 from companion.mqtt.settings import from_url
 from companion.table import demo_table
 from companion.web.server import ServerThread, make_server
+
+from .accessibility import assert_symbols, no_axe_violations
 
 SPEED = 10.0
 
@@ -70,7 +73,8 @@ def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phon
 
     hall_world.tables["alpha"].start_show("training")
     expect(alpha.locator(".hall-event")).to_have_text("Training")
-    expect(alpha.locator(".hall-countdown")).to_have_text("Space 4, ▲ Orange")
+    expect(alpha.locator(".hall-countdown")).to_have_text("▲ Space 4, Orange")
+    expect(alpha.locator(".hall-countdown .symbol")).to_have_attribute("aria-hidden", "true")
     expect(alpha.locator(".hall-tokens")).to_have_text("0 of 3 turned")
     expect(alpha.locator('.hall-glass[data-colour="red"]')).to_contain_text("●")
     first = alpha.locator('.hall-glass[data-colour="red"]').inner_text()
@@ -91,3 +95,44 @@ def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phon
     phone.goto(hall_world.url + "lang/ja?next=/")
     expect(phone.locator("h1")).to_have_text("ホールのすべてのテーブル")
     expect(phone.locator('.hall-card[data-table="beta"] .hall-online')).to_have_text("○ オフライン")
+
+
+# Every text the status line is given, in order (a line set twice to the same words counts twice).
+LISTEN = """() => {
+  window.heard = [];
+  new MutationObserver(() => window.heard.push(document.getElementById("hall-status").textContent))
+    .observe(document.getElementById("hall-status"), { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_the_hall_says_which_table_changed_and_how_and_only_then(hall_world, phone):
+    """A show starting, each run-out with the crowd tokens left, and the loss; nothing for the sand running."""
+    from playwright.sync_api import expect
+
+    phone.goto(hall_world.url)
+    alpha = phone.locator('.hall-card[data-table="alpha"]')
+    expect(alpha.locator(".hall-online")).to_have_text("● Online")
+    expect(phone.locator("#hall-count")).to_have_text("2 tables on the broker")
+    phone.evaluate(LISTEN)
+    assert phone.locator("#hall-status").text_content() == ""  # cards seen for the first time are not news
+
+    table = hall_world.tables["alpha"]
+    table.start_show("training")
+    in_play = [c for c, timer in table.snapshot()["timers"].items() if timer["state"] != "out_of_play"]
+    expect(alpha.locator(".hall-glass")).to_have_count(len(in_play))
+    assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-glass', in_play, {c: c.capitalize() for c in in_play})
+    assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-countdown', ["orange"], {"orange": "Orange"})
+    no_axe_violations(phone, "the hall during a show")
+    expect(alpha.locator(".hall-outcome")).to_have_text("Lost", timeout=60_000)
+    heard = phone.evaluate("window.heard")
+    runouts = [r["timer"].capitalize() for r in table.snapshot()["runouts"]]
+    assert len(runouts) == 3
+    said = " ".join(heard)
+    assert said.startswith("Table alpha started Training. ")
+    told = re.findall(r"Table alpha: ([A-Za-z ]+) ran out, crowd tokens left: (\d)\.", said)
+    assert [name for names, _left in told for name in names.split(" and ")] == runouts
+    assert told[-1][1] == "0" and said.endswith("Table alpha lost.")
+    assert "beta" not in said
+    # One line per happening (a run-out, the start, the end), never one per update of the sand.
+    assert 2 <= len(heard) <= len(runouts) + 1
+    assert len(set(heard)) == len(heard)

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from companion.errors import BadInput
 from companion.hardware.ledshow import LedShow
 from companion.hardware.strip import FakeStrip
-from companion.leds import AMBER, GOLD, OFF, TIMER_COLOURS, WHITE, StripLayout, render
+from companion.leds import AMBER, CHASE_GAP, GOLD, OFF, TIMER_COLOURS, WHITE, StripLayout, render
 
-LAYOUT = StripLayout()
+LAYOUT = StripLayout(markers=False)  # the sand alone; the marker pixels have tests of their own (test_leds_patterns)
 HALF = LAYOUT.segment_len // 2
 COLOURS = LAYOUT.colours
 FPS = 30
@@ -105,7 +105,7 @@ def test_a_level_between_pixels_lights_the_last_one_partly():
 
 @given(st.floats(min_value=10.5, max_value=60.0))
 def test_sand_is_conserved_on_the_strip(top_s):
-    frame = render(snapshot(timers={"green": glass(top_s=top_s, duration=60.0)}), 0.0)
+    frame = render(snapshot(timers={"green": glass(top_s=top_s, duration=60.0)}), 0.0, LAYOUT)
     sand = sum(g for _r, g, _b in segment(frame, "green")) / 255
     assert sand == pytest.approx(HALF, abs=2 / 255)
     top_sand = sum(g for _r, g, _b in segment(frame, "green")[:HALF]) / 255
@@ -182,29 +182,37 @@ def test_the_countdown_timer_never_warns_and_shows_ready_to_turn_when_empty():
 
 # --- run-outs, faults ----------------------------------------------------------------------------
 
-def test_a_run_out_flashes_the_whole_segment_for_flash_s():
-    # An emulated glass is flipped at its run-out: it runs again while the flash shows.
+def chased(pixels) -> bool:
+    """Every CHASE_GAP-th LED lit and the others dark: the run-out's chase."""
+    lit = [px != OFF for px in pixels]
+    first = lit.index(True)
+    return all(on == ((i - first) % CHASE_GAP == 0) for i, on in enumerate(lit))
+
+
+def test_a_run_out_chases_along_the_segment_for_flash_s():
+    # An emulated glass is flipped at its run-out: it runs again while the chase shows.
     state = snapshot(t=30.0, timers={"red": glass(top_s=30.0)}, runouts=[{"timer": "red", "t": 30.0}],
                      crowd_tokens_turned=1)
-    flashing = {segment(frame, "red") for _t, frame in samples(state, 30.0, 32.9)}
-    assert flashing == {(RED,) * LAYOUT.segment_len, (OFF,) * LAYOUT.segment_len}
+    chase = [segment(frame, "red") for _t, frame in samples(state, 30.0, 32.9)]
+    assert all(chased(pixels) and set(pixels) == {RED, OFF} for pixels in chase)
+    assert len(set(chase)) == CHASE_GAP  # it moves through every offset
     after, plain = shown(state, 33.5), shown({**state, "runouts": []}, 33.5)
     assert segment(after, "red") == segment(plain, "red")
     assert segment(after, "red")[HALF - 1] == RED
 
 
-def test_a_glass_awaiting_its_turn_flashes_until_turned():
+def test_a_glass_awaiting_its_turn_chases_until_turned():
     waiting = glass("running", top_s=30.0, awaiting_turn=True)
     state = snapshot(t=100.0, timers={"red": waiting}, runouts=[{"timer": "red", "t": 30.0}])
     seen = {segment(frame, "red") for _t, frame in samples(state, 100.0, 101.0)}
-    assert seen == {(RED,) * LAYOUT.segment_len, (OFF,) * LAYOUT.segment_len}
+    assert len(seen) == CHASE_GAP and all(chased(pixels) for pixels in seen)
 
 
-def test_blinks_keep_a_human_pace_in_a_sped_up_demo():
+def test_the_chase_keeps_a_human_pace_in_a_sped_up_demo():
     state = snapshot(t=0.0, timers={"red": glass(top_s=30.0, awaiting_turn=True)}, speed=10.0)
-    on, off = shown(state, 0.0), shown(state, 2.0)  # 0.2 wall seconds apart
-    assert segment(on, "red") == (RED,) * LAYOUT.segment_len
-    assert segment(off, "red") == (OFF,) * LAYOUT.segment_len
+    frames = [segment(frame, "red") for _t, frame in samples(state, 0.0, 10.0)]  # one wall second
+    moves = sum(a != b for a, b in zip(frames, frames[1:]))
+    assert 4 <= moves <= 12  # a step every 0.08-0.25 s: followed by eye, not a blur
 
 
 def test_a_faulty_sensor_shows_amber_and_white_alternating():
@@ -279,6 +287,7 @@ def test_a_smaller_layout_puts_everything_after_its_segments():
     ({"colours": ()}, "strip.colours"),
     ({"countdown_leds": 1}, "strip.countdown_leds"),
     ({"token_leds": 2}, "strip.token_leds"),
+    ({"markers": "yes"}, "strip.markers"),
 ])
 def test_bad_layouts_name_their_field(settings, field):
     with pytest.raises(BadInput) as caught:

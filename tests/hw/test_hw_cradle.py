@@ -6,6 +6,7 @@ intersection: empty when two things must not touch, with volume when they
 must. The documented sizes are rendered to STL files in a temporary folder.
 """
 
+import itertools
 import os
 import re
 import shutil
@@ -13,6 +14,7 @@ import subprocess
 
 import pytest
 
+from companion.skyrockets.colours import COLOURS, SYMBOLS
 from conftest import ROOT
 
 SCAD = ROOT / "hw" / "cradle.scad"
@@ -215,3 +217,73 @@ def test_the_guide_has_a_rendered_picture_of_an_assembled_cradle():
     for guide in ("ASSEMBLY.md", "ASSEMBLY.ja.md"):
         assert "cradle.png" in (ROOT / "hw" / guide).read_text(encoding="utf-8")
     assert 'part="assembly"' in SCAD.read_text()
+
+
+# --- the timer's symbol --------------------------------------------------------------------------
+
+def scad_symbols() -> dict[str, str]:
+    table = re.search(r"^SYMBOLS = \[(.*?)\];", SCAD.read_text(), re.M | re.S)[1]
+    return dict(re.findall(r'\["(\w+)", "(\w+)"\]', table))
+
+
+def test_the_cradle_engraves_the_symbols_the_pages_show():
+    assert scad_symbols() == {colour: symbol.shape for colour, symbol in SYMBOLS.items()}
+
+
+def engraved(openscad, tmp_path, colour: str, **params) -> float:
+    """How much of the cradle the symbol of `colour` takes away (mm³)."""
+    plain, _ = solid(openscad, tmp_path, "cradle();", **params)
+    marked, _ = solid(openscad, tmp_path, "cradle();", colour=f'"{colour}"', **params)
+    return plain - marked
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_each_timer_s_cradle_renders_with_its_symbol_cut_in_full(openscad, tmp_path, colour):
+    out = tmp_path / f"cradle-{colour}.stl"
+    done = render(openscad, out, f'colour="{colour}"', "$fn=24")
+    assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
+    shape = SYMBOLS[colour].shape
+    area, _ = solid(openscad, tmp_path, f'linear_extrude(1) symbol("{shape}", symbol_size);')
+    cut = engraved(openscad, tmp_path, colour)
+    # Two symbols, each cut to its full depth: none of it falls in the air beside the spine.
+    assert cut == pytest.approx(2 * area * parameter("symbol_depth"), rel=1e-3)
+
+
+def test_the_six_symbols_are_six_different_cuts(openscad, tmp_path):
+    areas = {}
+    for colour, symbol in SYMBOLS.items():
+        areas[colour], _ = solid(openscad, tmp_path, f'linear_extrude(1) symbol("{symbol.shape}", symbol_size);')
+    assert min(areas.values()) > 0.25 * parameter("symbol_size") ** 2  # big enough to read
+    # No two look alike: the area inside one but not the other is at least a tenth of the smaller one
+    # (a circle and a square of the same size differ by their corners, about 0.8 mm each at 8 mm).
+    for (c1, a), (c2, b) in itertools.combinations(SYMBOLS.items(), 2):
+        both, _ = solid(openscad, tmp_path, f'intersection() {{ linear_extrude(1) symbol("{a.shape}", symbol_size); '
+                                            f'linear_extrude(1) symbol("{b.shape}", symbol_size); }}')
+        assert areas[c1] + areas[c2] - 2 * both >= 0.1 * min(areas[c1], areas[c2]), (a.shape, b.shape)
+
+
+@pytest.mark.parametrize("size", [(16, 65), (40, 150)])
+@pytest.mark.parametrize("colour", COLOURS)
+def test_the_symbol_fits_the_spine_s_face_and_keeps_clear_of_the_switches(openscad, tmp_path, colour, size):
+    glass_d, glass_h = size
+    params = {"glass_d": glass_d, "glass_h": glass_h, "colour": f'"{colour}"'}
+    beyond, _ = solid(openscad, tmp_path, "difference() { symbol_cut(); "
+                      "translate([spine_x[1] - symbol_depth - 0.01, face_y0 + symbol_margin - 0.01, symbol_margin - 0.01]) "
+                      "cube([symbol_depth + 1.02, spine_face - face_y0 - 2 * symbol_margin + 0.02, "
+                      "finger_z - 2 * symbol_margin + 0.02]); }", **params)
+    assert beyond == 0, "the symbol reaches past the face's margins"
+    hit, _ = solid(openscad, tmp_path, "intersection() { symbol_cut(); union() { switch_pocket(0); switch_pocket(1); "
+                                       "cable_groove(); bore(); } }", **params)
+    assert hit == 0, "the symbol cuts into a switch pocket, a lead slot, the groove or the bore"
+
+
+def test_a_colour_that_is_no_timer_is_refused(openscad, tmp_path):
+    done = render(openscad, tmp_path / "pink.stl", 'colour="pink"', "$fn=12")
+    assert "colour" in done.stderr and "assert" in done.stderr.lower()
+    assert not (tmp_path / "pink.stl").exists() or done.returncode != 0
+
+
+def test_the_guide_says_how_to_print_each_timer_s_cradle():
+    for guide in ("ASSEMBLY.md", "ASSEMBLY.ja.md"):
+        text = (ROOT / "hw" / guide).read_text(encoding="utf-8")
+        assert "-D 'colour=\"red\"'" in text and all(s.glyph in text for s in SYMBOLS.values()), guide

@@ -144,7 +144,9 @@ STATEISH = st.fixed_dictionaries({"outcome": st.sampled_from(["running", "win", 
     "countdown": JSONISH | st.fixed_dictionaries({"timer": st.sampled_from(["red", "pink"]), "position": JSONISH}),
     "timers": JSONISH | st.dictionaries(st.sampled_from(["red", "blue"]), JSONISH | st.fixed_dictionaries(
         {"state": st.sampled_from(["running", "gone"]), "top_s": JSONISH}), max_size=2),
-    "crowd_tokens_turned": JSONISH})
+    "crowd_tokens_turned": JSONISH,
+    "runouts": JSONISH | st.lists(JSONISH | st.fixed_dictionaries({"timer": st.sampled_from(["red", "pink"])}),
+                                  max_size=4)})
 
 
 @settings(max_examples=200, deadline=None)
@@ -157,6 +159,28 @@ def test_any_value_is_a_card_or_a_bad_input_naming_the_field(value):
             assert e.field.startswith(where)
         else:
             json.dumps(checked, allow_nan=False)
+
+
+RUNNING = {"outcome": "running", "event": {"id": "training", "name": "Training"},
+           "countdown": {"timer": "orange", "position": 4}, "crowd_tokens_turned": 2, "timers": {}}
+
+
+def test_a_card_keeps_which_glasses_ran_out_in_order():
+    runouts = [{"timer": "red", "t": 30.0}, {"timer": "yellow", "t": 50.0}]
+    assert card_show({**RUNNING, "runouts": runouts})["runouts"] == ["red", "yellow"]
+    assert card_show(RUNNING)["runouts"] == []  # a table that does not say has none to tell
+
+
+@pytest.mark.parametrize("runouts, field", [
+    ([{"timer": "pink"}], "state.runouts.0.timer"),
+    ([{"timer": "red"}] * 4, "state.runouts"),  # more run-outs than crowd tokens
+    ("red", "state.runouts"),
+    ([["red"]], "state.runouts.0"),
+])
+def test_bad_run_outs_name_their_field(runouts, field):
+    with pytest.raises(BadInput) as caught:
+        card_show({**RUNNING, "runouts": runouts})
+    assert caught.value.field == field
 
 
 @settings(max_examples=100, deadline=None)

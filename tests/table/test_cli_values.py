@@ -25,6 +25,7 @@ def test_bad_demo_options_are_refused_in_one_line(cli, args, message, tmp_path):
     ('[web]\npin = "\u0661\u0662\u0663\u0664"\n', "web.pin: expected 4 to 8 digits (0-9)"),
     ('[strip]\nsegment_leds = 3\n', "strip.segment_leds: must be an even number of LEDs from 4 to 64"),
     ('[strip]\norder = "BGR"\n', "strip.order: 'BGR' is not a pixel order"),
+    ('[strip]\nmarkers = "no"\n', "strip.markers: "),
 ])
 def test_bad_config_values_name_the_file_and_key(tmp_path, text, message):
     path = tmp_path / "config.toml"

@@ -3,7 +3,7 @@
 import pytest
 
 from companion.clock import FakeClock
-from companion.leds import GOLD, LOSS_RED, OFF, TIMER_COLOURS, WHITE
+from companion.leds import CHASE_GAP, GOLD, LOSS_RED, MARKER_GLOW, OFF, TIMER_COLOURS, WHITE
 from companion.table import demo_table
 from tabletop import Hands, live, replayed
 
@@ -36,22 +36,26 @@ def test_full_half_low_runout_lying_and_loss(table):
     assert set(strip(table)["red"]) == {OFF}  # no show: dark
     table.start_show("training")
     start = strip(table)
-    assert start["red"][:8] == [TIMER_COLOURS["red"]] * 8 and lit(start["red"][8:]) == 0  # full: all sand on top
+    # Full: all sand on top, the first LED red's one marker pixel (dimmer, under sand).
+    assert start["red"][1:8] == [TIMER_COLOURS["red"]] * 7 and lit(start["red"][8:]) == 0
+    assert OFF != start["red"][0] != TIMER_COLOURS["red"] and max(start["red"][0]) < 255 * 0.5
     assert start["tokens"] == [GOLD] * 3
     assert max(max(p) for p in start["green"]) < 255 * 0.3 and lit(start["green"]) > 0  # lying: dimmed
 
     hands.wait(15)
     half = strip(table)["red"]
-    assert lit(half[:8]) == pytest.approx(4, abs=1) and lit(half[8:]) == pytest.approx(4, abs=1)
+    assert lit(half[1:8]) == pytest.approx(4, abs=1) and lit(half[8:]) == pytest.approx(4, abs=1)
+    assert half[0] == MARKER_GLOW  # the marker pixel glows where the sand has gone
 
     hands.wait(10)  # 25 s: red has 5 s left, inside the 10 s warning lead
     tops = [lit(strip(table, table.show_time() + dt)["red"][:8]) for dt in [i * 0.05 for i in range(40)]]
     assert max(tops) == 8 and min(tops) < 8  # the top bulb blinks in full, in red's rhythm
 
-    hands.wait(5.5)  # red ran out at 30 s: a token turned, the segment flashes
+    hands.wait(5.5)  # red ran out at 30 s: a token turned, the segment runs its chase
     assert table.snapshot()["crowd_tokens_turned"] == 1
-    flashes = [lit(strip(table, table.show_time() + dt)["red"]) for dt in [i * 0.1 for i in range(10)]]
-    assert 0 in flashes and max(flashes) >= 8
+    chase = [strip(table, table.show_time() + dt)["red"][1:] for dt in [i * 0.05 for i in range(20)]]
+    assert len({tuple(pixels) for pixels in chase}) == CHASE_GAP
+    assert all(lit(pixels) == pytest.approx(15 / CHASE_GAP, abs=1) for pixels in chase)
     assert strip(table)["tokens"].count(GOLD) == 2
 
     hands.wait(40)  # yellow at 50, red again at 60: lost

@@ -51,6 +51,28 @@ def test_the_three_star_win_is_marked_with_its_stars_and_advances():
     assert "red" in words and "purple" in words  # the legend names every glass in play
 
 
+@pytest.mark.parametrize("name", sorted(p.stem for p in SCENARIOS.glob("*.jsonl")))
+def test_every_glass_and_each_of_its_marks_carries_its_symbol(name):
+    """Without colour, each line and each run-out still says whose it is; the description lists the run-outs."""
+    lines = lines_of(name)
+    root, result = parse(timeline_svg(lines)), replay(lines).result()
+    groups = {g.get("data-timer"): g for g in root.iter(f"{SVG}g") if g.get("class") == "glass"}
+    in_play = {c for c, timer in result["timers"].items() if timer["state"] != "out_of_play"}
+    assert set(groups) == in_play
+    for colour, group in groups.items():
+        glyphs = [t.text for t in group.iter(f"{SVG}text")]
+        assert set(glyphs) <= {LOOKS[colour]["symbol"], "✕"} and LOOKS[colour]["symbol"] in glyphs
+        ran_out = [r for r in result["runouts"] if r["timer"] == colour]
+        assert glyphs.count("✕") == len(ran_out)
+        assert glyphs.count(LOOKS[colour]["symbol"]) >= 1 + len(ran_out)  # where its line begins, and each run-out
+    summary = root.find(f"{SVG}desc").text
+    assert root.get("aria-describedby") == root.find(f"{SVG}desc").get("id")
+    if result["runouts"]:
+        assert summary == "Ran out: " + ", ".join(f"{r['timer']} at {r['t']:g} s" for r in result["runouts"]) + "."
+    else:
+        assert summary == "No glass ran out."
+
+
 def test_the_trace_follows_the_sand_through_a_flip():
     tr = trace(lines_of("three_star_win"))
     red = tr.points["red"]

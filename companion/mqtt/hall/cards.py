@@ -93,10 +93,18 @@ def card_show(state: object, where: str = "state") -> dict:
         "countdown": {"timer": _choice(countdown.get("timer"), COLOURS, f"{where}.countdown.timer"),
                       "position": _whole(countdown.get("position"), f"{where}.countdown.position")},
         "crowd_tokens_turned": _whole(state.get("crowd_tokens_turned"), f"{where}.crowd_tokens_turned", CROWD_TOKENS),
+        "runouts": _runouts(state.get("runouts", []), f"{where}.runouts"),
         "stars": _whole(state.get("stars", 0), f"{where}.stars"),
         "speed": _seconds(state.get("speed", 1.0), f"{where}.speed") or 1.0,
         "timers": glasses,
     }
+
+
+def _runouts(value, where: str) -> list[str]:
+    """The glasses that ran out, in order (each run-out turns a crowd token, so there are at most that many)."""
+    if not isinstance(value, list) or len(value) > CROWD_TOKENS:
+        raise BadInput(where, f"expected a list of at most {CROWD_TOKENS} run-outs")
+    return [_choice(_dict(r, f"{where}.{i}").get("timer"), COLOURS, f"{where}.{i}.timer") for i, r in enumerate(value)]
 
 
 def finished_show(row: object, where: str = "shows") -> dict:

@@ -7,6 +7,7 @@ from werkzeug.exceptions import NotFound
 from companion.errors import BadInput
 from companion.records.database import MAX_ROW_ID, iso
 from companion.skyrockets.festivals import event_number
+from companion.skyrockets.log import replay
 from companion.web import get_table
 from companion.web.api import json_body, need
 from companion.web.download import cell, csv_download
@@ -26,8 +27,16 @@ def show_share(show: dict) -> dict | None:
     if number is not None:
         name = translate("festival.event_n", n=number) + ("" if name == show["event"] else f" · {name}")
     named = {**show, "event_name": name}
-    result = show_result(named, get_table().scorepad()["players"], translate)
+    result = show_result(named, get_table().scorepad()["players"], translate, _ran_out(show["id"]))
     return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
+
+
+def _ran_out(show_id: int) -> list[str]:
+    """The glasses that ran out in a past show, in order, replayed from its log (none when it does not replay)."""
+    try:
+        return [r["timer"] for r in replay(get_table().show_log(show_id) or [], notices=False).result()["runouts"]]
+    except BadInput:  # a damaged journal: the result still travels, without its run-outs
+        return []
 
 
 @bp.app_template_global()

@@ -22,6 +22,7 @@ from html import escape
 from companion.errors import BadInput
 from companion.skyrockets.log import LogReader, apply_line
 from companion.skyrockets.show import Show
+from companion.web.i18n import fill
 from companion.web.looks import LOOKS
 
 LABELS = {
@@ -30,6 +31,9 @@ LABELS = {
     "sand_axis": "sand on top (s)",
     "turned": "a glass's symbol on its line: turned there",
     "runout": "ran out: a crowd token turned",
+    "runouts": "Ran out: {list}.",
+    "runout_at": "{timer} at {t} s",
+    "no_runouts": "No glass ran out.",
     "advance": "countdown advanced",
     "lying": "dashed: lying on its side",
     "win": "won",
@@ -130,25 +134,42 @@ def timeline_svg(lines, labels: dict | None = None) -> str:
         result = f'{words[show.outcome]} {"★" * show.stars if show.outcome == "win" else "✕"}'
         marks.append(upright_line(x(tr.end), stroke_width=2)
                      + _el("text", result, x=x(tr.end), y=TOP - 5, text_anchor="end", stroke="none"))
-    traces = [line for colour, points in tr.points.items() for line in _polylines(points, LOOKS[colour]["fill"], x, y)]
+    # Each glass in a group of its own: its lines, its symbol where its line begins, at each turn and over each
+    # run-out, so every mark says whose it is without its colour.
+    drawn = {colour: _polylines(points, LOOKS[colour]["fill"], x, y) + [_glyph(
+        LOOKS[colour]["symbol"], x(points[0][0]) + 6, y(points[0][1]) - 6, LOOKS[colour]["fill"], 9)]
+        for colour, points in tr.points.items()}
     marks_of: dict[str, list[str]] = {}
     for t, colour, top in _thinned(tr.turns, x):  # one group per glass carries what its marks share
         marks_of.setdefault(colour, []).append(_el("text", LOOKS[colour]["symbol"], x=x(t), y=round(y(top) + 9 * 0.35, 1)))
-    traces += [_el("g", "".join(marks), text_anchor="middle", font_size=9, fill=LOOKS[colour]["fill"])
-               for colour, marks in marks_of.items()]
-    traces += [_glyph("✕", x(r["t"]), y(0), LOOKS[r["timer"]]["fill"], 13, bold=True) for r in show.runouts]
+    for colour, turned in marks_of.items():
+        drawn[colour].append(_el("g", "".join(turned), text_anchor="middle", font_size=9, fill=LOOKS[colour]["fill"]))
+    for r in show.runouts:
+        fill = LOOKS[r["timer"]]["fill"]
+        drawn[r["timer"]] += [_glyph("✕", x(r["t"]), y(0), fill, 13, bold=True),
+                              _glyph(LOOKS[r["timer"]]["symbol"], x(r["t"]), y(0) - 13, fill, 10)]
+    traces = [_el("g", "".join(parts), class_="glass", data_timer=colour) for colour, parts in drawn.items()]
 
     height = LEGEND_Y + ROW * (math.ceil(len(tr.points) / 3) + 3)
     return _el(
         "svg",
         _el("title", words["title"], id="timeline-title")
+        + _el("desc", _summary(show, words), id="timeline-summary")
         + _el("g", "".join(grid), stroke="currentColor", stroke_opacity=0.25, fill="currentColor", font_size=10)
         + _el("g", "".join(axes), fill="currentColor", font_size=11)
         + _el("g", "".join(marks), stroke="currentColor", fill="currentColor", font_size=10)
         + "".join(traces)
         + _el("g", _legend(tr, words), fill="currentColor", font_size=11),
         xmlns="http://www.w3.org/2000/svg", viewBox=f"0 0 {WIDTH} {height}", class_="timeline", role="img",
-        aria_labelledby="timeline-title")
+        aria_labelledby="timeline-title", aria_describedby="timeline-summary")
+
+
+def _summary(show: Show, words: dict) -> str:
+    """The run-outs in words: what the picture's marks say, for a screen reader."""
+    if not show.runouts:
+        return words["no_runouts"]
+    said = [fill(words["runout_at"], {"timer": words[r["timer"]], "t": f"{r['t']:g}"}) for r in show.runouts]
+    return fill(words["runouts"], {"list": ", ".join(said)})
 
 
 def _el(name: str, content: str = "", **attrs) -> str:
@@ -157,7 +178,7 @@ def _el(name: str, content: str = "", **attrs) -> str:
     Text content is escaped; content built by _el is passed on as it is.
     """
     spelled = " ".join(f'{k.rstrip("_").replace("_", "-")}="{escape(str(v))}"' for k, v in attrs.items())
-    if name in ("text", "title"):
+    if name in ("text", "title", "desc"):
         content = escape(content)
     return f"<{name} {spelled}>{content}</{name}>" if content else f"<{name} {spelled}/>"
 

@@ -2,6 +2,8 @@
 // counted down between events from the moment the event arrived (no polling).
 
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { symbolMark } from "/static/js/looks.js";
+import { news } from "./news.js";
 
 const $ = (id) => document.getElementById(id);
 const page = $("hall-page");
@@ -31,13 +33,8 @@ function glassLines(element) {
   return Object.fromEntries(colours.map((colour) => {
     const li = document.createElement("li");
     li.dataset.colour = colour;
-    const symbol = document.createElement("span");
-    symbol.className = "symbol";
-    symbol.setAttribute("aria-hidden", "true");
-    symbol.textContent = looks[colour].symbol;
-    symbol.style.color = looks[colour].fill;
     const words = document.createTextNode("");
-    li.append(symbol, words);
+    li.append(symbolMark(looks[colour]), words);
     list.append(li);
     return [colour, { li, words }];
   }));
@@ -74,9 +71,14 @@ function draw(entry) {
   text(element, ".hall-outcome", idle ? "" : t(`outcome.${show.outcome}`));
   element.querySelector(".facts").hidden = idle;
   if (!idle) {
-    text(element, ".hall-countdown", t("hall.countdown", {
-      space: show.countdown.position, timer: `${looks[show.countdown.timer].symbol} ${timerName(show.countdown.timer)}`,
-    }));
+    const { timer, position } = show.countdown;
+    const countdown = element.querySelector(".hall-countdown");
+    const words = ` ${t("hall.countdown", { space: position, timer: timerName(timer) })}`;
+    if (countdown.dataset.shown !== timer + words) { // redrawn only when it moved
+      countdown.dataset.shown = timer + words;
+      countdown.dataset.timer = timer;
+      countdown.replaceChildren(symbolMark(looks[timer]), words);
+    }
     text(element, ".hall-tokens", t("hall.tokens", { n: show.crowd_tokens_turned, total: limits.crowd_tokens }));
   }
   drawGlasses(entry);
@@ -91,9 +93,11 @@ function drop(card) {
   cards.delete(card.table);
 }
 
+// Returns what changed at the table, in words (nothing for a card the page has not seen before).
 function take(card) {
-  if (card.gone) { drop(card); return; }
+  if (card.gone) { drop(card); return []; }
   let entry = cards.get(card.table);
+  const said = news(entry?.card, card, limits.crowd_tokens);
   if (!entry) {
     const element = $("card-template").content.firstElementChild.cloneNode(true);
     element.dataset.table = card.table;
@@ -107,6 +111,16 @@ function take(card) {
   entry.receivedAt = performance.now();
   dirty.add(entry);
   if (dirty.size === 1) requestAnimationFrame(drawDirty);
+  return said;
+}
+
+// The status line speaks only when something happened; a frame with many tables' news says the first few.
+const NEWS_AT_ONCE = 3;
+function tell(said) {
+  if (!said.length) return;
+  const more = said.length - NEWS_AT_ONCE;
+  $("hall-status").textContent = [...said.slice(0, NEWS_AT_ONCE), ...(more > 0 ? [t("hall.news_more", { n: more })] : [])]
+    .join(" ");
 }
 
 // Many tables change many times a second: each card is drawn at most once per frame.
@@ -146,10 +160,10 @@ function drawBoard(board) {
 const stream = new EventSource("/api/hall/events");
 stream.addEventListener("hall", (event) => {
   const changed = JSON.parse(event.data);
-  changed.cards.forEach(take);
+  tell(changed.cards.flatMap(take));
   if (changed.board) drawBoard(changed.board);
   $("no-tables").hidden = cards.size > 0;
-  $("hall-status").textContent = t("hall.tables_seen", { n: cards.size });
+  text(document, "#hall-count", t("hall.tables_seen", { n: cards.size }));
   $("connection").hidden = true;
 });
 stream.addEventListener("error", () => { $("connection").hidden = false; });

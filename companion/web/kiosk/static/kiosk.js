@@ -4,6 +4,7 @@
 
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { followShow } from "/static/js/live.js";
+import { symbolMark } from "/static/js/looks.js";
 import { Glass } from "/table/static/glass.js";
 
 const $ = (id) => document.getElementById(id);
@@ -24,7 +25,8 @@ const tiles = Object.fromEntries(colours.map((colour) => {
   return [colour, {
     tile,
     glass: new Glass(tile.querySelector(".glass"), `kiosk-${colour}`, looks[colour].fill),
-    seconds: tile.querySelector(".seconds"),
+    seconds: tile.querySelector(".seconds .clock"),
+    said: tile.querySelector(".seconds .said"),
     state: tile.querySelector(".state"),
   }];
 }));
@@ -100,8 +102,9 @@ function renderBoard() {
     li.textContent = name;
     if (space === position) {
       li.className = "here";
+      li.dataset.timer = timer;
       li.style.borderColor = looks[timer].fill;
-      li.textContent = `${looks[timer].symbol} ${name}`;
+      li.prepend(symbolMark(looks[timer]), " ");
       li.setAttribute("aria-label", t("countdown.here", { space: name, timer: timerName(timer) }));
     }
     track.appendChild(li);
@@ -109,7 +112,7 @@ function renderBoard() {
   const stars = tokenCount - show.crowd_tokens_turned;
   const tokens = $("kiosk-tokens");
   tokens.textContent = "★".repeat(Math.max(0, stars)) + "☆".repeat(Math.min(tokenCount, show.crowd_tokens_turned));
-  tokens.setAttribute("aria-label", t("kiosk.tokens_left", { n: stars, total: tokenCount }));
+  $("kiosk-tokens-said").textContent = t("kiosk.tokens_left", { n: stars, total: tokenCount });
 }
 
 function renderTimer(colour) {
@@ -130,18 +133,21 @@ function renderTimer(colour) {
 
 // One glass at animation time `now`; true while its sand is still running.
 function drawTimer(colour, now) {
-  const { tile, glass, seconds } = tiles[colour];
+  const { tile, glass, seconds, said } = tiles[colour];
   const timer = show.timers?.[colour];
   if (!timer || timer.top_s === null || timer.state === "out_of_play") {
     glass.draw(timer ? 0 : 1);
-    seconds.textContent = "";
+    seconds.textContent = said.textContent = "";
     return false;
   }
   const sand = sandNow(timer, now);
   const flowing = running() && timer.state === "running" && sand > 0;
   glass.draw(sand / timer.duration, { lying: timer.state === "lying", flowing });
-  seconds.textContent = clock(Math.ceil(sand));
-  seconds.setAttribute("aria-label", t("kiosk.left", { time: t("seconds", { n: Math.ceil(sand) }) }));
+  const shown = clock(Math.ceil(sand));
+  if (seconds.textContent !== shown) { // the words change once a second, not every frame
+    seconds.textContent = shown;
+    said.textContent = t("kiosk.left", { time: t("seconds", { n: Math.ceil(sand) }) });
+  }
   tile.classList.toggle("low", flowing && timer.role === "timer" && sand <= show.warn_lead_s);
   return flowing;
 }

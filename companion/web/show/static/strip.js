@@ -1,15 +1,18 @@
 // The LED strip drawn on screen, a row of dots per segment, from the table's strip stream.
 
 import { t, timerName } from "/static/js/i18n.js";
+import { symbolMark } from "/static/js/looks.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
-function row(container, label, count) {
+// `look`, when the row is a glass's segment, puts its symbol before the label.
+function row(container, label, count, look = null) {
   const line = document.createElement("div");
   line.className = "strip-row";
   const name = document.createElement("span");
   name.className = "strip-label";
   name.textContent = label;
+  if (look) name.prepend(symbolMark(look), " ");
   const svg = document.createElementNS(NS, "svg");
   svg.setAttribute("viewBox", `0 0 ${count * 10} 10`);
   svg.setAttribute("aria-hidden", "true");
@@ -35,8 +38,11 @@ export function showStrip(container, looks) {
   stream.addEventListener("layout", (event) => {
     const layout = JSON.parse(event.data);
     container.replaceChildren();
-    dots = layout.colours.flatMap((colour) =>
-      row(container, `${looks[colour].symbol} ${timerName(colour)}`, layout.segment_len));
+    dots = layout.colours.flatMap((colour) => {
+      const segment = row(container, timerName(colour), layout.segment_len, looks[colour]);
+      segment[0].closest(".strip-row").dataset.colour = colour;
+      return segment;
+    });
     if (layout.countdown_leds) dots.push(...row(container, t("strip.countdown"), layout.countdown_leds));
     if (layout.token_leds) dots.push(...row(container, t("strip.tokens"), layout.token_leds));
   });
