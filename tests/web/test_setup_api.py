@@ -102,7 +102,7 @@ def test_the_wiring_check_reads_the_glasses_lights_the_strip_and_beeps(client, t
     wiring = client.get("/api/setup/wiring").json
     red = wiring["glasses"][0]
     assert red == {"colour": "red", "source": "tilt", "switches": [{"pin": 4, "closed": False}, {"pin": 5, "closed": True}],
-                   "pose": "b_up", "fault": None, "pressed": None}
+                   "pose": "b_up", "fault": None, "fault_code": None, "fault_params": {}, "pressed": None}
     assert [p["name"] for p in wiring["strip"]][-2:] == ["countdown track", "crowd tokens"]
     lit = post(client, "/api/setup/wiring/strip", {"part": 6})
     assert lit.json["leds"] == [96, 100]
