@@ -169,3 +169,17 @@ def test_the_demo_has_no_setup_flow(tmp_path):
         assert "pin-form" in client.get("/setup/").get_data(as_text=True)
     finally:
         table.stop()
+
+
+def test_a_bad_setup_value_is_refused_by_its_code_in_japanese(client, table):
+    from test_error_codes import japanese  # the one check of a refusal's catalogue sentence
+
+    enter(client, table)
+    for settings, code, params in (({"web": {"pin": "12"}}, "errors.setup.pin_digits", {}),
+                                   ({"timers": {"red": {"pins": [40, 5]}}}, "errors.setup.no_gpio", {"pin": 40}),
+                                   ({"mqtt": {"url": "http://x"}}, "errors.setup.broker_url", {}),
+                                   ({"nope": {}}, "errors.unknown_field", {})):
+        answer = post(client, "/api/setup/settings", settings)
+        assert answer.status_code == 400 and answer.json["code"] == code, answer.json
+        assert answer.json.get("params", {}) == params
+        japanese(answer.json)
