@@ -25,11 +25,12 @@ def japanese(code: str, **params) -> str:
     return fill(catalog("ja")[code], params)
 
 
-def unlocked_in_japanese(page, url: str, path: str) -> None:
+def unlocked_in_japanese(page, expect, url: str, path: str) -> None:
+    """`path` opened in Japanese with the PIN, after a wrong one is refused in Japanese."""
     page.goto(f"{url}lang/ja?next=/pin?next={path}")
     page.fill("#pin", "0000")
     page.click(".pin-form button[type=submit]")
-    assert page.locator("#pin-error").text_content() == japanese("pin.wrong")
+    expect(page.locator("#pin-error")).to_have_text(japanese("pin.wrong"))
     page.fill("#pin", "1234")
     page.click(".pin-form button[type=submit]")
     page.wait_for_url(f"**{path}")
@@ -37,7 +38,7 @@ def unlocked_in_japanese(page, url: str, path: str) -> None:
 
 def test_a_wrong_pin_and_the_score_pads_names_are_refused_in_japanese(browser, expect):
     page = browser.page
-    unlocked_in_japanese(page, browser.url, "/scorepad")
+    unlocked_in_japanese(page, expect, browser.url, "/scorepad")
     expect(page.locator("#players-form")).to_have_attribute("data-ready", "")
     page.fill("#players", "Ann\u202eBo")  # a right-to-left override: the name rule refuses it
     page.click("#players-form button[type=submit]")
@@ -55,7 +56,7 @@ def test_a_flock_move_the_table_refuses_is_told_in_japanese(browser, expect):
     with urllib.request.urlopen(f"{url}api/flock/games/{game_id}", timeout=10) as response:
         players = json.loads(response.read())["players"]
     flight = next(m for m in Game(players, 11).legal_moves() if m["do"] == "fly_side")
-    unlocked_in_japanese(page, url, f"/flock/games/{game_id}")
+    unlocked_in_japanese(page, expect, url, f"/flock/games/{game_id}")
     answers = []
 
     def too_far(route):  # the page offers only legal moves: the phone's move is sent two columns further
@@ -81,7 +82,7 @@ def test_a_geese_turn_the_rules_refuse_is_told_in_japanese(browser, expect):
     game = api(url, "/api/geese/games", {"players": ["ann", "ben", "cho", "dan"]})
     for card in SETUP:
         api(url, f"/api/geese/games/{game['id']}/setup", {"card": card})
-    unlocked_in_japanese(page, url, f"/geese/games/{game['id']}")
+    unlocked_in_japanese(page, expect, url, f"/geese/games/{game['id']}")
     page.click('#picker button[data-card="6-crane"]')  # the eighth card of the wintering ground
     expect(page.locator("#next-turn")).to_contain_text("ann")
     page.click('#picker button[data-card="3-crane"]')
@@ -98,4 +99,4 @@ def test_a_refusals_colour_species_and_suit_are_the_catalogues_words(browser):
         await i18n.loadMessages();
         return i18n.named({ colour: "red", species: "crane", suit: "gull", n: 3, name: "red" });
     }""")
-    assert named == {"colour": "赤", "species": "ツル", "suit": "ユリカモメ", "n": 3, "name": "red"}  # a name stays
+    assert named == {"colour": "赤", "species": "ツル", "suit": "ユリカモメ", "n": 3, "name": "red"}
