@@ -29,7 +29,10 @@ def check_calibrated(seconds: float, nominal: float, field: str) -> float:
     low, high = nominal * (1 - CALIBRATION_BAND), nominal * (1 + CALIBRATION_BAND)
     if not low <= seconds <= high:
         raise BadInput(field, f"{seconds:g} s is not a {nominal:g} s glass (a calibration lies within "
-                              f"{low:g}-{high:g} s)")
+                              f"{low:g}-{high:g} s)",
+                              code="errors.setup.calibration",
+                              params={"seconds": round(seconds, 1), "nominal": nominal,
+                                      "low": round(low, 1), "high": round(high, 1)})
     return seconds
 
 
@@ -49,7 +52,8 @@ class Calibration:
 
     def __init__(self, runs: int = 2):
         if not 1 <= runs <= MAX_RUNS:
-            raise BadInput("runs", f"{runs} is out of range (1-{MAX_RUNS})")
+            raise BadInput("runs", f"{runs} is out of range (1-{MAX_RUNS})",
+                           code="errors.range", params={"low": 1, "high": MAX_RUNS})
         self.runs = runs  # per direction
         self.by_direction: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
         self._last: float | None = None
@@ -99,7 +103,7 @@ class Calibration:
         """The median seconds A up and B up (a direction not yet timed takes the other's)."""
         medians = [statistics.median(runs) if runs else None for runs in self.by_direction.values()]
         if medians[0] is None and medians[1] is None:
-            raise BadInput("runs", "no run was timed")
+            raise BadInput("runs", "no run was timed", code="errors.setup.no_run")
         a_up, b_up = (m if m is not None else medians[1 - i] for i, m in enumerate(medians))
         return a_up, b_up
 

@@ -171,7 +171,8 @@ def parse_config(data: dict, path: Path | None) -> Config:
     _check_pins_unique(config)
     on_hub = [c for c, t in timers.items() if t.source == "hub"]
     if on_hub and config.hub is None:
-        raise BadInput("hub.port", f"missing: timers.{on_hub[0]}.source is \"hub\", so the [hub] section needs the hub's port")
+        raise BadInput("hub.port", f"missing: timers.{on_hub[0]}.source is \"hub\", so the [hub] section needs the hub's port",
+                       code="errors.setup.hub_port")
     return config
 
 
@@ -186,7 +187,8 @@ def _timers(section: "Section", nominal: dict[str, float]) -> dict[str, TimerCon
         single = s.boolean("single_switch", False)
         pins = s.pins("pins", defaults[colour].pins)
         if source == "tilt" and len(pins) < (1 if single else 2):
-            raise BadInput(f"timers.{colour}.pins", "a tilt pair needs two pins (or set single_switch = true)")
+            raise BadInput(f"timers.{colour}.pins", "a tilt pair needs two pins (or set single_switch = true)",
+                           code="errors.setup.two_pins", params={"colour": colour})
         a_up, b_up = _calibrated(s.value("duration", None), nominal[colour], f"timers.{colour}.duration")
         s.done()
         timers[colour] = TimerConfig(source=source, pins=pins, duration=a_up, single_switch=single,
@@ -222,14 +224,15 @@ def check_table_name(name: str, field: str) -> str:
     from companion.jsonin import check_line
 
     if len(name) > MAX_TABLE_NAME:
-        raise BadInput(field, f"expected at most {MAX_TABLE_NAME} characters, got {len(name)}")
+        raise BadInput(field, f"expected at most {MAX_TABLE_NAME} characters, got {len(name)}",
+                       code="errors.too_long", params={"limit": MAX_TABLE_NAME})
     return check_line(name, field).strip()
 
 
 def check_pin(pin: str, field: str) -> str:
     """A table PIN: 4 to 8 ASCII digits (what a phone's keypad and an HTTP header both carry)."""
     if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 8):
-        raise BadInput(field, "expected 4 to 8 digits (0-9)")
+        raise BadInput(field, "expected 4 to 8 digits (0-9)", code="errors.setup.pin_digits")
     return pin
 
 
@@ -269,9 +272,11 @@ def _check_pins_unique(config: Config) -> None:
         for pin in pins:
             if pin in bus:
                 raise BadInput(key, f"GPIO {pin} is {bus[pin]}, which the LED strip's SPI driver takes "
-                                    "(choose a spare pin, or strip.driver = \"pwm\")")
+                                    "(choose a spare pin, or strip.driver = \"pwm\")",
+                                    code="errors.setup.pin_spi", params={"pin": pin})
             if pin in used:
-                raise BadInput(key, f"GPIO {pin} is already used by {used[pin]}")
+                raise BadInput(key, f"GPIO {pin} is already used by {used[pin]}",
+                               code="errors.setup.pin_used", params={"pin": pin})
             used[pin] = key
 
 
@@ -291,7 +296,8 @@ def _calibrated(value, nominal: float, field: str) -> tuple[float | None, float 
         return None, None
     pair = check_directions(value, field)
     if pair[0] < MIN_GLASS_S or pair[1] < MIN_GLASS_S:
-        raise BadInput(field, f"{min(pair):g} s is too short for an hourglass (at least {MIN_GLASS_S:g} s)")
+        raise BadInput(field, f"{min(pair):g} s is too short for an hourglass (at least {MIN_GLASS_S:g} s)",
+                       code="errors.setup.too_short", params={"limit": MIN_GLASS_S})
     for way, seconds in zip(DIRECTIONS, pair):
         check_calibrated(seconds, nominal, field if pair[0] == pair[1] else f"{field}.{way}")
     return pair
@@ -306,7 +312,7 @@ def set_duration(config: Config, colour: str, seconds) -> Config:
     if isinstance(seconds, (tuple, list)) and len(seconds) == 2:
         seconds = dict(zip(DIRECTIONS, seconds))
     if seconds is None:
-        raise BadInput("seconds", "missing")
+        raise BadInput("seconds", "missing", code="errors.missing")
     a_up, b_up = (round(s, 2) for s in _calibrated(seconds, config.nominal[colour], "seconds"))
     if config.path is not None:
         import tomlkit
@@ -321,7 +327,8 @@ def set_duration(config: Config, colour: str, seconds) -> Config:
             timers.setdefault(colour, tomlkit.table())["duration"] = kept
             _write_atomically(config.path, tomlkit.dumps(document))
         except OSError as e:
-            raise BadInput(str(config.path), f"cannot save the calibration ({e.strerror or e})") from None
+            raise BadInput(str(config.path), f"cannot save the calibration ({e.strerror or e})",
+                           code="errors.setup.file") from None
     timers = dict(config.timers)
     timers[colour] = replace(timers[colour], duration=a_up, duration_b_up=None if b_up == a_up else b_up)
     return replace(config, timers=timers)
@@ -353,7 +360,8 @@ def write_settings(config: Config, settings: object, *, dry_run: bool = False) -
     import tomlkit
 
     if config.path is None:
-        raise BadInput("config", "this table runs without a config file (the demo): there is nowhere to save")
+        raise BadInput("config", "this table runs without a config file (the demo): there is nowhere to save",
+                       code="errors.setup.demo")
     settings = _page_settings(settings)
 
     def change(document) -> None:
@@ -390,12 +398,12 @@ def _put_all(table, values: dict) -> None:
 def _page_settings(settings: object) -> dict:
     """The page's settings, each key known and of the right kind (values are the config's to judge)."""
     if not isinstance(settings, dict):
-        raise BadInput("settings", "expected an object of sections")
+        raise BadInput("settings", "expected an object of sections", code="errors.shape")
     shaped: dict = {}
     for section, values in settings.items():
         known = PAGE_KEYS.get(section)
         if not isinstance(values, dict) or (known is None and section != "timers"):
-            raise BadInput(str(section), "not a section the setup page may change")
+            raise BadInput(str(section), "not a section the setup page may change", code="errors.unknown_field")
         if section == "timers":
             shaped["timers"] = {}
             for colour, keys in values.items():
@@ -408,13 +416,13 @@ def _page_settings(settings: object) -> dict:
 
 def _page_keys(values: object, known: dict, where: str) -> dict:
     if not isinstance(values, dict):
-        raise BadInput(where, "expected a section")
+        raise BadInput(where, "expected a section", code="errors.shape")
     for key, value in values.items():
         if key not in known:
-            raise BadInput(f"{where}.{key}", "not a key the setup page may change")
+            raise BadInput(f"{where}.{key}", "not a key the setup page may change", code="errors.unknown_field")
         kind = known[key]
         if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
-            raise BadInput(f"{where}.{key}", f"expected {_KINDS[kind]}, got {str(value)[:20]!r}")
+            raise BadInput(f"{where}.{key}", f"expected {_KINDS[kind]}, got {str(value)[:20]!r}", code="errors.shape")
     return dict(values)
 
 
@@ -439,11 +447,11 @@ def _edit(config: Config, change, *, dry_run: bool = False) -> Config:
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
     except OSError as e:
-        raise BadInput(str(path), f"cannot read it ({e.strerror or e})") from None
+        raise BadInput(str(path), f"cannot read it ({e.strerror or e})", code="errors.setup.file") from None
     try:
         document = tomlkit.parse(text)
     except tomlkit.exceptions.ParseError as e:
-        raise BadInput(str(path), f"not valid TOML ({e})") from None
+        raise BadInput(str(path), f"not valid TOML ({e})", code="errors.setup.file") from None
     change(document)
     written = tomlkit.dumps(document)
     checked = parse_config(tomllib.loads(written), path)  # a refusal names the key, as `companion run` does
@@ -452,7 +460,7 @@ def _edit(config: Config, change, *, dry_run: bool = False) -> Config:
     try:
         _write_atomically(path, written)
     except OSError as e:
-        raise BadInput(str(path), f"cannot save the settings ({e.strerror or e})") from None
+        raise BadInput(str(path), f"cannot save the settings ({e.strerror or e})", code="errors.setup.file") from None
     return checked
 
 

@@ -48,13 +48,13 @@ def parse(text: str | bytes, where: str = "body"):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
-            raise BadInput(where, "not UTF-8 text") from None
+            raise BadInput(where, "not UTF-8 text", code="errors.shape") from None
     try:
         value = json.loads(text, parse_constant=_refuse_constant, parse_int=_int, parse_float=_float)
     except RecursionError:
-        raise BadInput(where, "not valid JSON (nested too deeply)") from None
+        raise BadInput(where, "not valid JSON (nested too deeply)", code="errors.shape") from None
     except ValueError as e:
-        raise BadInput(where, f"not valid JSON ({e})") from None
+        raise BadInput(where, f"not valid JSON ({e})", code="errors.shape") from None
     check_value(value, where)
     return value
 
@@ -62,7 +62,7 @@ def parse(text: str | bytes, where: str = "body"):
 def check_value(value, where: str, depth: int = 0) -> None:
     """Refuse lone surrogates and nesting deeper than MAX_DEPTH anywhere in a parsed value."""
     if depth > MAX_DEPTH:
-        raise BadInput(where, f"nested more than {MAX_DEPTH} levels deep")
+        raise BadInput(where, f"nested more than {MAX_DEPTH} levels deep", code="errors.shape")
     if isinstance(value, str):
         check_text(value, where)
     elif isinstance(value, list):
@@ -79,7 +79,7 @@ def check_text(text: str, where: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadInput(where, "contains a lone surrogate (not valid Unicode text)") from None
+        raise BadInput(where, "contains a lone surrogate (not valid Unicode text)", code="errors.control") from None
 
 
 def check_line(text: str, where: str, *, keep: str = "") -> str:
@@ -94,5 +94,5 @@ def check_line(text: str, where: str, *, keep: str = "") -> str:
     """
     for ch in text:
         if ch not in keep and unicodedata.category(ch) in NOT_TEXT:
-            raise BadInput(where, f"contains the control character U+{ord(ch):04X}")
+            raise BadInput(where, f"contains the control character U+{ord(ch):04X}", code="errors.control")
     return text

@@ -31,31 +31,34 @@ NAME_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd
 class BadName(BadInput):
     """A name that breaks the name rule (a page shows it by its code, in the page's language)."""
 
-    error_code = "errors.name"
+    error_code = "errors.name.characters"
 
 
 def check_name(name, field: str, *, limit: int = MAX_NAME) -> str:
     """`name` trimmed and in NFC, or BadInput naming `field` and the character that will not do."""
     if not isinstance(name, str):
-        raise BadInput(field, f"expected a name of 1 to {limit} characters")
+        raise BadInput(field, f"expected a name of 1 to {limit} characters",
+                       code="errors.name.length", params={"limit": limit})
     for ch in name:
         if unicodedata.category(ch) not in NAME_CATEGORIES:
             raise BadName(field, f"a name may not hold U+{ord(ch):04X} "
                                   "(a control, format or bidirectional character)")
     name = unicodedata.normalize("NFC", name).strip()
     if not name or len(name) > limit:
-        raise BadInput(field, f"expected a name of 1 to {limit} characters")
+        raise BadInput(field, f"expected a name of 1 to {limit} characters",
+                       code="errors.name.length", params={"limit": limit})
     return name
 
 
 def check_players(names) -> list[str]:
     """The players' names, each by the name rule; BadInput naming the entry that will not do."""
     if not isinstance(names, list) or not 1 <= len(names) <= MAX_PLAYERS:
-        raise BadInput("players", f"expected a list of 1 to {MAX_PLAYERS} names")
+        raise BadInput("players", f"expected a list of 1 to {MAX_PLAYERS} names",
+                       code="players.too_many", params={"n": MAX_PLAYERS})
     cleaned = []
     for i, name in enumerate(names):
         name = check_name(name, f"players[{i}]")
         if name in cleaned:
-            raise BadInput(f"players[{i}]", f"{name!r} is listed twice")
+            raise BadInput(f"players[{i}]", f"{name!r} is listed twice", code="players.twice", params={"name": name})
         cleaned.append(name)
     return cleaned

@@ -23,7 +23,7 @@ class Section:
 
     def __init__(self, data: object, name: str):
         if not isinstance(data, dict):
-            raise BadInput(name, f"expected a [{name}] table, got {type(data).__name__}")
+            raise BadInput(name, f"expected a [{name}] table, got {type(data).__name__}", code="errors.shape")
         self.data, self.name, self.used = data, name, set()
 
     def _key(self, key: str) -> str:
@@ -54,19 +54,19 @@ class Section:
     def text(self, key: str, default):
         value = self._get(key, default)
         if value is not None and not isinstance(value, str):
-            raise BadInput(self._key(key), f"expected text in quotes, got {value!r}")
+            raise BadInput(self._key(key), f"expected text in quotes, got {value!r}", code="errors.text")
         return value
 
     def boolean(self, key: str, default: bool) -> bool:
         value = self._get(key, default)
         if not isinstance(value, bool):
-            raise BadInput(self._key(key), f"expected true or false, got {value!r}")
+            raise BadInput(self._key(key), f"expected true or false, got {value!r}", code="errors.yes_no")
         return value
 
     def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
         value = self._get(key, default)
         if value not in options:
-            raise BadInput(self._key(key), f"{value!r} is not one of {', '.join(options)}")
+            raise BadInput(self._key(key), f"{value!r} is not one of {', '.join(options)}", code="errors.choice")
         return value
 
     def seconds(self, key: str, default, *, positive: bool = False, limit: float = 3600.0):
@@ -76,27 +76,32 @@ class Section:
     def number(self, key: str, default, low: float, high: float, *, whole: bool = False) -> float:
         value = self._get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
-            raise BadInput(self._key(key), f"expected a {'whole ' if whole else ''}number, got {value!r}")
+            raise BadInput(self._key(key), f"expected a {'whole ' if whole else ''}number, got {value!r}",
+                           code="errors.range", params={"low": low, "high": high})
         if not low <= value <= high:
-            raise BadInput(self._key(key), f"{value} is out of range ({low:g}-{high:g})")
+            raise BadInput(self._key(key), f"{value} is out of range ({low:g}-{high:g})",
+                           code="errors.range", params={"low": low, "high": high})
         return value
 
     def pins(self, key: str, default: tuple[int, ...], *, single: bool = False) -> tuple[int, ...]:
         value = self._get(key, list(default))
         values = [value] if single and not isinstance(value, list) else value
         if not isinstance(values, list) or not 1 <= len(values) <= (1 if single else 2):
-            raise BadInput(self._key(key), f"expected {'a GPIO number' if single else 'a list of one or two GPIO numbers'}")
+            raise BadInput(self._key(key), f"expected {'a GPIO number' if single else 'a list of one or two GPIO numbers'}",
+                           code="errors.setup.pins")
         for pin in values:
             if isinstance(pin, bool) or not isinstance(pin, int):
-                raise BadInput(self._key(key), f"expected a GPIO number, got {pin!r}")
+                raise BadInput(self._key(key), f"expected a GPIO number, got {pin!r}", code="errors.setup.pins")
             if pin not in GPIO_NUMBERS:
-                raise BadInput(self._key(key), f"GPIO {pin} does not exist (valid 2-27)")
+                raise BadInput(self._key(key), f"GPIO {pin} does not exist (valid 2-27)",
+                               code="errors.setup.no_gpio", params={"pin": pin})
         if len(set(values)) != len(values):
-            raise BadInput(self._key(key), f"GPIO {values[0]} is listed twice")
+            raise BadInput(self._key(key), f"GPIO {values[0]} is listed twice",
+                           code="errors.setup.pin_twice", params={"pin": values[0]})
         return tuple(values)
 
     def done(self) -> None:
         """Refuse keys nobody asked for: a typo must not pass silently."""
         unknown = sorted(set(self.data) - self.used)
         if unknown:
-            raise BadInput(self._key(unknown[0]), "unknown key")
+            raise BadInput(self._key(unknown[0]), "unknown key", code="errors.unknown_field")

@@ -49,45 +49,50 @@ def depths(columns: int) -> list[int]:
 def read_players(value, field: str = "players") -> list[str]:
     """The players' species in seat order: 2-4 different species."""
     if not isinstance(value, list):
-        raise BadInput(field, "expected a list of species")
+        raise BadInput(field, "expected a list of species", code="errors.shape")
     if len(value) not in PLAYER_COUNTS:
-        raise BadInput(field, f"{len(value)} players: the game is for {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]}")
+        raise BadInput(field, f"{len(value)} players: the game is for {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]}",
+                       code="flock.refused.players", params={"low": PLAYER_COUNTS[0], "high": PLAYER_COUNTS[-1]})
     for i, name in enumerate(value):
         if name not in SPECIES:
-            raise BadInput(f"{field}[{i}]", f"{_show(name)} is not a species ({', '.join(SPECIES)})")
+            raise BadInput(f"{field}[{i}]", f"{_show(name)} is not a species ({', '.join(SPECIES)})",
+                           code="errors.choice")
         if name in value[:i]:
-            raise BadInput(f"{field}[{i}]", f"{name} plays twice")
+            raise BadInput(f"{field}[{i}]", f"{name} plays twice",
+                           code="flock.refused.species_twice", params={"species": name})
     return list(value)
 
 
 def read_owner(value, players: list[str], field: str) -> str:
     if value != NEUTRAL and value not in players:
-        raise BadInput(field, f"{_show(value)} is not a player here ({', '.join(players)}) nor {NEUTRAL}")
+        raise BadInput(field, f"{_show(value)} is not a player here ({', '.join(players)}) nor {NEUTRAL}",
+                       code="errors.choice")
     return value
 
 
 def read_bird(value, players: list[str], field: str) -> dict:
     """A bird tile: its owner (a player or neutral) and, for a player's bird, its sex."""
     if not isinstance(value, dict):
-        raise BadInput(field, "expected null or a bird {owner, sex}")
+        raise BadInput(field, "expected null or a bird {owner, sex}", code="errors.shape")
     unknown = sorted(set(value) - {"owner", "sex"})
     if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a bird has owner and sex)")
+        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a bird has owner and sex)", code="errors.unknown_field")
     owner = read_owner(value.get("owner"), players, f"{field}.owner")
     sex = value.get("sex")
     if sex is None and owner == NEUTRAL:
         return {"owner": owner}
     if sex not in SEXES:
-        raise BadInput(f"{field}.sex", f"{_show(sex)}: expected M or F")
+        raise BadInput(f"{field}.sex", f"{_show(sex)}: expected M or F", code="errors.choice")
     return {"owner": owner, "sex": sex}
 
 
 def read_int(value, field: str, low: int, high: int) -> int:
     """A whole number within [low, high]."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(field, f"{_show(value)}: expected a whole number")
+        raise BadInput(field, f"{_show(value)}: expected a whole number", code="errors.whole")
     if not low <= value <= high:
-        raise BadInput(field, f"{value} is out of range ({low}-{high})")
+        raise BadInput(field, f"{value} is out of range ({low}-{high})",
+                       code="errors.range", params={"low": low, "high": high})
     return value
 
 

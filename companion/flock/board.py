@@ -48,7 +48,8 @@ def front(board: Board, col: int) -> int | None:
 def with_column(board: Board, col: int, birds: list[dict]) -> Board:
     """The board with column `col` holding `birds` (front first) as a block ending at the back row."""
     if len(birds) > COLUMN_LIMIT:
-        raise BadInput(f"board[*][{col}]", f"column {col} would hold {len(birds)} birds (at most {COLUMN_LIMIT})")
+        raise BadInput(f"board[*][{col}]", f"column {col} would hold {len(birds)} birds (at most {COLUMN_LIMIT})",
+                       code="flock.refused.column_over", params={"col": col + 1, "limit": COLUMN_LIMIT})
     new = copy(board)
     cells = [None] * (ROWS - len(birds)) + [dict(b) for b in birds]
     for r in range(ROWS):
@@ -60,11 +61,12 @@ def read_board(value, players: list[str], field: str = "board") -> Board:
     """A board checked cell by cell: its size for the player count, its birds, and the column rule."""
     columns = columns_for(len(players))
     if not isinstance(value, list) or len(value) != ROWS:
-        raise BadInput(field, f"expected {ROWS} rows (row 0 is the front)")
+        raise BadInput(field, f"expected {ROWS} rows (row 0 is the front)", code="errors.shape")
     board = []
     for r, row in enumerate(value):
         if not isinstance(row, list) or len(row) != columns:
-            raise BadInput(f"{field}[{r}]", f"expected {columns} columns for {len(players)} players")
+            raise BadInput(f"{field}[{r}]", f"expected {columns} columns for {len(players)} players",
+                           code="errors.shape")
         board.append([None if cell is None else read_bird(cell, players, f"{field}[{r}][{c}]")
                       for c, cell in enumerate(row)])
     check_columns(board, field)
@@ -81,7 +83,8 @@ def check_columns(board: Board, field: str = "board") -> None:
         for r in range(top, ROWS):
             if board[r][c] is None:
                 raise BadInput(f"{field}[{r}][{c}]", f"column {c} has an empty space at row {r} behind a bird: "
-                               f"a column's birds must form one block ending at the back row")
+                               f"a column's birds must form one block ending at the back row",
+                               code="flock.refused.gap", params={"row": r + 1, "col": c + 1})
 
 
 def check_tiles(board: Board, players: list[str], field: str = "board") -> None:
@@ -89,7 +92,9 @@ def check_tiles(board: Board, players: list[str], field: str = "board") -> None:
     for owner in (*players, NEUTRAL):
         limit = NEUTRAL_TILES if owner == NEUTRAL else TILES_PER_PLAYER
         if birds_of(board, owner) > limit:
-            raise BadInput(field, f"{birds_of(board, owner)} {owner} birds on the board: the game has {limit}")
+            raise BadInput(field, f"{birds_of(board, owner)} {owner} birds on the board: the game has {limit}",
+                           code="flock.refused.too_many_birds",
+                           params={"species": owner, "count": birds_of(board, owner), "limit": limit})
 
 
 def birds_of(board: Board, owner: str, rows: int = ROWS) -> int:

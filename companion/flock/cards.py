@@ -22,14 +22,16 @@ MAX_CARDS_SCORED = 16  # movement cards one player scores in one stage, far more
 def read_nest(value, field: str = "nest") -> dict:
     """A nest card: points[k-1] for k birds landed, and the bonus (or penalty) per landed pair."""
     if not isinstance(value, dict):
-        raise BadInput(field, "expected a nest card {points, pair}")
+        raise BadInput(field, "expected a nest card {points, pair}", code="errors.shape")
     unknown = sorted(set(value) - {"points", "pair"})
     if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a nest card has points and pair)")
+        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a nest card has points and pair)",
+                       code="errors.unknown_field")
     points = value.get("points")
     if not isinstance(points, list) or not 1 <= len(points) <= MAX_NEST_ENTRIES:
         raise BadInput(f"{field}.points",
-                       f"expected a list of 1-{MAX_NEST_ENTRIES} points (for 1, 2, ... birds landed)")
+                       f"expected a list of 1-{MAX_NEST_ENTRIES} points (for 1, 2, ... birds landed)",
+                       code="flock.refused.nest_points", params={"limit": MAX_NEST_ENTRIES})
     return {"points": [read_int(p, f"{field}.points[{i}]", 0, MAX_POINTS) for i, p in enumerate(points)],
             "pair": read_int(value.get("pair"), f"{field}.pair", -MAX_POINTS, MAX_POINTS)}
 
@@ -37,23 +39,25 @@ def read_nest(value, field: str = "nest") -> dict:
 def read_movement(value, columns: int, field: str) -> dict:
     """A movement card's scoring part: two different spaces on the board, each with its points."""
     if not isinstance(value, dict) or not isinstance(value.get("spaces"), list):
-        raise BadInput(field, "expected a movement card {spaces: [{row, col, points}, ...]}")
+        raise BadInput(field, "expected a movement card {spaces: [{row, col, points}, ...]}", code="errors.shape")
     unknown = sorted(set(value) - {"spaces", "name"})
     if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a movement card has spaces)")
+        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a movement card has spaces)",
+                       code="errors.unknown_field")
     spaces = value["spaces"]
     if len(spaces) != SPACES_PER_CARD:
-        raise BadInput(f"{field}.spaces", f"a movement card marks {SPACES_PER_CARD} spaces, not {len(spaces)}")
+        raise BadInput(f"{field}.spaces", f"a movement card marks {SPACES_PER_CARD} spaces, not {len(spaces)}",
+                       code="errors.shape")
     read = []
     for i, space in enumerate(spaces):
         where = f"{field}.spaces[{i}]"
         if not isinstance(space, dict) or set(space) != {"row", "col", "points"}:
-            raise BadInput(where, "expected {row, col, points}")
+            raise BadInput(where, "expected {row, col, points}", code="errors.shape")
         read.append({"row": read_int(space["row"], f"{where}.row", 0, ROWS - 1),
                      "col": read_int(space["col"], f"{where}.col", 0, columns - 1),
                      "points": read_int(space["points"], f"{where}.points", 0, MAX_POINTS)})
     if (read[0]["row"], read[0]["col"]) == (read[1]["row"], read[1]["col"]):
-        raise BadInput(f"{field}.spaces[1]", "the two marked spaces are the same")
+        raise BadInput(f"{field}.spaces[1]", "the two marked spaces are the same", code="flock.refused.same_spaces")
     card = {"spaces": read}
     if isinstance(value.get("name"), str):
         card["name"] = value["name"]
@@ -66,7 +70,9 @@ def nest_points(nest: dict, landed: dict, player: str, field: str = "nest.points
         return 0
     if landed["count"] > len(nest["points"]):
         raise BadInput(field, f"{player} lands {landed['count']} birds but the card gives points "
-                              f"for up to {len(nest['points'])}")
+                              f"for up to {len(nest['points'])}",
+                              code="flock.refused.nest_short",
+                              params={"species": player, "count": landed["count"], "n": len(nest["points"])})
     return nest["points"][landed["count"] - 1] + nest["pair"] * landed["pairs"]
 
 

@@ -60,11 +60,12 @@ class Game:
     def replay(cls, record: dict) -> "Game":
         """The game a record describes: its setup, then every action of its log in order."""
         if not isinstance(record, dict):
-            raise BadInput("game", "expected {players, seed, log}")
+            raise BadInput("game", "expected {players, seed, log}", code="errors.shape")
         game = cls(record.get("players"), record.get("seed"), record.get("movement_set", DEFAULT_MOVEMENT_SET))
         log = record.get("log", [])
         if not isinstance(log, list) or len(log) > MAX_LOG:
-            raise BadInput("log", f"expected a list of at most {MAX_LOG} actions")
+            raise BadInput("log", f"expected a list of at most {MAX_LOG} actions",
+                           code="errors.game_full", params={"limit": MAX_LOG})
         for i, action in enumerate(log):
             try:
                 game._checked(action)  # no copy to fall back on: a bad entry refuses the whole record
@@ -90,17 +91,18 @@ class Game:
 
     def _checked(self, action) -> None:
         if not isinstance(action, dict):
-            raise BadInput("action", "expected an action object {do, ...}")
+            raise BadInput("action", "expected an action object {do, ...}", code="errors.shape")
         self._act(action)
 
     def _act(self, action: dict) -> None:
         kind = action.get("do")
         if self.over:
-            raise BadInput("action.do", "the game is over")
+            raise BadInput("action.do", "the game is over", code="flock.refused.over")
         if kind == "land":
             self._land(action)
         elif self.turn is None:
-            raise BadInput("action.do", "every cube is spent: the stage ends with the landing")
+            raise BadInput("action.do", "every cube is spent: the stage ends with the landing",
+                           code="flock.refused.landing")
         elif kind == "pass":
             self._spend(min(PASS_CUBES, self.cubes[self.turn]))
         elif kind in STANDARD:
@@ -116,7 +118,8 @@ class Game:
             self._card(action)
         else:
             raise BadInput("action.do", f"{str(kind)[:20]!r} is not an action "
-                                        f"({', '.join((*STANDARD, 'card', 'pass', 'land'))})")
+                                        f"({', '.join((*STANDARD, 'card', 'pass', 'land'))})",
+                                        code="errors.choice")
         self.moves += 1
 
     def _afford(self, cost: int, what: str) -> None:
@@ -140,7 +143,8 @@ class Game:
             self._add(self._bird_from_supply(action.get("bird"), f"{field}.bird"), action, field)
         else:
             if self.display == 0:
-                raise BadInput(f"{field}.do", "the display has no movement card left")
+                raise BadInput(f"{field}.do", "the display has no movement card left",
+                               code="flock.refused.display_empty")
             self.display -= 1
             if self.hands[self.turn] == HAND_LIMIT:
                 self.movement_discards += 1  # over the limit: one card goes to the discards
@@ -150,10 +154,11 @@ class Game:
     def _bird_from_supply(self, which, field: str) -> dict:
         if which == "deck":
             if not self.deck:
-                raise BadInput(field, "the bird deck is empty")
+                raise BadInput(field, "the bird deck is empty", code="flock.refused.deck_empty")
             return self.deck.pop(0)
         if not _index(which, len(self.face_up)):
-            raise BadInput(field, f"expected \"deck\" or a face-up bird (0-{len(self.face_up) - 1})")
+            raise BadInput(field, f"expected \"deck\" or a face-up bird (0-{len(self.face_up) - 1})",
+                           code="errors.choice")
         bird = self.face_up.pop(which)
         if self.deck:
             self.face_up.insert(which, self.deck.pop(0))  # the taken one is replaced from the deck
@@ -162,29 +167,33 @@ class Game:
     def _add(self, bird: dict, action: dict, field: str) -> None:
         col = action.get("col")
         if not _index(col, len(self.depths)):
-            raise BadInput(f"{field}.col", f"expected a column 0-{len(self.depths) - 1}")
+            raise BadInput(f"{field}.col", f"expected a column 0-{len(self.depths) - 1}",
+                           code="errors.range", params={"low": 1, "high": len(self.depths)})
         if count(self.board, col) == COLUMN_LIMIT:
             raise BadInput(f"{field}.col", f"column {col} is full ({COLUMN_LIMIT} birds)",
                            code="flock.refused.column_full", params={"col": col + 1})
         place = action.get("at", "front")
         if place not in PLACES:
-            raise BadInput(f"{field}.at", "expected front or back")
+            raise BadInput(f"{field}.at", "expected front or back", code="errors.choice")
         birds = column(self.board, col)
         self.board = with_column(self.board, col, [bird, *birds] if place == "front" else [*birds, bird])
 
     def _card(self, action: dict) -> None:
         card = action.get("card")
         if card not in CARD_COSTS:
-            raise BadInput("action.card", f"{str(card)[:20]!r} is not a movement card ({', '.join(CARD_COSTS)})")
+            raise BadInput("action.card", f"{str(card)[:20]!r} is not a movement card ({', '.join(CARD_COSTS)})",
+                           code="errors.choice")
         if self.hands[self.turn] == 0:
-            raise BadInput("action.card", f"{self.turn} holds no movement card")
+            raise BadInput("action.card", f"{self.turn} holds no movement card",
+                           code="flock.refused.no_card", params={"player": self.turn})
         used = card
         if card == "display":
             if self.display == 0:
-                raise BadInput("action.card", "the display is empty")
+                raise BadInput("action.card", "the display is empty", code="flock.refused.display_empty")
             used = action.get("as")
             if used not in CARD_COSTS or used == "display":
-                raise BadInput("action.as", "expected the type of the display card whose action is used")
+                raise BadInput("action.as", "expected the type of the display card whose action is used",
+                               code="errors.choice")
         self._afford(CARD_COSTS[used], f"the {used} card")
         self.hands[self.turn] -= 1
         self.movement_discards += 1
@@ -193,11 +202,13 @@ class Game:
         elif used == "standard":
             inner = action.get("action")
             if not isinstance(inner, dict) or inner.get("do") not in STANDARD:
-                raise BadInput("action.action", f"expected a standard action ({', '.join(STANDARD)})")
+                raise BadInput("action.action", f"expected a standard action ({', '.join(STANDARD)})",
+                               code="errors.choice")
             self._standard(inner["do"], inner, "action.action")
         elif used == "score":
             if self.hands[self.turn] == 0:
-                raise BadInput("action.card", "a score card needs another movement card in hand to score")
+                raise BadInput("action.card", "a score card needs another movement card in hand to score",
+                               code="flock.refused.score_card")
             scored_card = read_movement({"spaces": action.get("spaces")}, len(self.depths), "action")
             self.hands[self.turn] -= 1
             self.movement_discards += 1
@@ -207,7 +218,7 @@ class Game:
         else:  # favourite: any bird from the deck, added, and the deck shuffled
             wanted = read_bird(action.get("bird"), self.players, "action.bird")
             if wanted not in self.deck:
-                raise BadInput("action.bird", "no such bird in the deck")
+                raise BadInput("action.bird", "no such bird in the deck", code="flock.refused.not_in_deck")
             self.deck.remove(wanted)
             self._add(wanted, action, "action")
             self.rng.shuffle(self.deck)
@@ -259,12 +270,13 @@ class Game:
 
     def _land(self, action: dict) -> None:
         if self.turn is not None:
-            raise BadInput("action.do", "the stage goes on until every cube is spent")
+            raise BadInput("action.do", "the stage goes on until every cube is spent", code="flock.refused.not_landing")
         nest = read_nest(action.get("nest"), "action.nest")
         hands = read_hands(action.get("movement_cards", {}), self.players, len(self.depths), "action.movement_cards")
         for p, cards in hands.items():
             if len(cards) > self.hands[p]:
-                raise BadInput(f"action.movement_cards.{p}", f"{p} holds {self.hands[p]} movement cards")
+                raise BadInput(f"action.movement_cards.{p}", f"{p} holds {self.hands[p]} movement cards",
+                               code="flock.refused.hand", params={"player": p, "n": self.hands[p]})
         result = scored(self.players, self.board, nest, hands, self.scores, self.stage == STAGES)
         for p in self.players:
             result["scores"][p]["movement"] += self.card_points[p]

@@ -38,10 +38,11 @@ def swap_allowed(kind: str, start: tuple[int, int], target: tuple[int, int]) -> 
 def read_space(value, columns: int, field: str) -> tuple[int, int]:
     if (not isinstance(value, list) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-        raise BadInput(field, "expected [row, col]")
+        raise BadInput(field, "expected [row, col]", code="errors.shape")
     row, col = value
     if not (0 <= row < ROWS and 0 <= col < columns):
-        raise BadInput(field, f"[{row}, {col}] is not on the board ({ROWS} rows, {columns} columns)")
+        raise BadInput(field, f"[{row}, {col}] is not on the board ({ROWS} rows, {columns} columns)",
+                       code="errors.shape")
     return row, col
 
 

@@ -22,10 +22,11 @@ STAGE_FIELDS = ("board", "nest", "movement_cards")
 def read_stage(value, players: list[str], field: str) -> dict:
     """One stage's end as entered: the board, the nest card and the movement cards scored."""
     if not isinstance(value, dict):
-        raise BadInput(field, "expected {board, nest, movement_cards}")
+        raise BadInput(field, "expected {board, nest, movement_cards}", code="errors.shape")
     unknown = sorted(set(value) - set(STAGE_FIELDS))
     if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", f"unknown field (expected {', '.join(STAGE_FIELDS)})")
+        raise BadInput(f"{field}.{unknown[0]}", f"unknown field (expected {', '.join(STAGE_FIELDS)})",
+                       code="errors.unknown_field")
     board = read_board(value.get("board"), players, f"{field}.board")
     return {"board": board, "nest": read_nest(value.get("nest"), f"{field}.nest"),
             "movement_cards": read_hands(value.get("movement_cards", {}), players, len(board[0]),
@@ -36,7 +37,7 @@ def sheet(players, stages, start_board=None) -> dict:
     """The sheet's stages scored in turn, with the running totals, the next stage's board and the winner."""
     players = read_players(players)
     if not isinstance(stages, list) or len(stages) > STAGES:
-        raise BadInput("stages", f"expected a list of at most {STAGES} stages")
+        raise BadInput("stages", f"expected a list of at most {STAGES} stages", code="errors.shape")
     totals = {p: 0 for p in players}
     results, board = [], start_board
     for i, entry in enumerate(stages):

@@ -24,13 +24,13 @@ MAX_TOTAL = 10_000  # far beyond any game's score; keeps numbers from outside sm
 def score(data) -> dict:
     """The stage scored from the public input format (bad input: BadInput naming the field)."""
     if not isinstance(data, dict):
-        raise BadInput("", "expected a JSON object with players, board and nest")
+        raise BadInput("", "expected a JSON object with players, board and nest", code="errors.shape")
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        raise BadInput(unknown[0], f"unknown field (expected {', '.join(FIELDS)})")
+        raise BadInput(unknown[0], f"unknown field (expected {', '.join(FIELDS)})", code="errors.unknown_field")
     for field in ("players", "board", "nest"):
         if field not in data:
-            raise BadInput(field, "missing")
+            raise BadInput(field, "missing", code="errors.missing")
     players = read_players(data["players"])
     board = read_board(data["board"], players)
     nest = read_nest(data["nest"])
@@ -38,30 +38,31 @@ def score(data) -> dict:
     before = read_scores(data.get("scores_before", {}), players)
     final = data.get("final", False)
     if not isinstance(final, bool):
-        raise BadInput("final", "expected true or false")
+        raise BadInput("final", "expected true or false", code="errors.yes_no")
     return scored(players, board, nest, cards, before, final)
 
 
 def read_hands(value, players: list[str], columns: int, field: str = "movement_cards") -> dict[str, list[dict]]:
     """Each player's movement cards scored this stage (players left out score none)."""
     if not isinstance(value, dict):
-        raise BadInput(field, "expected {player: [card, ...]}")
+        raise BadInput(field, "expected {player: [card, ...]}", code="errors.shape")
     hands = {p: [] for p in players}
     for player, cards in value.items():
         if player not in players:
-            raise BadInput(f"{field}.{player}", "not a player in this game")
+            raise BadInput(f"{field}.{player}", "not a player in this game", code="errors.choice")
         if not isinstance(cards, list) or len(cards) > MAX_CARDS_SCORED:
-            raise BadInput(f"{field}.{player}", f"expected a list of at most {MAX_CARDS_SCORED} cards")
+            raise BadInput(f"{field}.{player}", f"expected a list of at most {MAX_CARDS_SCORED} cards",
+                           code="flock.refused.cards_scored", params={"limit": MAX_CARDS_SCORED})
         hands[player] = [read_movement(card, columns, f"{field}.{player}[{i}]") for i, card in enumerate(cards)]
     return hands
 
 
 def read_scores(value, players: list[str], field: str = "scores_before") -> dict[str, int]:
     if not isinstance(value, dict):
-        raise BadInput(field, "expected {player: points}")
+        raise BadInput(field, "expected {player: points}", code="errors.shape")
     for player in value:
         if player not in players:
-            raise BadInput(f"{field}.{player}", "not a player in this game")
+            raise BadInput(f"{field}.{player}", "not a player in this game", code="errors.choice")
     return {p: read_int(value.get(p, 0), f"{field}.{p}", -MAX_TOTAL, MAX_TOTAL) for p in players}
 
 

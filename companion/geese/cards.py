@@ -54,22 +54,24 @@ def parse_card(value, field: str, rules: Rules = DEFAULT_RULES, players: int | N
     With `players`, the card must also be in that game's deck (no goose 5, no 6 with 3 players).
     """
     if not isinstance(value, dict):
-        raise BadInput(field, 'expected a card like {"n": 3, "suit": "gull"}')
+        raise BadInput(field, 'expected a card like {"n": 3, "suit": "gull"}', code="errors.shape")
     unknown = sorted(set(value) - CARD_FIELDS)
     if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a card has n and suit)")
+        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a card has n and suit)", code="errors.unknown_field")
     n, suit = value.get("n"), value.get("suit")
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= rules.max_number:
-        raise BadInput(f"{field}.n", f"expected a number 1–{rules.max_number}, got {_show(n)}")
+        raise BadInput(f"{field}.n", f"expected a number 1–{rules.max_number}, got {_show(n)}",
+                       code="errors.range", params={"low": 1, "high": rules.max_number})
     if suit not in SUITS:
-        raise BadInput(f"{field}.suit", f"expected one of {', '.join(SUITS)}, got {_show(suit)}")
+        raise BadInput(f"{field}.suit", f"expected one of {', '.join(SUITS)}, got {_show(suit)}", code="errors.choice")
     card = Card(n, suit)
     if players is None:
         return card
     if suit == GOOSE and not rules.geese.get(n, 0):
-        raise BadInput(field, f"there is no goose {n} in the deck")
+        raise BadInput(field, f"there is no goose {n} in the deck", code="geese.refused.no_goose", params={"n": n})
     if n in rules.removed_numbers(players):
-        raise BadInput(field, f"the {n}s are taken out of the deck for {players} players")
+        raise BadInput(field, f"the {n}s are taken out of the deck for {players} players",
+                       code="geese.refused.removed", params={"n": n, "players": players})
     return card
 
 

@@ -62,12 +62,14 @@ class Game:
         self._check_playing()
         hand = self.hands[self.seat]
         if len(cards) not in (1, 2):
-            raise BadInput("arrive", "birds arrive as 1 card, or 2 cards with 1 taken back")
+            raise BadInput("arrive", "birds arrive as 1 card, or 2 cards with 1 taken back",
+                           code="geese.refused.arrive_count")
         if (take is None) != (len(cards) == 1):
-            raise BadInput("take", "a card is taken back exactly when 2 cards arrive")
+            raise BadInput("take", "a card is taken back exactly when 2 cards arrive", code="geese.refused.take_one")
         _check_in_hand(hand, cards, "arrive")
         if take is not None and not (self.ground.holds(take) or take in cards):
-            raise BadInput("take", f"no {take.suit} {take.n} lies in the wintering ground")
+            raise BadInput("take", f"no {take.suit} {take.n} lies in the wintering ground",
+                           code="geese.refused.take_missing", params={"n": take.n, "suit": take.suit})
         earned = 0
         for card in cards:
             hand.remove(card)
@@ -87,11 +89,13 @@ class Game:
         self._check_playing()
         hand = self.hands[self.seat]
         if len(cards) != value:
-            raise BadInput("migrate.cards", f"migrating as {value} takes exactly {value} cards, not {len(cards)}")
+            raise BadInput("migrate.cards", f"migrating as {value} takes exactly {value} cards, not {len(cards)}",
+                           code="geese.refused.migrate_count", params={"value": value, "cards": len(cards)})
         _check_in_hand(hand, cards, "migrate.cards")
         for i, card in enumerate(cards):
             if not self.ground.usable(card, value):
-                raise BadInput(f"migrate.cards[{i}]", f"a {card.n} cannot be used as {value} now")
+                raise BadInput(f"migrate.cards[{i}]", f"a {card.n} cannot be used as {value} now",
+                               code="geese.refused.not_usable_as", params={"n": card.n, "value": value})
         for card in cards:
             hand.remove(card)
         self.migrations[self.seat].append((value, list(cards)))
@@ -99,7 +103,7 @@ class Game:
 
     def _check_playing(self) -> None:
         if self.over:
-            raise BadInput("move", "the game is over")
+            raise BadInput("move", "the game is over", code="geese.refused.over")
 
     def _done(self, action: dict) -> None:
         self.actions.append(action)
@@ -129,5 +133,6 @@ def _check_in_hand(hand: list[Card], cards: list[Card], field: str) -> None:
     left = list(hand)
     for i, card in enumerate(cards):
         if card not in left:
-            raise BadInput(f"{field}[{i}]", f"no {card.suit} {card.n} in the hand")
+            raise BadInput(f"{field}[{i}]", f"no {card.suit} {card.n} in the hand",
+                           code="geese.refused.not_in_hand_card", params={"n": card.n, "suit": card.suit})
         left.remove(card)

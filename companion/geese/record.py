@@ -30,7 +30,8 @@ ACTION_KINDS = ("arrive", "migrate")
 def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
     """The final scores of a record in either form (CONTRACTS-style output: players, ranking, winner)."""
     if not isinstance(data, dict):
-        raise BadInput("", "expected a JSON object with players and migrations, or players and actions")
+        raise BadInput("", "expected a JSON object with players and migrations, or players and actions",
+                       code="errors.shape")
     if "actions" in data or "wintering" in data:
         return Replay.of(data, rules, strict=strict).result()
     _only(data, MIGRATION_FIELDS, "")
@@ -43,55 +44,65 @@ def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
 def read_players(data: dict, rules: Rules) -> list[str]:
     players = data.get("players")
     if not isinstance(players, list):
-        raise BadInput("players", "expected the list of player names in turn order from the start player")
+        raise BadInput("players", "expected the list of player names in turn order from the start player",
+                       code="errors.shape")
     counts = rules.player_counts
     if len(players) not in counts:
-        raise BadInput("players", f"the game is for {counts[0]}–{counts[-1]} players, not {len(players)}")
+        raise BadInput("players", f"the game is for {counts[0]}–{counts[-1]} players, not {len(players)}",
+                       code="geese.new.count", params={"low": counts[0], "high": counts[-1]})
     for i, name in enumerate(players):
         if check_name(name, f"players[{i}]") != name:  # the record's other fields name players as written
-            raise BadInput(f"players[{i}]", "expected the name without spaces around it, in Unicode NFC")
+            raise BadInput(f"players[{i}]", "expected the name without spaces around it, in Unicode NFC",
+                           code="geese.refused.name_form")
         if players.index(name) != i:
-            raise BadInput(f"players[{i}]", f"{name} is named twice")
+            raise BadInput(f"players[{i}]", f"{name} is named twice", code="players.twice", params={"name": name})
     return players
 
 
 def read_migrations(value, players: list[str], rules: Rules, strict: bool = False) -> dict:
     if not isinstance(value, dict):
-        raise BadInput("migrations", "expected each player's migrations: {name: [[card, ...], ...]}")
+        raise BadInput("migrations", "expected each player's migrations: {name: [[card, ...], ...]}",
+                       code="errors.shape")
     deck = copies(rules, len(players))
     seen = Counter()
     result = {}
     for name, sets in value.items():
         if name not in players:
-            raise BadInput(f"migrations.{name}", "not one of the players")
+            raise BadInput(f"migrations.{name}", "not one of the players",
+                           code="geese.refused.not_player", params={"name": name})
         if not isinstance(sets, list):
-            raise BadInput(f"migrations.{name}", "expected a list of migrations")
+            raise BadInput(f"migrations.{name}", "expected a list of migrations", code="errors.shape")
         result[name] = []
         for i, cards in enumerate(sets):
             field = f"migrations.{name}[{i}]"
             if not isinstance(cards, list) or not cards:
-                raise BadInput(field, "expected a migration: a list of at least one card")
+                raise BadInput(field, "expected a migration: a list of at least one card", code="errors.shape")
             parsed = [parse_card(c, f"{field}[{j}]", rules, len(players) if strict else None)
                       for j, c in enumerate(cards)]
             for j, card in enumerate(parsed):
                 if card.n > len(parsed):
                     raise BadInput(f"{field}[{j}]", f"a {card.n} cannot join a migration of {len(parsed)} cards "
-                                                    "(a card counts as its own number or more)")
+                                                    "(a card counts as its own number or more)",
+                                                    code="geese.refused.too_small",
+                                                    params={"n": card.n, "cards": len(parsed)})
                 seen[card] += 1
                 if strict and seen[card] > deck[card]:
-                    raise BadInput(f"{field}[{j}]", f"the deck has only {deck[card]} {_name(card, deck[card])}")
+                    raise BadInput(f"{field}[{j}]", f"the deck has only {deck[card]} {_name(card, deck[card])}",
+                                   code="geese.refused.deck_short",
+                                   params={"n": card.n, "suit": card.suit, "count": deck[card]})
             result[name].append((len(parsed), parsed))
     return result
 
 
 def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
     if not isinstance(value, dict):
-        raise BadInput("wintering_vp", "expected {name: VP}")
+        raise BadInput("wintering_vp", "expected {name: VP}", code="errors.shape")
     for name, vp in value.items():
         if name not in players:
-            raise BadInput(f"wintering_vp.{name}", "not one of the players")
+            raise BadInput(f"wintering_vp.{name}", "not one of the players",
+                           code="geese.refused.not_player", params={"name": name})
         if isinstance(vp, bool) or not isinstance(vp, int) or not 0 <= vp <= 10_000:
-            raise BadInput(f"wintering_vp.{name}", "expected a whole number of VP, 0 or more")
+            raise BadInput(f"wintering_vp.{name}", "expected a whole number of VP, 0 or more", code="errors.whole")
     return dict(value)
 
 
@@ -134,16 +145,17 @@ class Replay:
         players = read_players(data, rules)
         setup = data.get("wintering", [])
         if not isinstance(setup, list):
-            raise BadInput("wintering", "expected the list of cards laid out at setup")
+            raise BadInput("wintering", "expected the list of cards laid out at setup", code="errors.shape")
         in_deck = len(players) if strict else None
         cards = [parse_card(c, f"wintering[{i}]", rules, in_deck) for i, c in enumerate(setup)]
         hands = read_hands(data["hands"], players, cards, rules) if "hands" in data else None
         replay = cls(players, cards, rules, strict=strict, hands=hands)
         actions = data.get("actions", [])
         if not isinstance(actions, list):
-            raise BadInput("actions", "expected a list of actions")
+            raise BadInput("actions", "expected a list of actions", code="errors.shape")
         if len(actions) > MAX_ACTIONS:
-            raise BadInput("actions", f"more than {MAX_ACTIONS} actions")
+            raise BadInput("actions", f"more than {MAX_ACTIONS} actions",
+                           code="errors.game_full", params={"limit": MAX_ACTIONS})
         for i, action in enumerate(actions):
             replay.play(action, i)
         return replay
@@ -153,20 +165,25 @@ class Replay:
             return
         if self.ground.cards[card] + self.migrated[card] > self.deck[card]:
             raise BadInput(field, f"the deck has only {self.deck[card]} {_name(card, self.deck[card])}, all already "
-                                  "in the wintering ground or migrated")
+                                  "in the wintering ground or migrated",
+                                  code="geese.refused.deck_short",
+                                  params={"n": card.n, "suit": card.suit, "count": self.deck[card]})
 
     def play(self, action, i: int) -> None:
         """Apply action number `i`, or raise BadInput("actions[i]...", why it is not allowed)."""
         where = f"actions[{i}]"
         if not isinstance(action, dict):
-            raise BadInput(where, 'expected {"player": ..., "arrive": [...]} or {"player": ..., "migrate": {...}}')
+            raise BadInput(where, 'expected {"player": ..., "arrive": [...]} or {"player": ..., "migrate": {...}}',
+                           code="errors.shape")
         kinds = [k for k in ACTION_KINDS if k in action]
         if len(kinds) != 1:
-            raise BadInput(where, "an action either arrives or migrates (exactly one of arrive, migrate)")
+            raise BadInput(where, "an action either arrives or migrates (exactly one of arrive, migrate)",
+                           code="errors.shape")
         _only(action, {"player", "arrive", "take"} if kinds == ["arrive"] else {"player", "migrate"}, where)
         player = action.get("player")
         if player not in self.players:
-            raise BadInput(f"{where}.player", "not one of the players")
+            raise BadInput(f"{where}.player", "not one of the players",
+                           code="geese.refused.not_player", params={"name": player})
         if self.over:
             raise BadInput(where, "the game is over: a hand ran out and the round is finished",
                            code="geese.refused.over")
@@ -199,8 +216,7 @@ class Replay:
             left = Counter(self.hands[player])
             for j, card in enumerate(cards):
                 if not left[card]:
-                    raise BadInput(f"{where}[{j}]", f"{player} holds no {_one(card)}",
-                                   code="geese.refused.not_in_hand",
+                    raise BadInput(f"{where}[{j}]", f"{player} holds no {_one(card)}", code="geese.refused.not_in_hand",
                                    params={"player": player, "n": card.n, "suit": card.suit})
                 left[card] -= 1
             self.hands[player] = +left
@@ -216,7 +232,8 @@ class Replay:
     def _arrive(self, action: dict, player: str, i: int, where: str) -> None:
         cards = action["arrive"]
         if not isinstance(cards, list) or len(cards) not in (1, 2):
-            raise BadInput(f"{where}.arrive", "birds arrive as 1 card, or 2 cards with 1 taken back")
+            raise BadInput(f"{where}.arrive", "birds arrive as 1 card, or 2 cards with 1 taken back",
+                           code="geese.refused.arrive_count")
         parsed = [self._card(c, f"{where}.arrive[{j}]") for j, c in enumerate(cards)]
         if len(parsed) == 1 and "take" in action:
             raise BadInput(f"{where}.take", "a card is taken back only when 2 cards arrive",
@@ -241,11 +258,12 @@ class Replay:
 
     def _migrate(self, move, player: str, where: str) -> None:
         if not isinstance(move, dict):
-            raise BadInput(f"{where}.migrate", 'expected {"value": v, "cards": [card, ...]}')
+            raise BadInput(f"{where}.migrate", 'expected {"value": v, "cards": [card, ...]}', code="errors.shape")
         _only(move, {"value", "cards"}, f"{where}.migrate")
         value, cards = move.get("value"), move.get("cards")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise BadInput(f"{where}.migrate.value", "expected the value migrated as, a whole number 1 or more")
+            raise BadInput(f"{where}.migrate.value", "expected the value migrated as, a whole number 1 or more",
+                           code="errors.whole")
         if not isinstance(cards, list) or len(cards) != value:
             got = len(cards) if isinstance(cards, list) else "no"
             raise BadInput(f"{where}.migrate.cards", f"migrating as {value} takes exactly {value} cards, not {got}",
@@ -276,18 +294,21 @@ class Replay:
 def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> dict[str, list[Card]]:
     """The deal of a record: each player's hand, the size the player count gives; the ground holds the rest."""
     if not isinstance(value, dict):
-        raise BadInput("hands", "expected each player's dealt hand: {name: [card, ...]}")
+        raise BadInput("hands", "expected each player's dealt hand: {name: [card, ...]}", code="errors.shape")
     size = rules.hand_size(len(players))
     hands = {}
     for name in players:
         if name not in value:
-            raise BadInput(f"hands.{name}", "missing: the deal names every player's hand")
+            raise BadInput(f"hands.{name}", "missing: the deal names every player's hand",
+                           code="geese.refused.hand_missing", params={"name": name})
     for name, cards in value.items():
         if name not in players:
-            raise BadInput(f"hands.{name}", "not one of the players")
+            raise BadInput(f"hands.{name}", "not one of the players",
+                           code="geese.refused.not_player", params={"name": name})
         if not isinstance(cards, list) or len(cards) != size:
             got = len(cards) if isinstance(cards, list) else "no"
-            raise BadInput(f"hands.{name}", f"a hand of {len(players)} players is dealt {size} cards, not {got}")
+            raise BadInput(f"hands.{name}", f"a hand of {len(players)} players is dealt {size} cards, not {got}",
+                           code="geese.refused.hand_size", params={"players": len(players), "n": size})
         hands[name] = [parse_card(c, f"hands.{name}[{j}]", rules, len(players)) for j, c in enumerate(cards)]
     dealt = Counter(setup)
     for cards in hands.values():
@@ -298,7 +319,8 @@ def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> di
         missing = sorted((deck - dealt).elements())
         why = (f"the deck has no more {_name(extra[0], 2)}" if extra
                else f"{_one(missing[0])} is in no hand and not in the wintering ground")
-        raise BadInput("hands", f"the hands and the wintering ground are not the deck: {why}")
+        raise BadInput("hands", f"the hands and the wintering ground are not the deck: {why}",
+                       code="geese.refused.not_the_deck")
     return hands
 
 
@@ -306,7 +328,7 @@ def _only(data: dict, allowed, where: str) -> None:
     unknown = sorted(set(data) - set(allowed))
     if unknown:
         field = f"{where}.{unknown[0]}" if where else unknown[0]
-        raise BadInput(field, f"unknown field (expected {', '.join(sorted(allowed))})")
+        raise BadInput(field, f"unknown field (expected {', '.join(sorted(allowed))})", code="errors.unknown_field")
 
 
 def _span(low: int, high: int) -> str:

@@ -51,7 +51,8 @@ class Rules:
 
     def hand_size(self, players: int) -> int:
         if players not in self.deal:
-            raise BadInput("players", f"the game is for {_counts(self)} players, not {players}")
+            raise BadInput("players", f"the game is for {_counts(self)} players, not {players}",
+                           code="geese.new.count", params={"low": min(self.deal), "high": max(self.deal)})
         return self.deal[players]
 
     def to_json(self) -> dict:

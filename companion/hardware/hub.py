@@ -24,13 +24,14 @@ from dataclasses import dataclass
 from companion.errors import BadInput
 from companion.hardware.hub_frames import MS_WRAP, PROTOCOL, SEQ_MOD, Message, read_message
 from companion.hardware.hub_link import BAUD, HubItem, HubLink
-from companion.hardware.source import BeamChange, Change, FaultChange, PoseChange
+from companion.hardware.source import BeamChange, Change, Fault, FaultChange, PoseChange
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.hourglass import Pose
 
 DEVICE = "hub"
 BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
-WAITING = "waiting for the serial hub"
+WAITING = Fault("waiting for the serial hub", "faults.hub.waiting")
+UNREADABLE = Fault("the hub cannot read this glass's sensor", "faults.hub.sensor")
 RESEND_AFTER_S = 0.5  # a frame asked for again that has not come back by then is asked for once more
 RESEND_TRIES = 2  # then a snapshot is asked for instead (the frame is older than the hub keeps)
 
@@ -49,10 +50,12 @@ def hub_config(section) -> HubConfig | None:
         return None
     port = section.text("port", None)
     if not port:
-        raise BadInput(f"{section.name}.port", "missing: the hub's serial device, e.g. /dev/serial/by-id/usb-...")
+        raise BadInput(f"{section.name}.port", "missing: the hub's serial device, e.g. /dev/serial/by-id/usb-...",
+                       code="errors.setup.hub_port")
     baud = section.number("baud", BAUD, 1, 1e7, whole=True)
     if baud not in BAUDS:
-        raise BadInput(f"{section.name}.baud", f"{baud} is not a serial speed ({', '.join(map(str, BAUDS))})")
+        raise BadInput(f"{section.name}.baud", f"{baud} is not a serial speed ({', '.join(map(str, BAUDS))})",
+                       code="errors.choice")
     section.done()
     return HubConfig(port=port, baud=int(baud))
 
@@ -149,8 +152,9 @@ class HubSource:
     def _hello(self, message: Message, t: float) -> None:
         hello = message.fields
         if hello["proto"] != PROTOCOL:
-            reason = (f"the hub speaks protocol {hello['proto']}, this program speaks {PROTOCOL}: "
-                      "flash the firmware that came with this program")
+            reason = Fault(f"the hub speaks protocol {hello['proto']}, this program speaks {PROTOCOL}: "
+                           "flash the firmware that came with this program", "faults.hub.protocol",
+                           hub=hello["proto"], ours=PROTOCOL)
             self._set_faults(reason, t)
             if self.link is not None:
                 self.link.refuse(reason)
@@ -163,7 +167,8 @@ class HubSource:
         timers = self.hello["timers"]
         for colour, ch in self.channels.items():
             if ch >= timers:
-                self._set_fault(colour, f"the hub has only {timers} channels", t)
+                self._set_fault(colour, Fault(f"the hub has only {timers} channels", "faults.hub.channels",
+                                              timers=timers), t)
                 continue
             self._set_fault(colour, None, t)
             self.beam[colour] = message.fields["beams"][ch]
@@ -186,7 +191,7 @@ class HubSource:
         colour = self.colour_of.get(message.fields["ch"])
         if colour is not None:
             bad = message.fields["why"] == "sensor"
-            self._set_fault(colour, "the hub cannot read this glass's sensor" if bad else None, t)
+            self._set_fault(colour, UNREADABLE if bad else None, t)
 
     def _lost(self, reason: str, t: float) -> None:
         self.hello, self._last_seq, self._asked = None, None, None
@@ -194,7 +199,7 @@ class HubSource:
             return  # the refusal stays the reason
         if all(self.fault[c] not in (None, WAITING) for c in self.channels):
             return  # already marked lost: the first reason (unplugged, silent) says most
-        self._set_faults(f"serial hub {reason}", t)
+        self._set_faults(Fault(f"serial hub {reason}", "faults.hub.lost"), t)  # the page need not tell why
 
     def _ask_again(self, t: float) -> None:
         """Frames after `_last_seq` are missing: ask the hub for them (again, if the last ask is overdue)."""
@@ -231,11 +236,11 @@ class HubSource:
             self.pose[colour] = pose
             self._changes.append(PoseChange(colour, pose, t, resync=resync))
 
-    def _set_faults(self, reason: str, t: float) -> None:
+    def _set_faults(self, reason: Fault, t: float) -> None:
         for colour in self.channels:
             self._set_fault(colour, reason, t)
 
-    def _set_fault(self, colour: str, reason: str | None, t: float) -> None:
+    def _set_fault(self, colour: str, reason: Fault | None, t: float) -> None:
         if self.fault[colour] != reason:
             self.fault[colour] = reason
             self._changes.append(FaultChange(colour, reason, max(t, self._last_t)))

@@ -46,6 +46,29 @@ class PoseChange:
     resync: bool = False
 
 
+class Fault(str):
+    """Why a glass's sensors cannot be believed: the words for the terminal and the log, with the catalogue
+    code and values a page says it by in its own language (it compares and prints as its words).
+
+    >>> fault = Fault("the hub cannot read this glass's sensor", "faults.hub.sensor")
+    >>> fault == "the hub cannot read this glass's sensor", fault_json(fault)["fault_code"]
+    (True, 'faults.hub.sensor')
+    """
+
+    code: str
+    params: dict
+
+    def __new__(cls, text: str, code: str, **params):
+        fault = super().__new__(cls, text)
+        fault.code, fault.params = code, params
+        return fault
+
+
+def fault_json(fault: str | None) -> dict:
+    """A glass's fault for the pages: its words (for scripts), and its code and values (for the catalogue)."""
+    return {"fault": fault, "fault_code": getattr(fault, "code", None), "fault_params": getattr(fault, "params", {})}
+
+
 @dataclass(frozen=True)
 class FaultChange:
     """The sensors of glass `name` became faulty at `t` (`fault` says why), or well again (None)."""

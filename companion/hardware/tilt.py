@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from companion.hardware.debounce import StableLevel
 from companion.hardware.pins import SwitchInputs
-from companion.hardware.source import Change, FaultChange, PoseChange  # noqa: F401  (re-exported)
+from companion.hardware.source import Change, Fault, FaultChange, PoseChange  # noqa: F401  (re-exported)
 from companion.skyrockets.hourglass import Pose
 
 
@@ -98,8 +98,9 @@ class TiltPair:
         # does not depend on how often or when update() is called.
         while (due := self.next_due()) is not None and due <= t:
             if due == self._fault_due():
-                self._set_fault(f"both tilt switches closed for {self.both_closed_fault_s:g} s: "
-                                "shorted wire or stuck switch?", due)
+                self._set_fault(Fault(f"both tilt switches closed for {self.both_closed_fault_s:g} s: "
+                                      "shorted wire or stuck switch?", "faults.tilt.both_closed",
+                                      seconds=self.both_closed_fault_s), due)
             else:
                 self._reading.update(due)
                 self._settled(due)

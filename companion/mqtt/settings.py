@@ -76,7 +76,8 @@ def host_name() -> str:
 
 def check_name(value: object, field: str) -> str:
     if not isinstance(value, str) or not NAME_PATTERN.fullmatch(value):
-        raise BadInput(field, f"expected 1 to 64 letters, digits, '-' or '_', got {value!r}")
+        raise BadInput(field, f"expected 1 to 64 letters, digits, '-' or '_', got {value!r}",
+                       code="errors.setup.broker_url")
     return value
 
 
@@ -92,22 +93,26 @@ def from_url(url: object, field: str = "mqtt", *, table: str | None = None, base
              ca_file: Path | None = None) -> BrokerSettings:
     """Settings from `mqtt://host[:port][/table]` or `mqtts://host[:port][/table]`."""
     if not isinstance(url, str):
-        raise BadInput(field, f"expected a URL in quotes, got {url!r}")
+        raise BadInput(field, f"expected a URL in quotes, got {url!r}", code="errors.setup.broker_url")
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as e:
-        raise BadInput(field, f"{url!r} is not a broker URL ({e})") from None
+        raise BadInput(field, f"{url!r} is not a broker URL ({e})", code="errors.setup.broker_url") from None
     if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
-        raise BadInput(field, f"{url!r} is not a broker URL (mqtt://host:port or mqtts://host:port)")
+        raise BadInput(field, f"{url!r} is not a broker URL (mqtt://host:port or mqtts://host:port)",
+                       code="errors.setup.broker_url")
     if parts.username or parts.password:
-        raise BadInput(field, "no user or password in the URL: use username and password_file")
+        raise BadInput(field, "no user or password in the URL: use username and password_file",
+                       code="errors.setup.broker_url")
     if parts.query or parts.fragment:
-        raise BadInput(field, f"{url!r}: a broker URL has only a host, a port and the table's name")
+        raise BadInput(field, f"{url!r}: a broker URL has only a host, a port and the table's name",
+                       code="errors.setup.broker_url")
     named = parts.path.strip("/")  # mqtt://host:port/table-3 names the table too
     if named:
         if table is not None:
-            raise BadInput(field, "the table is named twice (in the URL and as table): name it once")
+            raise BadInput(field, "the table is named twice (in the URL and as table): name it once",
+                           code="errors.setup.broker_url")
         table = check_name(named, field)
     return BrokerSettings(
         host=parts.hostname, port=port or DEFAULT_PORTS[parts.scheme], tls=parts.scheme == "mqtts",

@@ -59,7 +59,8 @@ def save_festival(database: Database, name: str, events: list[str], wall: float,
     with database.transaction() as db:
         count = db.execute("SELECT COUNT(*) AS n FROM festivals").fetchone()["n"]
         if count >= limit:
-            raise BadInput("festival", f"a table keeps at most {limit} festivals: delete one first")
+            raise BadInput("festival", f"a table keeps at most {limit} festivals: delete one first",
+                           code="errors.festival.full", params={"limit": limit})
         return db.execute("INSERT INTO festivals (name, events, saved) VALUES (?, ?, ?)",
                           (name, json.dumps(events, ensure_ascii=False), iso(wall))).lastrowid
 

@@ -47,7 +47,8 @@ def check_colour(value: object, field: str) -> str:
     """Return `value` if it names a timer colour, else raise BadInput for `field`."""
     if isinstance(value, str) and value in COLOURS:
         return value
-    raise BadInput(field, f"{value!r} is not a timer colour (expected one of {', '.join(COLOURS)})")
+    raise BadInput(field, f"{value!r} is not a timer colour (expected one of {', '.join(COLOURS)})",
+                   code="errors.colour.unknown")
 
 
 def next_longer(colour: str) -> str | None:
@@ -59,17 +60,22 @@ def next_longer(colour: str) -> str | None:
 def check_seconds(value: object, field: str, *, positive: bool = False, limit: float = MAX_DURATION_S) -> float:
     """A finite number of seconds within 0..limit (strictly above 0 when `positive`)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadInput(field, f"expected a number of seconds, got {value!r}")
+        raise BadInput(field, f"expected a number of seconds, got {value!r}",
+                       code="errors.seconds", params={"limit": limit})
     try:
         seconds = float(value)
     except OverflowError:  # an integer too large for any float
-        raise BadInput(field, "is too large a number of seconds") from None
+        raise BadInput(field, "is too large a number of seconds",
+                       code="errors.seconds", params={"limit": limit}) from None
     if seconds != seconds or seconds in (float("inf"), float("-inf")):
-        raise BadInput(field, f"expected a finite number of seconds, got {value!r}")
+        raise BadInput(field, f"expected a finite number of seconds, got {value!r}",
+                       code="errors.seconds", params={"limit": limit})
     if seconds < 0 or (positive and seconds == 0):
-        raise BadInput(field, f"must be {'above' if positive else 'at least'} 0 s, got {value!r}")
+        raise BadInput(field, f"must be {'above' if positive else 'at least'} 0 s, got {value!r}",
+                       code="errors.seconds", params={"limit": limit})
     if seconds > limit:
-        raise BadInput(field, f"{value!r} s is more than the {limit:g} s allowed")
+        raise BadInput(field, f"{value!r} s is more than the {limit:g} s allowed",
+                       code="errors.seconds", params={"limit": limit})
     return seconds
 
 
@@ -86,7 +92,7 @@ def check_durations(value: object, field: str = "durations") -> dict[str, tuple[
     {'red': (30.0, 30.0), 'blue': (69.5, 71.0)}
     """
     if not isinstance(value, dict):
-        raise BadInput(field, f"expected an object of colour: seconds, got {type(value).__name__}")
+        raise BadInput(field, f"expected an object of colour: seconds, got {type(value).__name__}", code="errors.shape")
     return {check_colour(c, f"{field}.{c}"): check_directions(s, f"{field}.{c}") for c, s in value.items()}
 
 
@@ -95,10 +101,11 @@ def check_directions(value: object, field: str) -> tuple[float, float]:
     if isinstance(value, dict):
         unknown = sorted(set(value) - set(DIRECTIONS))
         if unknown:
-            raise BadInput(f"{field}.{unknown[0]}", f"unknown direction (expected {' and '.join(DIRECTIONS)})")
+            raise BadInput(f"{field}.{unknown[0]}", f"unknown direction (expected {' and '.join(DIRECTIONS)})",
+                           code="errors.unknown_field")
         missing = [d for d in DIRECTIONS if d not in value]
         if missing:
-            raise BadInput(f"{field}.{missing[0]}", "missing")
+            raise BadInput(f"{field}.{missing[0]}", "missing", code="errors.missing")
         a_up, b_up = (check_seconds(value[d], f"{field}.{d}", positive=True) for d in DIRECTIONS)
         return a_up, b_up
     seconds = check_seconds(value, field, positive=True)

@@ -39,7 +39,8 @@ class Event:
         """Challenge mode: the next longer timer takes over as countdown; the two swap starting states."""
         longer = next_longer(self.countdown)
         if longer is None:
-            raise BadInput("challenge", f"{self.countdown} is the longest timer: this event has no challenge mode")
+            raise BadInput("challenge", f"{self.countdown} is the longest timer: this event has no challenge mode",
+                           code="errors.event.no_challenge", params={"colour": self.countdown})
 
         def swapped(colour: str) -> str:
             return {self.countdown: longer, longer: self.countdown}.get(colour, colour)
@@ -85,18 +86,21 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
     if isinstance(data, str):
         if data in known:
             return known[data]
-        raise BadInput(where, f"unknown event id {data!r} (known: {', '.join(sorted(known)) or 'none'})")
+        raise BadInput(where, f"unknown event id {data!r} (known: {', '.join(sorted(known)) or 'none'})",
+                       code="errors.event.unknown")
     if not isinstance(data, dict):
-        raise BadInput(where, f"expected an event id or an event object, got {type(data).__name__}")
+        raise BadInput(where, f"expected an event id or an event object, got {type(data).__name__}",
+                       code="errors.shape")
     unknown = sorted(set(data) - set(EVENT_FIELDS))
     if unknown:
-        raise BadInput(f"{where}.{unknown[0]}", f"unknown field (event fields are {', '.join(EVENT_FIELDS)})")
+        raise BadInput(f"{where}.{unknown[0]}", f"unknown field (event fields are {', '.join(EVENT_FIELDS)})",
+                       code="errors.unknown_field")
 
     def need(key: str, default: object = None) -> object:
         if key in data:
             return data[key]
         if default is None:
-            raise BadInput(f"{where}.{key}", "missing")
+            raise BadInput(f"{where}.{key}", "missing", code="errors.missing")
         return default
 
     event_id = _text(need("id"), f"{where}.id", required=True, limit=MAX_EVENT_ID)
@@ -104,10 +108,12 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
     lying = _colour_list(need("lying", []), f"{where}.lying")
     both = set(running) & set(lying)
     if both:
-        raise BadInput(f"{where}.lying", f"{sorted(both)[0]} cannot both run and lie at the start")
+        raise BadInput(f"{where}.lying", f"{sorted(both)[0]} cannot both run and lie at the start",
+                       code="errors.event.run_and_lie", params={"colour": sorted(both)[0]})
     countdown = check_colour(need("countdown"), f"{where}.countdown")
     if countdown not in running and countdown not in lying:
-        raise BadInput(f"{where}.countdown", f"{countdown} must also be listed in running (or lying)")
+        raise BadInput(f"{where}.countdown", f"{countdown} must also be listed in running (or lying)",
+                       code="custom.countdown_in_play", params={"timer": countdown})
     return Event(
         id=event_id,
         name=_text(need("name", event_id), f"{where}.name", required=True, limit=MAX_EVENT_NAME),
@@ -123,30 +129,32 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
 def _text(value: object, field: str, *, required: bool = False, limit: int, keep: str = "") -> str:
     """Printable text (only the control characters in `keep` allowed), stripped, within `limit`."""
     if not isinstance(value, str):
-        raise BadInput(field, f"expected text, got {type(value).__name__}")
+        raise BadInput(field, f"expected text, got {type(value).__name__}", code="errors.text")
     check_text(value, field)  # a lone surrogate could never be saved or sent
     check_line(value, field, keep=keep)
     value = value.strip()
     if required and not value:
-        raise BadInput(field, "must not be empty")
+        raise BadInput(field, "must not be empty", code="errors.empty")
     if len(value) > limit:
-        raise BadInput(field, f"is {len(value)} characters long (at most {limit})")
+        raise BadInput(field, f"is {len(value)} characters long (at most {limit})",
+                       code="errors.too_long", params={"limit": limit})
     return value
 
 
 def _whole(value: object, field: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(field, f"expected a whole number, got {value!r}")
+        raise BadInput(field, f"expected a whole number, got {value!r}", code="errors.whole")
     if not low <= value <= high:
-        raise BadInput(field, f"{value} is out of range ({low}-{high})")
+        raise BadInput(field, f"{value} is out of range ({low}-{high})",
+                       code="errors.range", params={"low": low, "high": high})
     return value
 
 
 def _colour_list(value: object, field: str) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise BadInput(field, f"expected a list of colours, got {type(value).__name__}")
+        raise BadInput(field, f"expected a list of colours, got {type(value).__name__}", code="errors.shape")
     colours = [check_colour(c, f"{field}[{i}]") for i, c in enumerate(value)]
     if len(set(colours)) != len(colours):
         dup = next(c for c in colours if colours.count(c) > 1)
-        raise BadInput(field, f"{dup} is listed twice")
+        raise BadInput(field, f"{dup} is listed twice", code="errors.colour.twice", params={"colour": dup})
     return _in_colour_order(colours)

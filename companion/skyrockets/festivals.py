@@ -71,23 +71,26 @@ def custom_festival(data: object, known_events, key: str = "") -> Festival:
     ('training',)
     """
     if not isinstance(data, dict):
-        raise BadInput("festival", f"expected an object, got {type(data).__name__}")
+        raise BadInput("festival", f"expected an object, got {type(data).__name__}", code="errors.shape")
     unknown = sorted(set(data) - {"name", "events"})
     if unknown:
-        raise BadInput(f"festival.{unknown[0][:20]}", "is not a field of a festival")
+        raise BadInput(f"festival.{unknown[0][:20]}", "is not a field of a festival", code="errors.unknown_field")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_EVENT_NAME or not name.isprintable():
-        raise BadInput("festival.name", f"expected a name of 1-{MAX_EVENT_NAME} printable characters")
+        raise BadInput("festival.name", f"expected a name of 1-{MAX_EVENT_NAME} printable characters",
+                       code="errors.festival.name", params={"limit": MAX_EVENT_NAME})
     events = data.get("events")
     if not isinstance(events, list) or not 1 <= len(events) <= MAX_FESTIVAL_EVENTS:
-        raise BadInput("festival.events", f"expected a list of 1-{MAX_FESTIVAL_EVENTS} event ids")
+        raise BadInput("festival.events", f"expected a list of 1-{MAX_FESTIVAL_EVENTS} event ids",
+                       code="errors.festival.events", params={"limit": MAX_FESTIVAL_EVENTS})
     for i, event in enumerate(events):
         if not isinstance(event, str) or not 0 < len(event) <= MAX_EVENT_ID:
-            raise BadInput(f"festival.events[{i}]", "expected an event id")
+            raise BadInput(f"festival.events[{i}]", "expected an event id", code="errors.event.unknown")
         if event not in known_events and event_number(event) is None:
-            raise BadInput(f"festival.events[{i}]", f"{event!r} is not an event this table knows")
+            raise BadInput(f"festival.events[{i}]", f"{event!r} is not an event this table knows",
+                           code="errors.event.unknown")
         if event in events[:i]:
-            raise BadInput(f"festival.events[{i}]", f"{event!r} is listed twice")
+            raise BadInput(f"festival.events[{i}]", f"{event!r} is listed twice", code="errors.festival.twice")
     return Festival(key, tuple(events), name.strip(), custom=True)
 
 

@@ -48,7 +48,8 @@ class Table(Records, TableGames, TableSetting):
     def __init__(self, config: Config, store: Store, pin_factory, *, clock=None, speed: float = 1.0,
                  pin: str | None = None):
         if not MIN_SPEED <= speed <= MAX_SPEED:
-            raise BadInput("speed", f"{speed:g} is out of range ({MIN_SPEED:g}-{MAX_SPEED:g})")
+            raise BadInput("speed", f"{speed:g} is out of range ({MIN_SPEED:g}-{MAX_SPEED:g})",
+                           code="errors.range", params={"low": MIN_SPEED, "high": MAX_SPEED})
         few_arenas()  # before any thread: the web's many threads must not each keep a malloc arena
         self.config, self.store, self.clock = config, store, clock or SystemClock()
         self.pin = pin or config.web.pin or f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
@@ -175,7 +176,7 @@ class Table(Records, TableGames, TableSetting):
 
     def set_muted(self, muted: bool) -> dict:
         if not isinstance(muted, bool):
-            raise BadInput("muted", f"expected true or false, got {muted!r}")
+            raise BadInput("muted", f"expected true or false, got {muted!r}", code="errors.yes_no")
         return self.runtime.submit(self._set_muted, muted)
 
     def calibrate(self, colour: str, seconds: float) -> dict:
@@ -189,9 +190,9 @@ class Table(Records, TableGames, TableSetting):
 
     def _start_show(self, event, challenge) -> dict:
         if self.live.running:
-            raise Conflict("show", "a show is already running: abort it first")
+            raise Conflict("show", "a show is already running: abort it first", code="errors.show.running")
         if not isinstance(challenge, bool):
-            raise BadInput("challenge", f"expected true or false, got {challenge!r}")
+            raise BadInput("challenge", f"expected true or false, got {challenge!r}", code="errors.yes_no")
         chosen = parse_event(event, "event", self.store.events())
         played = chosen.challenged() if challenge else chosen  # no challenge for a purple countdown: refused here
         setup = show_setup(self.config, chosen, challenge, self.cradles.orientation_at_start(played))
@@ -206,16 +207,20 @@ class Table(Records, TableGames, TableSetting):
     def _flip(self, colour, pose: Pose | None = None) -> dict:
         colour = check_colour(colour, "timer")
         if not self.live.running:
-            raise Conflict("timer", "no show is running")
+            raise Conflict("timer", "no show is running", code="errors.show.none")
         if self.show.timers[colour].glass is None:
-            raise Conflict("timer", f"{colour} is not in play in this event")
+            raise Conflict("timer", f"{colour} is not in play in this event",
+                           code="errors.show.not_in_play", params={"colour": colour})
         cradle = self.cradles.get(colour)
         if cradle is not None and not cradle.fault:
-            raise Conflict("timer", f"{colour} is read by its tilt sensors: turn the glass itself")
+            raise Conflict("timer", f"{colour} is read by its tilt sensors: turn the glass itself",
+                           code="errors.show.sensed", params={"colour": colour})
         if pose is not None and not self.show.timers[colour].glass.pose.upright:
-            raise Conflict("timer", f"{colour} is already lying on its side")
+            raise Conflict("timer", f"{colour} is already lying on its side",
+                           code="errors.show.lying", params={"colour": colour})
         if not self.live.input(None, "flip" if pose is None else "pose", colour, pose):
-            raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip")
+            raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip",
+                           code="errors.show.ended")
         return self._snapshot_now()
 
     def _abort(self) -> dict:

@@ -14,6 +14,7 @@ table's one way to put a line into the show.
 
 from dataclasses import dataclass
 
+from companion.hardware.source import fault_json
 from companion.skyrockets import Pose
 
 @dataclass
@@ -110,7 +111,7 @@ class Cradles(dict):
         for colour, source in sources.items():
             cradle = self.get(colour, Cradle())
             readings[colour] = {"source": source, "pose": cradle.physical.value if cradle.physical else None,
-                                "fault": cradle.fault}
+                                **fault_json(cradle.fault)}
         return readings
 
     def on_fault(self, show, change, apply) -> None:

@@ -12,6 +12,7 @@ serialised once, by the first reader that needs it, not once per phone
 import json
 import threading
 
+from companion.hardware.source import fault_json
 from companion.records.database import iso
 from companion.skyrockets.snapshot import carried
 
@@ -94,7 +95,7 @@ def describe(show, show_id, started_wall: float, cradles, sources: dict[str, str
         cradle = cradles.get(colour)
         glass = show.timers[colour].glass  # the seconds of the way it stands: glasses may run unlike both ways
         timer.update(duration=glass.duration_for(glass.pose) if glass else setup.duration(colour), role=show.timers[colour].role, source=sources[colour],
-                     fault=cradle.fault if cradle else None,
+                     **fault_json(cradle.fault if cradle else None),
                      awaiting_turn=show.outcome == "running" and show.timers[colour].spent,
                      changed_while_down=bool(cradle and cradle.changed_while_down))
     return state

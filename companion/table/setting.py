@@ -127,7 +127,8 @@ class TableSetting:
 
     def _change_settings(self, settings) -> dict:
         if self.live.running:
-            raise Conflict("show", "a show is running: finish or abort it before changing the table's settings")
+            raise Conflict("show", "a show is running: finish or abort it before changing the table's settings",
+                           code="errors.show.running")
         before = self.config
         config = write_settings(before, settings, dry_run=True)  # refused here: nothing written, nothing changed
         try:
@@ -167,7 +168,8 @@ class TableSetting:
 
     def _reopen_setup(self) -> str:
         if self.config.path is None:
-            raise Conflict("setup", "this table runs without a config file (the demo): there is nothing to set up")
+            raise Conflict("setup", "this table runs without a config file (the demo): there is nothing to set up",
+                           code="errors.setup.demo")
         self.config = mark_set_up(self.config, False)
         return self.first_run.reopen()
 
@@ -190,12 +192,13 @@ class TableSetting:
 
     def _light_part(self, part) -> dict:
         if self.rig.strip is None:
-            raise Conflict("part", "no LED strip is fitted: set strip.enabled first")
+            raise Conflict("part", "no LED strip is fitted: set strip.enabled first", code="errors.setup.no_strip")
         parts = wiring.strip_parts(self.rig.layout)
         if isinstance(part, bool) or not isinstance(part, int) or not 0 <= part < len(parts):
-            raise BadInput("part", f"expected a part number from 0 to {len(parts) - 1}")
+            raise BadInput("part", f"expected a part number from 0 to {len(parts) - 1}",
+                           code="errors.range", params={"low": 0, "high": len(parts) - 1})
         if self.live.running:
-            raise Conflict("part", "a show is running: its LEDs are in use")
+            raise Conflict("part", "a show is running: its LEDs are in use", code="errors.show.running")
         name, leds, colour = parts[part]
         self.rig.strip.show(wiring.part_frame(self.rig.layout, leds, colour))
         return {"part": part, "name": name, "leds": [leds.start, leds.stop - 1]}
@@ -206,7 +209,7 @@ class TableSetting:
 
     def _beep(self) -> dict:
         if not self.config.buzzer.enabled:
-            raise Conflict("buzzer", "no buzzer is fitted: set buzzer.enabled first")
+            raise Conflict("buzzer", "no buzzer is fitted: set buzzer.enabled first", code="errors.setup.no_buzzer")
         self.rig.buzzer.play(wiring.BEEP)
         return {"pin": self.config.buzzer.pin}
 
@@ -219,9 +222,9 @@ class TableSetting:
     def _start_timing(self, colour, runs) -> dict:
         colour = check_colour(colour, "timer")
         if isinstance(runs, bool) or not isinstance(runs, int):
-            raise BadInput("runs", f"expected a whole number, got {str(runs)[:20]!r}")
+            raise BadInput("runs", f"expected a whole number, got {str(runs)[:20]!r}", code="errors.whole")
         if self.live.running:
-            raise Conflict("timer", "a show is running: time the glass between shows")
+            raise Conflict("timer", "a show is running: time the glass between shows", code="errors.show.running")
         upright = self.rig.tilts[colour].pose if colour in self.rig.tilts else None
         self.timing = wiring.Timing(colour, runs, upright)
         return self.timing.status()
@@ -235,7 +238,7 @@ class TableSetting:
 
     def _save_timing(self) -> dict:
         if self.timing is None:
-            raise Conflict("timer", "no glass is being timed")
+            raise Conflict("timer", "no glass is being timed", code="errors.setup.not_timing")
         colour, (a_up, b_up) = self.timing.colour, self.timing.calibration.result()
         self.config = set_duration(self.config, colour, (a_up, b_up))
         self.timing = None

@@ -16,7 +16,7 @@ through the rig's changes.
 """
 
 from companion.calibration import Calibration
-from companion.hardware.source import BeamChange, ButtonAction, PoseChange
+from companion.hardware.source import BeamChange, ButtonAction, PoseChange, fault_json
 from companion.skyrockets.colours import DIRECTIONS
 
 STEP_S = 1.0  # how long each strip part stays lit when the terminal tries the outputs in turn
@@ -29,18 +29,18 @@ def glasses(rig) -> list[dict]:
     hub = hub_status(rig)
     found = []
     for colour, timer in rig.config.timers.items():
-        glass = {"colour": colour, "source": timer.source, "switches": [], "pose": None, "fault": None,
-                 "pressed": None}
+        glass = {"colour": colour, "source": timer.source, "switches": [], "pose": None,
+                 **fault_json(None), "pressed": None}
         if colour in rig.tilts:
             pair = rig.tilts[colour]
             glass["switches"] = [{"pin": p, "closed": bool(c)} for p, c in zip(timer.pins, raw[colour])]
-            glass.update(pose=pair.pose.value, fault=pair.fault)
+            glass.update(pose=pair.pose.value, **fault_json(pair.fault))
         elif colour in rig.buttons:
             glass["switches"] = [{"pin": timer.pins[0], "closed": rig.buttons[colour].pressed}]
             glass["pressed"] = rig.buttons[colour].pressed
         elif hub is not None and colour in hub["channels"]:
             channel = hub["channels"][colour]
-            glass.update(pose=channel["pose"], fault=channel["fault"])
+            glass.update({k: channel[k] for k in ("pose", "fault", "fault_code", "fault_params")})
         found.append(glass)
     return found
 
@@ -55,7 +55,7 @@ def hub_status(rig) -> dict | None:
     poses = source.poses()
     return {"port": rig.config.hub.port, "hello": dict(source.hello) if source.hello else None,
             "channels": {colour: {"channel": ch, "pose": poses[colour].value if poses[colour] else None,
-                                  "beam": source.beam[colour], "fault": source.fault[colour]}
+                                  "beam": source.beam[colour], **fault_json(source.fault[colour])}
                          for colour, ch in source.channels.items()}}
 
 

@@ -37,23 +37,24 @@ def json_body(*allowed: str, any_field: bool = False) -> dict:
         return {}
     data = jsonin.parse(raw, "body")  # no NaN, huge integers, lone surrogates or deep nesting get past here
     if not isinstance(data, dict):
-        raise BadInput("body", f"expected a JSON object, got {type(data).__name__}")
+        raise BadInput("body", f"expected a JSON object, got {type(data).__name__}", code="errors.shape")
     unknown = [] if any_field else sorted(set(data) - set(allowed))
     if unknown:
-        raise BadInput(unknown[0], f"unknown field (expected {', '.join(allowed) or 'none'})")
+        raise BadInput(unknown[0], f"unknown field (expected {', '.join(allowed) or 'none'})",
+                       code="errors.unknown_field")
     return data
 
 
 def need(data: dict, field: str):
     if field not in data:
-        raise BadInput(field, "missing")
+        raise BadInput(field, "missing", code="errors.missing")
     return data[field]
 
 
 def boolean(data: dict, field: str, default: bool | None = None) -> bool:
     value = need(data, field) if default is None else data.get(field, default)
     if not isinstance(value, bool):
-        raise BadInput(field, f"expected true or false, got {json.dumps(value)}")
+        raise BadInput(field, f"expected true or false, got {json.dumps(value)}", code="errors.yes_no")
     return value
 
 
@@ -72,7 +73,7 @@ def read_version(data: dict) -> int | None:
     """The version a change was made on, if the phone names one."""
     value = data.get("version")
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ROW_ID):
-        raise BadInput("version", "expected the game's version as a whole number")
+        raise BadInput("version", "expected the game's version as a whole number", code="errors.shape")
     return value
 
 
@@ -88,7 +89,7 @@ def request_key() -> str | None:
     """The request's Idempotency-Key header (a phone's retry sends the same one), checked."""
     key = request.headers.get(IDEMPOTENCY_HEADER)
     if key is not None and not (1 <= len(key) <= MAX_KEY and all(c in KEY_CHARS for c in key)):
-        raise BadInput(IDEMPOTENCY_HEADER, f"expected 1 to {MAX_KEY} letters, digits, '-' or '_'")
+        raise BadInput(IDEMPOTENCY_HEADER, f"expected 1 to {MAX_KEY} letters, digits, '-' or '_'", code="errors.shape")
     return key
 
 

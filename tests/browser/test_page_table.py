@@ -368,3 +368,20 @@ def test_a_watching_phone_sees_every_glass_the_countdown_and_the_tokens_on_its_f
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= 844 and box["x"] + box["width"] <= 390, (
                 lang, part, box)
         shot(page, f"page-watching-{lang}")
+
+
+def test_a_stuck_tilt_pair_is_told_in_japanese_on_the_phone_and_the_kiosk(serve, phone, expect, tmp_path):
+    table = serve(tilt_table(tmp_path, speed=4.0))
+    for colour, pose in TRAINING_SETUP.items():
+        put(table.table, colour, pose)
+    put(table.table, "red", "both")  # both switches closed: a shorted wire or a stuck switch
+    page = phone(table.url)
+    page.goto(table.url + "lang/ja?next=/")
+    unlock(page, expect)
+    reads = page.locator("#setup-check li[data-colour=red] .reads")
+    expect(reads).to_contain_text("両方のスイッチが3秒間閉じたまま（配線のショート", timeout=20_000)  # ja.json, not `fault`
+    api(table.url, "/api/show/start", {"event": "training"})
+    expect(page.locator("#timer-red .notes .fault")).to_contain_text("センサーの故障：両方のスイッチ")
+    page.goto(table.url + "kiosk/")
+    expect(page.locator("#kiosk-red")).to_have_attribute("title", re.compile("^両方のスイッチが3秒間"))
+    expect(page.locator("#kiosk-red")).to_contain_text("センサーの故障")

@@ -20,6 +20,7 @@ from companion.config import load_or_fresh
 from companion.hardware.mock import Hands, mock_pin_factory
 from companion.records import Store
 from companion.table import Table
+from companion.web.i18n import catalog, fill
 from companion.web.server import ServerThread, make_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,15 +94,15 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
     page.check("#strip-enabled")
     page.check("#buzzer-enabled")
 
-    # Bad input is refused with the field named, in the config's own words (as `companion run` says them).
+    # Bad input is refused beside its field, in the page's language.
     page.fill("#web-pin", "123")
-    refused(page, expect, "web-pin", "web-pin-error", "web.pin: expected 4 to 8 digits (0-9)")
+    refused(page, expect, "web-pin", "web-pin-error", "Not saved: A PIN has 4 to 8 digits.")
     page.fill("#web-pin", "2468")
     page.fill("#pins-blue", "4")
-    refused(page, expect, "pins-blue", "pins-blue-error", "timers.blue.pins: GPIO 4 is already used by timers.red.pins")
+    refused(page, expect, "pins-blue", "pins-blue-error", "GPIO 4 is in use already.")
     page.fill("#pins-blue", "10")
     page.select_option("#strip-driver", "spi")
-    refused(page, expect, "pins-blue", "pins-blue-error", "GPIO 10 is SPI0 MOSI, the strip's data line, which the LED strip's SPI driver takes")
+    refused(page, expect, "pins-blue", "pins-blue-error", "The LED strip's SPI uses GPIO 10: choose another.")
     shot(page, "setup-2-refused")
     assert fresh.path.read_text(encoding="utf-8") == installed, "a refused setting wrote the file"
 
@@ -179,6 +180,20 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
       'application/json', 'X-CSRF-Token': document.querySelector('meta[name=csrf-token]').content},
       body: JSON.stringify({code})}).then((r) => r.status)""", "ABCDEFGHJK")
     assert answer == 403
+
+
+def test_a_bad_setup_value_is_refused_in_japanese(fresh, phone, expect):
+    page = phone
+    page.goto(fresh.url + "lang/ja?next=/setup/")
+    page.fill("#setup-code", fresh.table.first_run.code)
+    page.click("#code-form button[type=submit]")
+    expect(page.locator("#settings-form")).to_be_visible()
+    japanese = catalog("ja")  # the page's sentences: ja.json's, not the config's English words
+    page.fill("#web-pin", "123")
+    refused(page, expect, "web-pin", "web-pin-error", japanese["errors.setup.pin_digits"])
+    page.fill("#web-pin", "2468")
+    page.fill("#pins-blue", "40")
+    refused(page, expect, "pins-blue", "pins-blue-error", fill(japanese["errors.setup.no_gpio"], {"pin": 40}))
 
 
 def test_setup_is_reopened_from_the_tables_own_screen(fresh, phone, expect, shot):

@@ -157,7 +157,7 @@ def test_winning_a_show_shows_three_stars(browser, expect, shot):
     page.check("input[name='setup.purple'][value='running']")
     page.check("#ev-challenge")
     page.click("#event-form button[type=submit]")
-    expect(page.locator("#ev-challenge-error")).to_contain_text("That was not understood")  # by its code, in the page's words
+    expect(page.locator("#ev-challenge-error")).to_have_text("Purple is the longest timer: no challenge mode.")  # its code's words
     shot(page, "phone-event-form-errors")
 
     page.uncheck("#ev-challenge")

@@ -161,6 +161,7 @@ def test_unplug_faults_every_hub_glass_once_and_the_replug_resyncs_what_moved():
     bench.source.take(HubItem("hub", "lost", "cannot open it (No such file or directory)", 5.1))
     faults = bench.source.update(5.1)
     assert faults == [FaultChange("red", "serial hub unplugged", 5.0), FaultChange("orange", "serial hub unplugged", 5.0)]
+    assert all(f.fault.code == "faults.hub.lost" and f.fault.params == {} for f in faults)  # the page's words
     bench.core.set_pose(1, "b_up", 6000)  # moved while unplugged: nobody heard it
     changes = bench.connect(t=7.0, ms=7000)
     assert poses(changes) == [("orange", "b_up", True)]
@@ -174,6 +175,7 @@ def test_another_protocol_version_is_refused_with_both_versions_named(monkeypatc
     assert "protocol 2" in bench.link.refusal and "speaks 1" in bench.link.refusal
     assert poses(changes) == []
     assert all(c.fault == bench.link.refusal for c in changes[2:])
+    assert changes[2].fault.code == "faults.hub.protocol" and changes[2].fault.params == {"hub": 2, "ours": 1}
     bench.source.take(HubItem("hub", "lost", "closed", 2.0))
     assert bench.source.fault["red"] == bench.link.refusal  # the refusal stays the reason
 

@@ -134,7 +134,7 @@ def test_a_name_with_a_control_format_or_bidi_character_is_refused_naming_the_fi
     status, _, answer = call(served.port, "POST", "/api/geese/games", {"players": ["ben", name, "cho"]},
                              {"X-Table-Pin": PIN})
     assert status == 400 and answer["field"] == "players[1]", answer
-    assert answer["code"] == "errors.name"  # the pages show the rule in the reader's language, naming the field
+    assert answer["code"] == "errors.name.characters"  # the pages show the rule in the reader's language, naming the field
     status, _, answer = call(served.port, "POST", "/api/players", {"players": ["ben", name]}, {"X-Table-Pin": PIN})
     assert status == 400 and answer["field"] == "players[1]", answer
     record = tmp_path / "record.json"

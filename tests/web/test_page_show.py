@@ -102,7 +102,7 @@ def test_before_a_show_the_snapshot_carries_what_each_glass_reads_and_follows_it
         before = table.current()
         assert before["outcome"] == "idle"
         assert set(before["sensors"]) == set(COLOURS)
-        assert before["sensors"]["red"] == {"source": "tilt", "pose": "side", "fault": None}
+        assert before["sensors"]["red"] == {"source": "tilt", "pose": "side", "fault": None, "fault_code": None, "fault_params": {}}
         Hands(table).set("red", "a_up", settle=0.5)
         after = table.current()
         assert after["sensors"]["red"]["pose"] == "a_up" and after["seq"] > before["seq"]
@@ -112,7 +112,21 @@ def test_before_a_show_the_snapshot_carries_what_each_glass_reads_and_follows_it
 
 def test_emulated_glasses_say_so_and_read_nothing(table):
     sensors = table.current()["sensors"]
-    assert all(s == {"source": "emulated", "pose": None, "fault": None} for s in sensors.values())
+    assert all(s == {"source": "emulated", "pose": None, "fault": None, "fault_code": None, "fault_params": {}} for s in sensors.values())
+
+
+def test_a_stuck_tilt_pair_is_a_fault_with_its_code_and_seconds_in_the_snapshot(tmp_path):
+    clock = FakeClock()
+    table = tilt_table(tmp_path, clock)
+    try:
+        Hands(table).set("red", "both", settle=TiltConfig().both_closed_fault_s + 0.5)
+        red = table.current()["sensors"]["red"]
+        assert red["fault"].startswith("both tilt switches closed")  # the words for scripts stay
+        assert red["fault_code"] == "faults.tilt.both_closed" and red["fault_params"] == {"seconds": 3.0}
+        Hands(table).set("red", "a_up", settle=0.5)
+        assert table.current()["sensors"]["red"]["fault_code"] is None
+    finally:
+        table.stop()
 
 
 # ---- past shows ------------------------------------------------------------------------------

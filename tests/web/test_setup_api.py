@@ -102,7 +102,7 @@ def test_the_wiring_check_reads_the_glasses_lights_the_strip_and_beeps(client, t
     wiring = client.get("/api/setup/wiring").json
     red = wiring["glasses"][0]
     assert red == {"colour": "red", "source": "tilt", "switches": [{"pin": 4, "closed": False}, {"pin": 5, "closed": True}],
-                   "pose": "b_up", "fault": None, "pressed": None}
+                   "pose": "b_up", "fault": None, "fault_code": None, "fault_params": {}, "pressed": None}
     assert [p["name"] for p in wiring["strip"]][-2:] == ["countdown track", "crowd tokens"]
     lit = post(client, "/api/setup/wiring/strip", {"part": 6})
     assert lit.json["leds"] == [96, 100]
@@ -169,3 +169,17 @@ def test_the_demo_has_no_setup_flow(tmp_path):
         assert "pin-form" in client.get("/setup/").get_data(as_text=True)
     finally:
         table.stop()
+
+
+def test_a_bad_setup_value_is_refused_by_its_code_in_japanese(client, table):
+    from test_error_codes import japanese  # the one check of a refusal's catalogue sentence
+
+    enter(client, table)
+    for settings, code, params in (({"web": {"pin": "12"}}, "errors.setup.pin_digits", {}),
+                                   ({"timers": {"red": {"pins": [40, 5]}}}, "errors.setup.no_gpio", {"pin": 40}),
+                                   ({"mqtt": {"url": "http://x"}}, "errors.setup.broker_url", {}),
+                                   ({"nope": {}}, "errors.unknown_field", {})):
+        answer = post(client, "/api/setup/settings", settings)
+        assert answer.status_code == 400 and answer.json["code"] == code, answer.json
+        assert answer.json.get("params", {}) == params
+        japanese(answer.json)

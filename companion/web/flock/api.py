@@ -51,7 +51,7 @@ def setup_preview():
     players = read_players([p for p in request.args.get("players", "").split(",") if p])
     seed = request.args.get("seed")
     if seed is not None and not (seed.isdigit() and len(seed) <= jsonin.MAX_INT_DIGITS):
-        raise BadInput("seed", "expected a whole number")
+        raise BadInput("seed", "expected a whole number", code="errors.whole")
     seed = records.read_seed(None if seed is None else int(seed))
     laid = setup(players, random.Random(seed), request.args.get("movement_set", DEFAULT_MOVEMENT_SET, type=int))
     return jsonify({"seed": seed, **laid})
@@ -119,7 +119,7 @@ def save_card():
     data = json_body("type", "name", "card", "players")
     card_type = data.get("type")
     if card_type not in records.CARD_TYPES:
-        raise BadInput("type", f"expected {' or '.join(records.CARD_TYPES)}")
+        raise BadInput("type", f"expected {' or '.join(records.CARD_TYPES)}", code="errors.choice")
     name = records.read_card_name(data.get("name"))
     if card_type == "nest":
         card = read_nest(data.get("card"), "card")
@@ -127,7 +127,8 @@ def save_card():
         columns = columns_for(len(read_players(data.get("players", ["crane", "kite", "goose", "swallow"]))))
         card = {"spaces": read_movement(data.get("card"), columns, "card")["spaces"]}
     if len(get_table().game_cards(records.KIND)) >= records.MAX_CARDS:
-        raise BadInput("name", f"the table keeps at most {records.MAX_CARDS} cards")
+        raise BadInput("name", f"the table keeps at most {records.MAX_CARDS} cards",
+                       code="flock.refused.cards_full", params={"limit": records.MAX_CARDS})
     get_table().keep_game_card(records.KIND, records.card_key(card_type, name), card)
     return jsonify({"type": card_type, "name": name, "card": card}), 201
 

@@ -30,7 +30,7 @@ def read_seed(value) -> int:
 def new_record(mode, players, seed, movement_set=DEFAULT_MOVEMENT_SET, names=None) -> dict:
     """A fresh game record, checked by setting the game up; `names`: the people playing each species (optional)."""
     if mode not in MODES:
-        raise BadInput("mode", f"expected {' or '.join(MODES)}")
+        raise BadInput("mode", f"expected {' or '.join(MODES)}", code="errors.choice")
     laid = setup(players, random.Random(seed), movement_set)
     named = {"names": read_names(names, laid["players"])} if names else {}
     if mode == "moves":
@@ -43,14 +43,14 @@ def new_record(mode, players, seed, movement_set=DEFAULT_MOVEMENT_SET, names=Non
 def read_names(value, players: list[str]) -> dict[str, str]:
     """Who plays each species: {species: name}, every name 1–MAX_NAME characters, none twice."""
     if not isinstance(value, dict):
-        raise BadInput("names", "expected {species: name}")
+        raise BadInput("names", "expected {species: name}", code="errors.shape")
     names = {}
     for species, name in value.items():
         if species not in players:
-            raise BadInput(f"names.{species}", "not one of the players' species")
+            raise BadInput(f"names.{species}", "not one of the players' species", code="errors.choice")
         name = check_name(name, f"names.{species}")  # the one name rule of every game
         if name in names.values():
-            raise BadInput(f"names.{species}", f"{name} is named twice")
+            raise BadInput(f"names.{species}", f"{name} is named twice", code="players.twice", params={"name": name})
         names[species] = name
     return names
 
@@ -69,9 +69,11 @@ def view(record: dict) -> dict:
 def played(record: dict, action) -> dict:
     """The record with `action` added to its log (refused, naming why, when the rules do not allow it)."""
     if record.get("mode") != "moves":
-        raise Conflict("mode", "this game is kept as a score sheet: enter stages, not moves")
+        raise Conflict("mode", "this game is kept as a score sheet: enter stages, not moves",
+                       code="flock.refused.sheet_mode")
     if len(record["log"]) >= MAX_LOG:
-        raise BadInput("action", f"the game has {MAX_LOG} actions already")
+        raise BadInput("action", f"the game has {MAX_LOG} actions already",
+                       code="errors.game_full", params={"limit": MAX_LOG})
     game = Game.replay(record)
     game.apply(action)
     return {**record, "log": [*record["log"], action]}
@@ -80,9 +82,11 @@ def played(record: dict, action) -> dict:
 def staged(record: dict, stage) -> dict:
     """The sheet with the next stage's end entered."""
     if record.get("mode") != "sheet":
-        raise Conflict("mode", "this game is kept move by move: the stage ends with the landing action")
+        raise Conflict("mode", "this game is kept move by move: the stage ends with the landing action",
+                       code="flock.refused.moves_mode")
     if len(record["stages"]) >= STAGES:
-        raise Conflict("stage", f"all {STAGES} stages are entered")
+        raise Conflict("stage", f"all {STAGES} stages are entered",
+                       code="flock.refused.stages_done", params={"n": STAGES})
     read_stage(stage, record["players"], "stage")
     return {**record, "stages": [*record["stages"], stage]}
 

@@ -39,17 +39,20 @@ def check():
     data = json_body("hand", "wintering")
     hand = data.get("hand", [])
     if not isinstance(hand, list) or len(hand) > MAX_HAND:
-        raise BadInput("hand", f"expected a list of up to {MAX_HAND} cards")
+        raise BadInput("hand", f"expected a list of up to {MAX_HAND} cards",
+                       code="geese.refused.hand_long", params={"limit": MAX_HAND})
     cards = [parse_card(c, f"hand[{i}]") for i, c in enumerate(hand)]
     w = data.get("wintering", {})
     if not isinstance(w, dict):
-        raise BadInput("wintering", 'expected w(n) by number: {"1": 0, ...}')
+        raise BadInput("wintering", 'expected w(n) by number: {"1": 0, ...}', code="errors.shape")
     counts = {}
     for key, count in w.items():
         if key not in {str(n) for n in range(1, DEFAULT_RULES.max_number + 1)}:
-            raise BadInput(f"wintering.{key}", f"expected a number 1–{DEFAULT_RULES.max_number}")
+            raise BadInput(f"wintering.{key}", f"expected a number 1–{DEFAULT_RULES.max_number}",
+                           code="errors.range", params={"low": 1, "high": DEFAULT_RULES.max_number})
         if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_GROUND:
-            raise BadInput(f"wintering.{key}", f"expected how many cards of that number lie there (0–{MAX_GROUND})")
+            raise BadInput(f"wintering.{key}", f"expected how many cards of that number lie there (0–{MAX_GROUND})",
+                           code="errors.range", params={"low": 0, "high": MAX_GROUND})
         counts[int(key)] = count
     return jsonify(check_hand(cards, counts))
 
@@ -78,7 +81,7 @@ def lay_out(game_id: int):
     found(game_id)
     put = data.get("put", True)
     if not isinstance(put, bool):
-        raise BadInput("put", "expected true (into the ground) or false (out again)")
+        raise BadInput("put", "expected true (into the ground) or false (out again)", code="errors.yes_no")
     return jsonify(changed(game_id, games.laid_out(data.get("card"), put), data))
 
 

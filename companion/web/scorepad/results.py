@@ -1,6 +1,8 @@
 """Results that travel, for the pages and the API: a finished show's or bird game's share text and BG Stats link,
 the festival pad, and the whole history exported and imported (docs/festivals.md)."""
 
+import re
+
 from flask import jsonify, request
 from werkzeug.exceptions import NotFound
 
@@ -95,14 +97,15 @@ def history_file():
 def import_history():
     text = need(json_body("history"), "history")
     if not isinstance(text, str):
-        raise BadInput("history", "expected the history file's text")
+        raise BadInput("history", "expected the history file's text", code="errors.text")
     try:
         return jsonify({"imported": get_table().import_history(text)})
-    except BadInput as e:  # the page shows which line and field, in its language around the table's words
+    except BadInput as e:  # the page says which line cannot be read, in its language; `error` says why
         if getattr(e, "error_code", None):
             raise
-        raise BadInput(e.field, e.problem, code="history.refused", params={"where": e.field, "problem": e.problem}) \
-            from None
+        line = re.match(r"line (\d+)", e.field)
+        raise BadInput(e.field, e.problem, code="history.refused.line" if line else "history.refused.file",
+                       params={"line": int(line[1])} if line else None) from None
 
 
 @bp.get("/api/history.csv")

@@ -19,13 +19,6 @@ let take = null;
 const bare = (card) => ({ n: card.n, suit: card.suit }); // a card as the API reads it (no on-screen count)
 const settingUp = () => view.actions.length === 0 && view.wintering.length < view.setup_size;
 
-// A refusal in the page's language: the catalogue's sentence, a card's suit in words.
-function refusal(data) {
-  const params = { ...(data.params ?? {}) };
-  if (params.suit) params.suit = t(`geese.suit.${params.suit}`);
-  return errorText({ ...data, params });
-}
-
 function cell(row, content) {
   const td = document.createElement("td");
   if (typeof content === "string") td.textContent = content;
@@ -162,7 +155,7 @@ async function send(url, body, slot = "turn-error") {
   $("undo-error").textContent = "";
   const answer = await postJSON(url, { ...body, version: view.version });
   if (!answer.ok) {
-    $(slot).textContent = refusal(answer.data);
+    $(slot).textContent = errorText(answer.data);
     $(slot).scrollIntoView({ block: "nearest" });
     return false;
   }

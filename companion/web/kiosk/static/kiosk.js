@@ -2,7 +2,7 @@
 // A running glass's sand is computed from the state's top_s, the show speed and the moment the
 // state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
 
-import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { followShow } from "/static/js/live.js";
 import { symbolMark } from "/static/js/looks.js";
 import { Glass } from "/table/static/glass.js";
@@ -125,6 +125,7 @@ function renderTimer(colour) {
   // Once the show is over its last state still says where each glass stood; "running" would mislead.
   let text = timer && (running() || show.outcome === "idle") ? t(`state.${timer.state}`) : "";
   if (text && timer?.role === "countdown" && timer.state !== "out_of_play") text = `${t("role.countdown")} · ${text}`;
+  tile.title = timer?.fault ? faultText(timer) : "";  // why, for whoever reaches the screen
   if (timer?.fault) text = t("kiosk.fault");
   else if (running() && timer?.awaiting_turn) text = t("kiosk.turn");
   state.textContent = text;

@@ -3,7 +3,7 @@
 
 import { formBody, showError } from "/static/js/forms.js";
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
-import { loadMessages, t, timerName } from "/static/js/i18n.js";
+import { faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 
 await loadMessages();
 
@@ -24,9 +24,10 @@ function settingsBody(form) {
   return body;
 }
 
-// The table's refusal, in the table's own words (the same line `companion run` prints), after the page's.
+// The table's refusal after the page's "not saved": in the page's language, or, without a sentence of its
+// own, in the table's words (the same line `companion run` prints).
 function refusal(data) {
-  return data.code === "errors.bad_input" ? `${t("setup.not_saved")} ${data.error}` : errorText(data);
+  return `${t("setup.not_saved")} ${data.code === "errors.bad_input" ? data.error : errorText(data)}`;
 }
 
 function clearMessages(root) {
@@ -75,7 +76,7 @@ function showGlass(glass) {
   }));
   if (!glass.switches.length) switches.textContent = t("setup.source.hub");
   row.querySelector(".pose").textContent = glass.source === "emulated" ? t("setup.button") : poseText(glass.pose);
-  row.querySelector(".fault").textContent = glass.fault ? t("setup.fault", { fault: glass.fault }) : "";
+  row.querySelector(".fault").textContent = glass.fault ? t("setup.fault", { fault: faultText(glass) }) : "";
   row.dataset.pose = glass.pose ?? "";
 }
 
@@ -88,7 +89,7 @@ function showHub(hub) {
     : t("setup.hub_silent", { port: hub.port });
   const lines = Object.entries(hub.channels).map(([colour, ch]) =>
     t("setup.hub_channel", { channel: ch.channel, timer: timerName(colour), pose: poseText(ch.pose) })
-    + (ch.fault ? ` — ${ch.fault}` : ""));
+    + (ch.fault ? ` — ${faultText(ch)}` : ""));
   document.getElementById("hub-hello").textContent = [hello, ...lines].join(" · ");
 }
 

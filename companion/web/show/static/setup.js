@@ -1,7 +1,7 @@
 // The setup check before a show on a physical table: what the chosen event asks of each glass, beside
 // what its sensors read now, ticked when they agree. Emulated glasses need no hands and are left out.
 
-import { eventName, t, timerName } from "/static/js/i18n.js";
+import { eventName, faultText, t, timerName } from "/static/js/i18n.js";
 
 // What the event asks of `colour`: "stand" (it starts running: upright, turned at Start), "lay" or "unused".
 export function wanted(event, colour) {
@@ -34,7 +34,7 @@ function line(colour, symbol, event, sensor) {
   what.textContent = `${symbol} ${timerName(colour)}: ${asked}`;
   const reads = document.createElement("span");
   reads.className = "reads";
-  reads.textContent = sensor.fault ? t("table.setup_fault", { reason: sensor.fault })
+  reads.textContent = sensor.fault ? t("table.setup_fault", { reason: faultText(sensor) })
     : t("table.setup_reads", { pose: t(`table.pose_${sensor.pose ?? "unknown"}`) });
   li.append(mark, what, reads);
   return [li, want === "unused" || ok];

@@ -5,7 +5,7 @@
 
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { enhance } from "/static/js/forms.js";
-import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { followShow } from "/static/js/live.js";
 import { Alerts } from "./alerts.js";
 import { Board, eventShape, item } from "./board.js";
@@ -119,7 +119,7 @@ function renderTimer(colour) {
   state.textContent = timer ? t(`state.${timer.state}`) : "";
   notes.replaceChildren();
   if (timer?.role === "countdown") notes.appendChild(item(t("role.countdown")));
-  if (timer?.fault) notes.appendChild(item(t("note.fault", { reason: timer.fault }), "fault"));
+  if (timer?.fault) notes.appendChild(item(t("note.fault", { reason: faultText(timer) }), "fault"));
   if (timer?.awaiting_turn) notes.appendChild(item(t("note.awaiting_turn"), "alert"));
   if (timer?.changed_while_down) notes.appendChild(item(t("note.changed_while_down"), "alert"));
   if (running() && timer?.role === "countdown" && timer.state === "empty") notes.appendChild(item(t("note.turn_countdown"), "go"));

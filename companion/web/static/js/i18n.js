@@ -18,6 +18,14 @@ export function known(key) {
   return key in messages;
 }
 
+// Params naming a colour, a species or a suit are shown by the catalog's word for it.
+const KINDS = { colour: "timer.", timer: "timer.", species: "flock.species.", suit: "geese.suit." };
+export const named = (params = {}) => Object.fromEntries(Object.entries(params)
+  .map(([name, value]) => [name, (KINDS[name] && messages[KINDS[name] + value]) ?? value]));
+
+// A glass's sensor fault in the page's language, else the table's words.
+export const faultText = (s) => (known(s.fault_code) ? t(s.fault_code, named(s.fault_params)) : s.fault);
+
 export function timerName(colour) {
   return t(`timer.${colour}`);
 }
