@@ -45,6 +45,7 @@ from flask import Flask, Response  # noqa: E402
 
 from companion.errors import Conflict  # noqa: E402
 from companion.table import demo_table  # noqa: E402
+from companion.web import PAGE_BUDGET  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
 
 # Purple runs and is flipped over and over; nothing else runs. Flipped at half sand (40 s) every few
@@ -366,7 +367,7 @@ def main(argv=None) -> int:
         print(summary(f"{most} streams open", plain_requests(port, most)))
 
         total, assets, external = page_weight(server.url)
-        print(f"Table page: {total} bytes in {len(assets)} files (target <= 100000); "
+        print(f"Table page: {total} bytes in {len(assets)} files (target <= {PAGE_BUDGET}); "
               f"external addresses: {len(external)} {external or ''}")
         seen = browser_requests(server.url)
         if seen is None:

@@ -21,6 +21,8 @@ from flask import Flask, current_app
 
 from companion.skyrockets.show import CROWD_TOKENS
 
+PAGE_BUDGET = 100_000  # bytes of a page and everything it loads: quick on a phone at the edge of the Wi-Fi
+
 # Settings a caller may override through `config` (tests shorten the keep-alive).
 DEFAULTS = {
     "SSE_KEEPALIVE_S": 15.0,  # a comment line on a quiet stream, well inside every timeout on the way

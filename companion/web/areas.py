@@ -3,8 +3,9 @@
 An area is a package under `companion/web/` whose `__init__.py` defines
 `area = Area(...)`: its blueprint (templates and scripts beside it), the
 endpoint the navigation links to, its place in the navigation, and its own
-message catalogs (`i18n/en.json`, `i18n/ja.json` in the package), merged
-into the one catalog the templates and scripts read. A new area is a new
+message catalogs (`i18n/en.json`, `i18n/ja.json` in the package): its pages'
+scripts load the site's messages and the area's own (plus those of any area
+named in `shares`), the server's templates read them all. A new area is a new
 package; nothing else changes.
 """
 
@@ -25,6 +26,7 @@ class Area:
     index: str | None  # the endpoint the navigation links to; None keeps the area out of it
     order: int = 100  # place in the navigation, lowest first
     catalogs: Path | None = None  # the folder of this area's i18n/<lang>.json files
+    shares: tuple[str, ...] = ()  # the areas whose messages this area's pages show too (the kiosk: the show's)
 
 
 def discover() -> list[Area]:

@@ -1,8 +1,11 @@
 """One message catalog per language, for the server's templates and the pages' scripts alike.
 
 The catalogs are JSON files ({"key": "text with {name} slots"}): the site's own
-in static/i18n/, and each area's in its package (companion.web.areas), merged
-and served as one to the scripts (/i18n/<lang>.json), so a message is written once. The language
+in static/i18n/, and each area's in its package (companion.web.areas), so a
+message is written once. A page's scripts load only what the page can show
+(/i18n/<lang>.json?area=<name>: the site's messages, the area's own and those of
+the areas it shares words with), which keeps every page light as the areas grow;
+the server's templates read every catalog, the page's own area first. The language
 comes from the `lang` cookie (set by the switch on every page), else from the
 table's own (`[table] language`, chosen on the setup page), else from the
 browser's Accept-Language, else English.
@@ -17,7 +20,9 @@ from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 
-from flask import Blueprint, current_app, g, jsonify, redirect, request
+from flask import Blueprint, current_app, g, has_request_context, jsonify, redirect, request
+
+from companion.web.areas import Area
 
 CATALOG_DIR = Path(__file__).parent / "static" / "i18n"
 LANGUAGES = ("en", "ja")
@@ -28,21 +33,49 @@ _SLOT = re.compile(r"\{(\w+)\}")
 bp = Blueprint("lang", __name__)
 
 
-_AREA_DIRS: list[Path] = []  # each area's catalog folder, registered by init_app
+_AREAS: dict[str, Area] = {}  # every registered area by name, registered by init_app
+_PAGES: dict[str, str] = {}  # blueprint name -> the name of the area its pages belong to
 
 
-def _read(folder: Path, lang: str) -> dict[str, str]:
-    path = folder / f"{lang}.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+def _read(folder: Path | None, lang: str) -> dict[str, str]:
+    path = folder / f"{lang}.json" if folder else None
+    return json.loads(path.read_text(encoding="utf-8")) if path and path.exists() else {}
+
+
+def _merged(lang: str, areas) -> dict[str, str]:
+    """The site's messages of `lang` and those of `areas` (later ones win), English filling any gap."""
+    messages = _read(CATALOG_DIR, lang)
+    for area in areas:
+        messages.update(_read(area.catalogs, lang))
+    return messages if lang == DEFAULT else {**_merged(DEFAULT, areas), **messages}
 
 
 @cache
 def catalog(lang: str) -> dict[str, str]:
-    """Every message of `lang` (the site's and every area's), English filling any gap."""
-    messages = _read(CATALOG_DIR, lang)
-    for folder in _AREA_DIRS:
-        messages.update(_read(folder, lang))
-    return messages if lang == DEFAULT else {**catalog(DEFAULT), **messages}
+    """Every message of `lang`: the site's and every area's."""
+    return _merged(lang, list(_AREAS.values()))
+
+
+@cache
+def area_catalog(area: str | None, lang: str) -> dict[str, str]:
+    """The messages a page of `area` can show: the site's, those of the areas it shares words with, and its own.
+
+    The area's own come last, so a key two areas both define reads as the page's area says it."""
+    if area is None:
+        return _merged(lang, [])
+    own = _AREAS[area]
+    return _merged(lang, [*(_AREAS[name] for name in own.shares), own])
+
+
+def page_area() -> str | None:
+    """The area whose page the request shows (None for the site's own pages, such as the PIN page)."""
+    return _PAGES.get(request.blueprint) if has_request_context() else None
+
+
+def clear() -> None:
+    """Forget the read catalogs (after an area is registered or removed)."""
+    catalog.cache_clear()
+    area_catalog.cache_clear()
 
 
 def fill(text: str, params: dict) -> str:
@@ -61,8 +94,13 @@ def language() -> str:
 
 
 def translate(key: str, **params) -> str:
-    """The message `key` in the request's language (the key itself if no catalog has it)."""
-    return fill(catalog(language()).get(key, key), params)
+    """The message `key` in the request's language (the key itself if no catalog has it).
+
+    The page's own catalog is read first, so a key that two areas both define (`share.title`) reads as the
+    page's area says it; any other area's message is still found, as a template is not weighed by the page."""
+    lang = language()
+    text = area_catalog(page_area(), lang).get(key)
+    return fill(text if text is not None else catalog(lang).get(key, key), params)
 
 
 def event_name(event_id: str, name: str) -> str:
@@ -112,22 +150,29 @@ def safe_next(target: str | None, default: str = "/") -> str:
 
 
 def init_app(app, areas=()) -> None:
-    folders = [a.catalogs for a in areas if a.catalogs is not None]
-    if any(f not in _AREA_DIRS for f in folders):
-        _AREA_DIRS.extend(f for f in folders if f not in _AREA_DIRS)
-        catalog.cache_clear()
+    names = {a.name for a in areas}
+    for a in areas:
+        if not set(a.shares) <= names:
+            raise ValueError(f"area {a.name!r} shares the words of an area this site lacks: {a.shares}")
+    if any(_AREAS.get(a.name) != a for a in areas):
+        _AREAS.update((a.name, a) for a in areas)
+        _PAGES.update((a.blueprint.name, a.name) for a in areas)
+        clear()
     nav = [(a.name, a.index) for a in areas if a.index is not None]
     app.jinja_env.globals.update(_=translate, language=language, other_language=other_language,
                                  event_name=event_name, when=when, iso_time=iso_time,
-                                 nav_areas=nav)
+                                 nav_areas=nav, page_area=page_area)
 
 
 @bp.get("/i18n/<code>.json")
 def catalog_json(code: str):
-    """The merged catalog of one language, for the pages' scripts."""
+    """The catalog of one language for the pages of one area (`?area=`; none: the site's own messages)."""
     if code not in LANGUAGES:
         return jsonify({"error": f"no catalog for {code[:10]!r}", "field": "lang"}), 404
-    response = jsonify(catalog(code))
+    area = request.args.get("area")
+    if area is not None and area not in {a.name for a in current_app.extensions.get("areas", ())}:
+        return jsonify({"error": f"no area {area[:20]!r}", "field": "area"}), 404
+    response = jsonify(area_catalog(area, code))
     response.cache_control.max_age = 3600
     return response
 

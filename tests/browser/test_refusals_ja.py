@@ -94,9 +94,16 @@ def test_a_geese_turn_the_rules_refuse_is_told_in_japanese(browser, expect):
 def test_a_refusals_colour_species_and_suit_are_the_catalogues_words(browser):
     page = browser.page
     page.goto(browser.url + "lang/ja?next=/")
-    named = page.evaluate("""async () => {
-        const i18n = await import("/static/js/i18n.js");
-        await i18n.loadMessages();
-        return i18n.named({ colour: "red", species: "crane", suit: "gull", n: 3, name: "red" });
-    }""")
-    assert named == {"colour": "赤", "species": "ツル", "suit": "ユリカモメ", "n": 3, "name": "red"}
+    params = {"colour": "red", "species": "crane", "suit": "gull", "n": 3, "name": "red"}
+    named = {}
+    # each page knows its own area's words: the species on Über den Wolken's pages, the suits on 帰る雁's
+    for path in ("", "flock", "geese"):
+        page.goto(browser.url + path)
+        named[path] = page.evaluate("""async (params) => {
+            const i18n = await import("/static/js/i18n.js");
+            await i18n.loadMessages();
+            return i18n.named(params);
+        }""", params)
+    assert named[""] == {**params, "colour": "赤"}
+    assert named["flock"] == {**params, "colour": "赤", "species": "ツル"}
+    assert named["geese"] == {**params, "colour": "赤", "suit": "ユリカモメ"}
