@@ -59,16 +59,27 @@ def demo(tmp_path):
     table.stop()
 
 
+MISSING_MESSAGE = "Message missing from the page's catalog:"  # what t() in static/js/i18n.js reports
+
+
 @pytest.fixture
 def launch(playwright, tmp_path):
-    """Start Chromium with a fresh profile: launch() -> a browser context at a phone's viewport."""
+    """Start Chromium with a fresh profile: launch() -> a browser context at a phone's viewport.
+
+    Every page of every context it starts is watched for a message its script asked for and its
+    catalog lacks (shown as the raw key): the test fails at the end naming them."""
+    missing = []
 
     def start(viewport=PHONE):
         profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-        return playwright.chromium.launch_persistent_context(
+        context = playwright.chromium.launch_persistent_context(
             str(profile), executable_path=str(CHROMIUM), headless=True, args=ARGS, viewport=viewport)
+        context.on("console", lambda m: missing.append(f"{m.page and m.page.url}: {m.text}")
+                   if MISSING_MESSAGE in m.text else None)
+        return context
 
-    return start
+    yield start
+    assert missing == [], "a page showed a raw catalog key"
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-// The page's messages: the same catalog the server's templates use, loaded once per page.
+// The page's messages: the site's and its area's (data-catalog names them), loaded once per page.
 
 let messages = {};
+const MISSING = "Message missing from the page's catalog:"; // the pages' tests look for this
 
 export async function loadMessages() {
   const response = await fetch(document.documentElement.dataset.catalog);
@@ -8,7 +9,9 @@ export async function loadMessages() {
 }
 
 // The message `key` with {name} slots filled from `params` (the server fills them by the same rule).
+// A key the page's catalog lacks shows as itself and is reported, so the pages' tests see it.
 export function t(key, params = {}) {
+  if (!(key in messages)) console.error(`${MISSING} ${key}`);
   const text = messages[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (slot, name) => (name in params ? String(params[name]) : slot));
 }
