@@ -6,10 +6,7 @@ wake lock are watched through the browser's own objects, wrapped before the
 page loads; nothing leaves 127.0.0.1.
 """
 
-import json
 import re
-import urllib.request
-from types import SimpleNamespace
 
 import pytest
 
@@ -18,33 +15,11 @@ from companion.hardware.mock import POSES, Hands, mock_pin_factory
 from companion.records import Store
 from companion.table import Table, demo_table
 from companion.web import create_app
-from companion.web.server import ServerThread, make_server
 
-PHONE = {"width": 390, "height": 844}
+from .conftest import PHONE, api
+
 TABLET = {"width": 768, "height": 1024}
 TRAINING_SETUP = {"red": "a_up", "yellow": "a_up", "purple": "a_up", "orange": "a_up", "green": "side", "blue": "side"}
-
-# Wrap Web Audio, vibration and the wake lock so the test sees what the page asks of them.
-WATCH = """
-window.__tones = []; window.__vibrations = []; window.__locks = [];
-const RealContext = window.AudioContext;
-window.AudioContext = class extends RealContext {
-  createOscillator() {
-    const oscillator = super.createOscillator();
-    const start = oscillator.start.bind(oscillator);
-    oscillator.start = (at) => { window.__tones.push(Math.round(oscillator.frequency.value)); start(at); };
-    return oscillator;
-  }
-};
-Object.defineProperty(navigator, "vibrate", { value: (pattern) => { window.__vibrations.push(pattern); return true; } });
-Object.defineProperty(navigator, "wakeLock", { value: { request: async (type) => {
-  const sentinel = new EventTarget();
-  sentinel.released = false;
-  sentinel.release = async () => { sentinel.released = true; window.__locks.push("released"); };
-  window.__locks.push(type);
-  return sentinel;
-} } });
-"""
 
 
 @pytest.fixture
@@ -52,51 +27,6 @@ def expect(playwright):
     from playwright.sync_api import expect
 
     return expect
-
-
-@pytest.fixture
-def serve():
-    """serve(table) -> the table started and served on 127.0.0.1, stopped at the end."""
-    running = []
-
-    def start(table):
-        table.start()
-        server = make_server(table, "127.0.0.1", 0)
-        thread = ServerThread(server)
-        running.append((thread, table))
-        return SimpleNamespace(table=table, server=server, url=thread.url)
-
-    yield start
-    for thread, table in running:
-        thread.close()
-        table.stop()
-
-
-@pytest.fixture
-def phone(launch):
-    """open(url, viewport, lang) -> a page at that size, recording requests and script errors, checked at the end."""
-    opened = []
-
-    def open_page(url, viewport=PHONE, lang=None):
-        context = launch(viewport)
-        if lang:
-            context.add_cookies([{"name": "lang", "value": lang, "url": url}])
-        context.add_init_script(WATCH)
-        page = context.pages[0] if context.pages else context.new_page()
-        record = SimpleNamespace(page=page, context=context, url=url, requests=[], errors=[])
-        context.on("request", lambda request: record.requests.append(request.url))
-        page.on("pageerror", lambda error: record.errors.append(str(error)))
-        page.on("console", lambda m: record.errors.append(m.text)
-                if m.type == "error" and "status of 4" not in m.text else None)
-        opened.append(record)
-        page.goto(url)
-        return page
-
-    yield open_page
-    for record in opened:
-        record.context.close()
-        assert [u for u in record.requests if not u.startswith(record.url)] == [], "a request left 127.0.0.1"
-        assert record.errors == []
 
 
 def tilt_table(tmp_path, speed: float) -> Table:
@@ -110,13 +40,6 @@ def put(table: Table, colour: str, pose: str) -> None:
     hands = Hands(table)
     for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
         hands.close(pin, closed)
-
-
-def api(url: str, path: str, body: dict) -> dict:
-    request = urllib.request.Request(url + path.lstrip("/"), data=json.dumps(body).encode(), method="POST",
-                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def unlock(page, expect):

@@ -1,13 +1,13 @@
 """The pages in a real browser, as players use them on a phone: shows started, sand running out, a win."""
 
-import json
 import socket
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from .conftest import api
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,13 +78,6 @@ def unlock(page, expect, pin="1234"):
     page.click(".pin-form button[type=submit]")
     if pin == "1234":
         expect(page.locator("#start-form")).to_be_visible()
-
-
-def api(url: str, path: str, body: dict) -> dict:
-    request = urllib.request.Request(url + path.lstrip("/"), data=json.dumps(body).encode(), method="POST",
-                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def check_accessible(page, where: str) -> None:
