@@ -85,7 +85,7 @@ def test_the_setup_check_ticks_each_glass_as_the_players_set_it(serve, phone, ex
     shot(page, f"page-setup-check-{viewport['width']}")
 
     page.click("#start-form button[type=submit]")
-    expect(page.locator("#show-status")).to_have_text("The show is running")
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
     expect(check).to_be_hidden()
     assert page.evaluate("document.getElementById('timers').getBoundingClientRect().top") < viewport["height"] / 2
 
@@ -159,7 +159,7 @@ def test_the_result_card_says_why_shows_once_and_leaves_no_warning_behind(serve,
     assert page.evaluate("""() => { const a = document.querySelector("nav a"); const b = a.getBoundingClientRect();
         return document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) === a; }""")
     later = phone(table.url)  # a phone opened after the show ended: the status says it, no card
-    expect(later.locator("#show-status")).to_have_text("Lost")
+    expect(later.locator("#show-status")).to_have_text("Training: lost")
     expect(later.locator("#result")).to_be_hidden()
     # One time base: the show's length in show time, as the card says (1:00, not the 6 s it took at 10x);
     # dates in the phone's own time, never UTC.
@@ -173,7 +173,7 @@ def test_the_result_card_says_why_shows_once_and_leaves_no_warning_behind(serve,
     page.click("#result-close")
     expect(page.locator("#result")).to_be_hidden()
     page.reload()
-    expect(page.locator("#show-status")).to_have_text("Lost")
+    expect(page.locator("#show-status")).to_have_text("Training: lost")
     expect(page.locator("#result")).to_be_hidden()
 
 
@@ -229,7 +229,7 @@ def test_after_a_restart_a_change_asks_for_the_pin_again_in_the_pages_language(s
     expect(dialog).to_be_hidden()
     expect(page.locator("#start-form")).to_be_visible()
     page.click("#start-form button[type=submit]")
-    expect(page.locator("#show-status")).to_have_text("ショーの最中です")
+    expect(page.locator("#show-status")).to_have_text("トレーニング：ショーの最中です")
 
 
 @pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390", "768"])
@@ -277,7 +277,7 @@ def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, playwright, exp
 def test_a_watching_phone_sees_every_glass_the_countdown_and_the_tokens_on_its_first_screen(serve, phone, expect,
                                                                                               shot, tmp_path):
     table = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
-    for lang, running in (("en", "The show is running"), ("ja", None)):
+    for lang, running in (("en", "Training: the show is running"), ("ja", None)):
         page = phone(table.url, lang=lang)
         if lang == "en":
             api(table.url, "/api/show/start", {"event": "training"})

@@ -300,6 +300,8 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
         "lang": ("en", "ja"), "error": ("400", "403", "404", "405", "409", "413", "429", "500", "other"),
         "setup.source": ("tilt", "hub", "emulated"), "setup.driver": ("spi", "pwm", "pi5", "fake"),
         "setup.pose": ("a_up", "b_up", "side"), "setup.part": ("countdown", "tokens"),
+        "cues": ("low_sand", "runout", "advance", "win", "loss", "switch", "switch_on"),
+        "status": ("running", "win", "loss"), "table": ("alerts_on",),
     }.items() for x in values}
     missing = sorted(key for key in asked if "." in key and not key.endswith(".") and key not in known)
     assert missing == []
