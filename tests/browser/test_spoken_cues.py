@@ -6,6 +6,7 @@ loads: it records each utterance's text, language and voice, and says it until t
 """
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -200,6 +201,32 @@ def test_milestones_come_from_what_changed_between_two_states(browser, expect):
     assert got[11]["words"][-2:] == ["Red ran out. Crowd tokens left: 0",
                                      "The show is lost: the last crowd token is turned"]
 
+
+AXE_RUN = "() => axe.run(document, { resultTypes: ['violations'] })"
+
+
+def axe_violations(page) -> list:
+    """What axe-core (the copy the axe-playwright-python package ships) finds wrong with the page as it is now."""
+    axe = pytest.importorskip("axe_playwright_python")
+    page.evaluate((Path(axe.__file__).parent / "axe.min.js").read_text(encoding="utf-8"))
+    return [(v["id"], [node["target"] for node in v["nodes"]]) for v in page.evaluate(AXE_RUN)["violations"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_live_log_and_the_result_pass_axe(serve, phone, expect, tmp_path, lang):
+    clock = FakeClock()
+    served = serve(demo_table(tmp_path / "demo.sqlite3", clock=clock))
+    page = phone(served.url, lang=lang, init=SPEECH % "[]")
+    expect(page.locator("#show-status")).to_have_text(WORDS[lang]["idle"])  # the script has drawn the page
+    assert axe_violations(page) == []
+    api(served.url, "/api/show/start", {"event": "training"})
+    page.locator("#cues").click()
+    clock.advance(20)
+    expect(page.locator("#cue-log li")).to_have_text([WORDS[lang]["red_low"]])
+    assert axe_violations(page) == []
+    clock.advance(40.001)  # red, yellow, red: the show is lost
+    expect(page.locator("#result")).to_be_visible()
+    assert axe_violations(page) == []
 
 
 # Every text written into a status line (role="status"), in order, by its id: what a screen reader reads.
