@@ -1,4 +1,4 @@
-"""Spoken cues, the live log and the status lines of the show's pages: what a phone says, and writes, as a show goes on.
+"""Spoken cues, the live log and the status lines of the show's pages: what a phone says and writes.
 
 The table runs on a clock that moves only when the test moves it, so each milestone happens when the
 test says. The phone's voice is a stand-in for `window.speechSynthesis`, installed before the page
@@ -43,20 +43,20 @@ SPEECH = """
   });
 })();
 """
-GOOGLE_US = {"name": "Google US English", "lang": "en-US", "localService": False}  # needs the internet
+ONLINE_US = {"name": "US English (online)", "lang": "en-US", "localService": False}  # needs the internet
 DANIEL = {"name": "Daniel", "lang": "en-GB", "localService": True}
 KYOKO = {"name": "Kyoko", "lang": "ja-JP", "localService": True}
 
 # What the page says, as docs/phones.md lists it, and the voice it picks: one on the phone in the page's
 # language; with none (Japanese on a phone with English voices only) the phone's own choice for `lang`.
 WORDS = {
-    "en": {"voices": [GOOGLE_US, DANIEL, KYOKO], "voice": "Daniel", "on": "Spoken cues are on",
+    "en": {"voices": [ONLINE_US, DANIEL, KYOKO], "voice": "Daniel", "on": "Spoken cues are on",
            "red_low": "Red, 10 seconds left", "red_out": "Red ran out. Crowd tokens left: 2",
            "yellow_low": "Yellow, 10 seconds left", "advance": "The countdown advanced. Spaces left: 3",
            "yellow_out": "Yellow ran out. Crowd tokens left: 1", "red_out_last": "Red ran out. Crowd tokens left: 0",
            "loss": "The show is lost: the last crowd token is turned",
            "idle": "No show is running.", "running": "Training: the show is running", "lost": "Training: lost"},
-    "ja": {"voices": [GOOGLE_US, DANIEL], "voice": None, "on": "読み上げをオンにしました",
+    "ja": {"voices": [ONLINE_US, DANIEL], "voice": None, "on": "読み上げをオンにしました",
            "red_low": "赤、残り10秒", "red_out": "赤が切れました。観衆トークンは残り2枚",
            "yellow_low": "黄、残り10秒", "advance": "カウントダウンが進みました。残り3スペース",
            "yellow_out": "黄が切れました。観衆トークンは残り1枚", "red_out_last": "赤が切れました。観衆トークンは残り0枚",
@@ -262,4 +262,5 @@ def test_status_lines_are_written_only_when_they_change(serve, phone, expect, tm
     expect(kiosk.locator("#kiosk-status")).to_have_text("Lost")
     assert page.evaluate("__writes")["show-status"] == [
         "Connecting to the table…", "No show is running.", "Training: the show is running", "Training: lost"]
-    assert kiosk.evaluate("__writes")["kiosk-status"] == ["Connecting to the table…", "No show", "The show is running", "Lost"]
+    assert kiosk.evaluate("__writes")["kiosk-status"] == [
+        "Connecting to the table…", "No show", "The show is running", "Lost"]
