@@ -307,6 +307,15 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
     assert missing == []
 
 
+def test_a_table_serves_the_words_of_its_own_areas_only(client):
+    from companion.mqtt.hall import Hall, create_hall_app
+
+    hall = create_hall_app(Hall(), testing=True).test_client()  # in the same process: its areas registered too
+    assert "hall.title" in hall.get("/i18n/en.json").json
+    served = client.get("/i18n/ja.json").json
+    assert "hall.title" not in served and served["countdown.title"] == "カウントダウン"
+
+
 def test_the_table_page_and_its_assets_stay_under_100_kb(client):
     page = client.get("/")
     total = len(page.data)
