@@ -64,15 +64,3 @@ def table(tmp_path, clock):
     table = demo_table(tmp_path / "table.sqlite3", clock=clock)
     yield table
     table.stop()
-
-
-@pytest.fixture(autouse=True)
-def catalogs_of_this_test():
-    """The catalogs an app registers stay with the test that made it: a hall's words are not served by the
-    next test's table (one process holds them all; a deployed table never sees the hall's)."""
-    yield
-    i18n = sys.modules.get("companion.web.i18n")
-    hall = Path(__file__).resolve().parent.parent / "companion" / "mqtt" / "hall" / "i18n"
-    if i18n is not None and hall in i18n._AREA_DIRS:
-        i18n._AREA_DIRS.remove(hall)
-        i18n.catalog.cache_clear()

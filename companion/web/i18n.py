@@ -37,12 +37,17 @@ def _read(folder: Path, lang: str) -> dict[str, str]:
 
 
 @cache
-def catalog(lang: str) -> dict[str, str]:
-    """Every message of `lang` (the site's and every area's), English filling any gap."""
+def catalog(lang: str, areas: tuple[Path, ...] | None = None) -> dict[str, str]:
+    """Every message of `lang`: the site's and its areas' (`areas`, else all registered), English filling gaps."""
     messages = _read(CATALOG_DIR, lang)
-    for folder in _AREA_DIRS:
+    for folder in _AREA_DIRS if areas is None else areas:
         messages.update(_read(folder, lang))
-    return messages if lang == DEFAULT else {**catalog(DEFAULT), **messages}
+    return messages if lang == DEFAULT else {**catalog(DEFAULT, areas), **messages}
+
+
+def own_catalog(lang: str) -> dict[str, str]:
+    """The catalog of the current app's own areas: a table never serves the hall's words, nor the hall the table's."""
+    return catalog(lang, current_app.extensions.get("catalogs"))
 
 
 def fill(text: str, params: dict) -> str:
@@ -62,12 +67,12 @@ def language() -> str:
 
 def translate(key: str, **params) -> str:
     """The message `key` in the request's language (the key itself if no catalog has it)."""
-    return fill(catalog(language()).get(key, key), params)
+    return fill(own_catalog(language()).get(key, key), params)
 
 
 def event_name(event_id: str, name: str) -> str:
     """A built-in event's name in the catalog's words; a players' own event as they named it."""
-    return catalog(language()).get(f"events.{event_id}", name)
+    return own_catalog(language()).get(f"events.{event_id}", name)
 
 
 def when(iso: str | None) -> str:
@@ -116,6 +121,7 @@ def init_app(app, areas=()) -> None:
     if any(f not in _AREA_DIRS for f in folders):
         _AREA_DIRS.extend(f for f in folders if f not in _AREA_DIRS)
         catalog.cache_clear()
+    app.extensions["catalogs"] = tuple(folders)
     nav = [(a.name, a.index) for a in areas if a.index is not None]
     app.jinja_env.globals.update(_=translate, language=language, other_language=other_language,
                                  event_name=event_name, when=when, iso_time=iso_time,
@@ -127,7 +133,7 @@ def catalog_json(code: str):
     """The merged catalog of one language, for the pages' scripts."""
     if code not in LANGUAGES:
         return jsonify({"error": f"no catalog for {code[:10]!r}", "field": "lang"}), 404
-    response = jsonify(catalog(code))
+    response = jsonify(own_catalog(code))
     response.cache_control.max_age = 3600
     return response
 
