@@ -1,0 +1,149 @@
+"""The two bird games played from the keyboard alone, as a screen-reader user plays them.
+
+After the page has loaded, only keys are pressed: no click, no tap. Every
+press is counted, and a move must take no more presses than the bound named
+here. After each step the focus is on the element that stands for the thing
+just chosen (never on the page itself), and the choices that appear are said
+in a polite status. axe-core finds nothing wrong on the pages in any state
+reached on the way.
+"""
+
+import pytest
+
+from .test_flock_game import SEED as FLOCK_SEED
+from .test_geese_game import NAMES as GEESE_NAMES
+
+# A flight from the focus on the board: to the bird, Enter, to the place, Enter, Enter on the first way to fly.
+FLOCK_MOVE_MAX_KEYS = 6
+# Two cards from the focus on the card picker, a card of the ground taken back, "Birds arrive" pressed.
+GEESE_ARRIVAL_MAX_KEYS = 24
+STEPS = {(1, 0): "ArrowDown", (-1, 0): "ArrowUp", (0, 1): "ArrowRight", (0, -1): "ArrowLeft"}
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+
+    return expect
+
+
+class Keys:
+    """The keyboard of one page, counting every press."""
+
+    def __init__(self, page):
+        self.page = page
+        self.count = 0
+
+    def press(self, key: str, times: int = 1) -> None:
+        for _ in range(times):
+            self.page.keyboard.press(key)
+            self.count += 1
+
+    def walk(self, start: tuple[int, int], end: tuple[int, int]) -> None:
+        """The arrow keys from one space of a grid to another, rows first."""
+        dr, dc = end[0] - start[0], end[1] - start[1]
+        if dr:
+            self.press(STEPS[(1 if dr > 0 else -1, 0)], abs(dr))
+        if dc:
+            self.press(STEPS[(0, 1 if dc > 0 else -1)], abs(dc))
+
+    def tab_until(self, selector: str, key: str = "Tab", limit: int = 200) -> None:
+        for _ in range(limit):
+            if self.focused(selector):
+                return
+            self.press(key)
+        raise AssertionError(f"{key} never reached {selector}")
+
+    def focused(self, selector: str) -> bool:
+        return self.page.evaluate("s => document.activeElement.matches(s)", selector)
+
+
+def focus_is(page, selector: str) -> None:
+    """The focus is on `selector` now or once the page has drawn it (never on the page itself)."""
+    page.wait_for_function("s => document.activeElement && document.activeElement.matches(s)", arg=selector)
+
+
+def no_axe_violations(page, where: str) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    assert [(v["id"], [n["target"] for n in v["nodes"]]) for v in found] == [], where
+
+
+def presses_for(flight, stop, first_target, order) -> int:
+    """Presses from the board's tab stop: arrows to the bird, Enter, arrows from the first place lit to the
+    chosen place, Enter, then Tab to the way of flying (the first is focused) and Enter."""
+    distance = lambda a, b: abs(a[0] - b[0]) + abs(a[1] - b[1])  # noqa: E731
+    return distance(stop, flight["from"]) + 1 + distance(first_target, flight["to"]) + 1 + order + 1
+
+
+def test_a_flight_from_the_keyboard_alone(browser, expect):
+    url, page = browser.url, browser.page
+    page.goto(f"{url}pin?next=/flock?seed={FLOCK_SEED}")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    page.click("#setup-form button[type=submit]")
+    expect(page.locator("#setup-board .cell")).to_have_count(15)
+    page.click("#keep-moves")
+    page.wait_for_url("**/flock/games/*")
+    game_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    view = page.request.get(f"{url}api/flock/games/{game_id}").json()["view"]
+
+    page.reload()  # from here on, keys only
+    keys = Keys(page)
+    expect(page.locator("#game-board [role=gridcell] button.cell")).to_have_count(15)
+    keys.tab_until("#game-board .cell")
+    tabs_to_board = keys.count
+    assert page.locator("#game-board .cell[tabindex='0']").count() == 1  # the board is one stop of Tab
+    keys.press("Tab")
+    assert not keys.focused("#game-board .cell")  # and one Tab leaves it
+    keys.press("Shift+Tab")
+    focus_is(page, "#game-board .cell[data-key='0,0']")
+    no_axe_violations(page, "the board in turn")
+
+    flights = [m for m in view["legal"] if m.get("from")]
+    places = lambda frm: sorted({tuple(m["to"]) for m in flights if m["from"] == frm})  # noqa: E731
+    kinds = ["fly_side", "fly_line"]
+
+    def order(flight):  # where its button stands among the ways of flying from `from` to `to`
+        offered = [k for k in kinds if any(m["do"] == k and m["from"] == flight["from"] and m["to"] == flight["to"]
+                                           for m in flights)]
+        return offered.index(flight["do"])
+
+    simple = [m for m in flights if m["do"] in kinds]
+    flight = min(simple, key=lambda m: presses_for(m, (0, 0), places(m["from"])[0], order(m)))
+    start, to, first = tuple(flight["from"]), tuple(flight["to"]), places(flight["from"])[0]
+    mover = view["board"][start[0]][start[1]]["owner"]
+
+    # Escape takes a chosen bird back: no place lit, the focus on the bird again.
+    keys.walk((0, 0), start)
+    keys.press("Enter")
+    focus_is(page, f"#game-board .cell[data-key='{first[0]},{first[1]}']")
+    expect(page.locator("#board-status")).to_have_text(f"{len(places(flight['from']))} places to fly to")
+    expect(page.locator("#game-board .cell.target")).to_have_count(len(places(flight["from"])))
+    no_axe_violations(page, "a bird chosen, its places lit")
+    keys.press("Escape")
+    focus_is(page, f"#game-board .cell[data-key='{start[0]},{start[1]}']")
+    expect(page.locator("#game-board .cell.target")).to_have_count(0)
+    keys.walk(start, (0, 0))
+
+    keys.count = 0  # the move itself, from the focus on the board
+    keys.walk((0, 0), start)
+    keys.press("Enter")
+    focus_is(page, f"#game-board .cell[data-key='{first[0]},{first[1]}']")
+    keys.walk(first, to)
+    focus_is(page, f"#game-board .cell.target[data-key='{to[0]},{to[1]}']")
+    keys.press("Enter")
+    focus_is(page, "#choices button.flock-choice")
+    expect(page.locator("#board-status")).to_contain_text("choices below the board")
+    no_axe_violations(page, "the ways to fly offered")
+    keys.press("Tab", order(flight))
+    focus_is(page, f"#choices button[data-move='{flight['do']}']")
+    keys.press("Enter")
+    # The bird has flown; the focus is on the space it landed on, the board still one stop of Tab.
+    expect(page.locator(f"#game-board .cell[data-key='{to[0]},{to[1]}']")).to_have_attribute("data-owner", mover)
+    focus_is(page, f"#game-board .cell[data-key='{to[0]},{to[1]}']")
+    expect(page.locator("#choices button")).to_have_count(0)
+    print(f"Über den Wolken: {tabs_to_board} Tabs from the page's top to the board; a flight in {keys.count} presses "
+          f"(bound {FLOCK_MOVE_MAX_KEYS})")
+    assert keys.count <= FLOCK_MOVE_MAX_KEYS
