@@ -15,8 +15,9 @@ from .test_geese_game import NAMES as GEESE_NAMES
 
 # A flight from the focus on the board: to the bird, Enter, to the place, Enter, Enter on the first way to fly.
 FLOCK_MOVE_MAX_KEYS = 6
-# Two cards from the focus on the card picker, a card of the ground taken back, "Birds arrive" pressed.
-GEESE_ARRIVAL_MAX_KEYS = 24
+# From the focus on the card picker: each card by its number key, the arrow keys along its row and Enter; Tab over
+# the two chosen cards to the ground's cards offered, Enter on one to take back; Tab to "Birds arrive", Enter.
+GEESE_ARRIVAL_MAX_KEYS = 14
 STEPS = {(1, 0): "ArrowDown", (-1, 0): "ArrowUp", (0, 1): "ArrowRight", (0, -1): "ArrowLeft"}
 
 
@@ -61,6 +62,19 @@ class Keys:
 def focus_is(page, selector: str) -> None:
     """The focus is on `selector` now or once the page has drawn it (never on the page itself)."""
     page.wait_for_function("s => document.activeElement && document.activeElement.matches(s)", arg=selector)
+
+
+def spoken(page, selector: str) -> str:
+    """The text a screen reader reads in `selector`: everything but what is hidden from it (aria-hidden)."""
+    return page.locator(selector).evaluate("""el => {
+        const words = [];
+        const walk = (node) => {
+            if (node.nodeType === Node.TEXT_NODE) words.push(node.textContent);
+            else if (node.getAttribute?.("aria-hidden") !== "true") node.childNodes.forEach(walk);
+        };
+        walk(el);
+        return words.join(" ").replace(/\\s+/g, " ").trim();
+    }""")
 
 
 def no_axe_violations(page, where: str) -> None:
@@ -147,3 +161,96 @@ def test_a_flight_from_the_keyboard_alone(browser, expect):
     print(f"Über den Wolken: {tabs_to_board} Tabs from the page's top to the board; a flight in {keys.count} presses "
           f"(bound {FLOCK_MOVE_MAX_KEYS})")
     assert keys.count <= FLOCK_MOVE_MAX_KEYS
+
+
+GROUND = [{"n": 6, "suit": "gull"}, {"n": 6, "suit": "thrush"}, {"n": 3, "suit": "gull"}, {"n": 1, "suit": "goose"},
+          {"n": 2, "suit": "eagle"}, {"n": 4, "suit": "crane"}, {"n": 5, "suit": "crane"}, {"n": 6, "suit": "crane"}]
+ARRIVING = ["2-gull", "5-gull"]  # two cards of a hand, as the picker keys them (number-suit)
+
+
+def test_two_birds_arrive_from_the_keyboard_alone(browser, expect):
+    url, page = browser.url, browser.page
+    post = lambda path, body: page.request.post(url + path, data=body, headers={"X-Table-Pin": "1234"}).json()  # noqa: E731
+    game = post("api/geese/games", {"players": GEESE_NAMES})
+    for card in GROUND:
+        post(f"api/geese/games/{game['id']}/setup", {"card": card})
+    page.goto(f"{url}pin?next=/geese/games/{game['id']}")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    page.wait_for_url(f"**/geese/games/{game['id']}")
+
+    page.reload()  # from here on, keys only
+    keys = Keys(page)
+    expect(page.locator("#next-turn")).to_have_text(f"Next turn: {GEESE_NAMES[0]}")
+    keys.tab_until("#picker button")
+    tabs_to_picker = keys.count
+    assert page.locator("#picker button[tabindex='0']").count() == 1  # the picker is one stop of Tab
+    no_axe_violations(page, "the tracker, a turn to record")
+    grid = page.locator("#picker [role=row]").evaluate_all(
+        "rows => rows.map(r => [...r.querySelectorAll('[data-key]')].map(b => b.dataset.key))")
+    where = {key: (r, c) for r, row in enumerate(grid) for c, key in enumerate(row)}
+
+    def pick(at: tuple[int, int], card: str) -> tuple[int, int]:
+        """A card's number key (to its row, same column), the arrow keys along the row, Enter."""
+        r, c = where[card]
+        keys.press(str(r + 1))
+        keys.walk((r, min(at[1], len(grid[r]) - 1)), (r, c))
+        focus_is(page, f"#picker button[data-card='{card}']")
+        keys.press("Enter")
+        return r, c
+
+    # A card chosen and dropped again: the focus goes back to the picker; Escape clears a choice.
+    keys.press("Enter")
+    focus_is(page, "#picker button[data-key='1-thrush']")
+    keys.press("Tab")
+    focus_is(page, "#chosen button[data-key='chosen-0']")
+    keys.press("Enter")
+    focus_is(page, "#picker button[data-key='1-thrush']")
+    expect(page.locator("#chosen button")).to_have_count(0)
+    keys.press("Enter")
+    keys.press("Escape")
+    expect(page.locator("#chosen button")).to_have_count(0)
+    focus_is(page, "#picker button[data-key='1-thrush']")
+
+    keys.count = 0  # the turn itself, from the focus on the picker
+    at = pick((0, 0), ARRIVING[0])
+    focus_is(page, f"#picker button[data-card='{ARRIVING[0]}']")  # the focus stays on the card just chosen
+    expect(page.locator("#turn-status")).to_have_text("Chosen: gull 2.")
+    pick(at, ARRIVING[1])
+    expect(page.locator("#turn-status")).to_have_text(
+        "Chosen: gull 2, gull 5. Now choose the card to take back, below the chosen cards.")
+    # The chosen cards are read in the chips' words, never the symbols the eye reads.
+    assert spoken(page, "#chosen") == "gull 2 gull 5"
+    for i, card in enumerate(ARRIVING):
+        expect(page.locator("#chosen button").nth(i)).to_have_accessible_name(f"gull {card[0]}")
+        expect(page.locator(f"#picker button[data-card='{card}']")).to_have_accessible_name(f"gull {card[0]}")
+    keys.press("Tab", 2)  # over the two chosen cards
+    focus_is(page, "#chosen button[data-key='chosen-1']")
+    keys.press("Tab")
+    take = page.evaluate("document.activeElement.dataset.card")
+    focus_is(page, "#take-line [role=toolbar] button.gcard")
+    no_axe_violations(page, "two cards chosen, the ground's cards offered to take back")
+    keys.press("Enter")
+    focus_is(page, f"#take-line button[data-card='{take}'][aria-pressed='true']")  # kept on the card marked
+    expect(page.locator(f"#ground button[data-card='{take}']")).to_have_attribute("aria-pressed", "true")
+    keys.press("Tab")
+    focus_is(page, "#arrive")
+    keys.press("Enter")
+    expect(page.locator("#actions li")).to_have_count(1)
+    expect(page.locator("#next-turn")).to_have_text(f"Next turn: {GEESE_NAMES[1]}")
+    focus_is(page, "#arrive")
+    expect(page.locator("#chosen button")).to_have_count(0)
+    arrival = keys.count
+    print(f"帰る雁: {tabs_to_picker} Tabs from the page's top to the card picker; two cards arriving, one taken back, "
+          f"in {arrival} presses (bound {GEESE_ARRIVAL_MAX_KEYS})")
+    assert arrival <= GEESE_ARRIVAL_MAX_KEYS
+
+    # A card marked on the ground itself keeps the focus there; Escape takes the mark back.
+    keys.tab_until("#ground button")
+    marked = page.evaluate("document.activeElement.dataset.card")
+    keys.press("Enter")
+    focus_is(page, f"#ground button[data-card='{marked}'][aria-pressed='true']")
+    keys.press("Escape")
+    focus_is(page, "#picker button[tabindex='0']")
+    expect(page.locator("#ground button[aria-pressed='true']")).to_have_count(0)
+    no_axe_violations(page, "the tracker after a turn")

@@ -4,7 +4,8 @@
 
 import { errorText, postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
-import { chip, picker, rulesOf, same } from "./cards.js";
+import { redraw, rovingGrid, tabStop } from "/static/js/keys.js";
+import { cardName, chip, drawChosen, picker, pickerStop, rulesOf, same } from "./cards.js";
 
 await loadMessages();
 
@@ -18,6 +19,8 @@ let take = null;
 
 const bare = (card) => ({ n: card.n, suit: card.suit }); // a card as the API reads it (no on-screen count)
 const settingUp = () => view.actions.length === 0 && view.wintering.length < view.setup_size;
+const offerTake = () => !settingUp() && chosen.length === 2; // two arriving cards take one of the ground back
+const markTake = (card) => { take = take && same(take, card) ? null : bare(card); render(); };
 
 // A refusal in the page's language: the catalogue's sentence, a card's suit in words.
 function refusal(data) {
@@ -34,8 +37,14 @@ function cell(row, content) {
   return td;
 }
 
+// A ground card taken out at setup leaves the focus on its row's next card, else on the picker.
 function renderGround() {
   const body = $("ground");
+  const gone = (key) => body.querySelector(`tr[data-number="${key.split("-")[0]}"] button`) ?? pickerStop($("picker"));
+  redraw(body, () => drawGround(body), gone);
+}
+
+function drawGround(body) {
   body.replaceChildren();
   const open = unlocked && !view.over;
   for (const row of view.ground) {
@@ -49,8 +58,7 @@ function renderGround() {
     const chips = row.cards.map((card) => {
       if (!open) return chip(card, { count: card.count });
       if (settingUp()) return chip(card, { count: card.count, onClick: (c) => layOut(bare(c), false) });
-      return chip(card, { count: card.count, pressed: take !== null && same(take, card),
-        onClick: (c) => { take = take && same(take, c) ? null : bare(c); render(); } });
+      return chip(card, { count: card.count, pressed: take !== null && same(take, card), onClick: markTake });
     });
     cell(tr, chips.length ? chips : ["–"]);
     body.append(tr);
@@ -140,11 +148,34 @@ function renderTurn() {
   if (!unlocked) return;
   $("turn-panel").hidden = view.over;
   $("undo").disabled = view.actions.length === 0;
-  $("chosen").replaceChildren(...(chosen.length ? chosen.map((card, i) => chip(card, {
-    onClick: () => { chosen.splice(i, 1); render(); } })) : [t("geese.turn.none")]));
-  $("take-line").replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
+  const more = take ? t("geese.turn.taking", { card: cardName(take) })
+    : offerTake() ? t("geese.turn.take_offer") : "";
+  drawChosen($("chosen"), chosen, { onDrop: (i) => { chosen.splice(i, 1); render(); },
+    emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
+  renderTake();
   $("lay-out").hidden = view.actions.length > 0;
   $("migrate-value").placeholder = String(chosen.length || "");
+}
+
+// Beside the chosen cards when two arrive: the ground's cards, one to take back (one Tab stop, arrow keys).
+function renderTake() {
+  const line = $("take-line");
+  redraw(line, () => {
+    line.replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
+    if (!offerTake()) return;
+    const label = document.createElement("span");
+    label.id = "take-pick";
+    label.textContent = t("geese.turn.take_pick");
+    const choices = document.createElement("div");
+    choices.className = "take-choices";
+    choices.setAttribute("role", "toolbar");
+    choices.setAttribute("aria-labelledby", label.id);
+    choices.append(...view.ground.flatMap((row) => row.cards).map((card) => chip(card, {
+      count: card.count, pressed: take !== null && same(take, card), onClick: markTake, key: `take-${card.n}-${card.suit}` })));
+    line.replaceChildren(label, choices);
+    rovingGrid(choices);
+    tabStop(choices, take ? `take-${take.n}-${take.suit}` : undefined);
+  });
 }
 
 function render() {
@@ -216,9 +247,19 @@ if (unlocked) {
     $("undo-confirm").hidden = true;
     await send(root.dataset.undo, {}, "undo-error");
   });
-  $("clear").addEventListener("click", () => {
+  const clear = () => {
     chosen = []; take = null; $("turn-error").textContent = ""; $("migrate-value").value = ""; render();
-  });
+  };
+  $("clear").addEventListener("click", clear);
+  // Escape in the turn or on the ground clears the choice; the focus goes back to the picker.
+  for (const part of [$("turn-panel"), $("ground")]) {
+    part.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || (!chosen.length && !take)) return;
+      event.preventDefault();
+      clear();
+      pickerStop($("picker")).focus();
+    });
+  }
 }
 
 const events = new EventSource(root.dataset.events);

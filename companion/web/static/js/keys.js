@@ -4,15 +4,15 @@
 
 const STEPS = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
 
-// The grid's buttons ([data-key]) row by row ([role=row]).
+// The grid's buttons ([data-key]) row by row ([role=row]); a toolbar is one row.
 function rowsOf(grid) {
-  return [...grid.querySelectorAll("[role=row]")].map((row) => [...row.querySelectorAll("[data-key]")])
-    .filter((row) => row.length);
+  const rows = [...grid.querySelectorAll("[role=row]")];
+  return (rows.length ? rows : [grid]).map((row) => [...row.querySelectorAll("[data-key]")]).filter((row) => row.length);
 }
 
 const clamp = (i, length) => Math.max(0, Math.min(i, length - 1));
 
-// Make `grid` (role=grid, rows of [data-key] buttons) one tab stop: the arrow keys move by row and column,
+// Make `grid` (role=grid, rows of [data-key] buttons; or a toolbar) one tab stop: the arrow keys move by row and column,
 // Home/End to the row's ends (with Ctrl, the grid's). `byDigit`: a digit key goes to that row (1 = the first).
 // The last button focused stays the tab stop (grid.dataset.current), across redraws too (see `tabStop`).
 export function rovingGrid(grid, { byDigit = false } = {}) {
@@ -50,14 +50,14 @@ export function tabStop(grid, key) {
 }
 
 // Draw `part` anew with `draw()`; if the focus was inside, put it back on the element with the same
-// data-key, or on `fallback()` when that thing is gone, so the focus never falls back to the page.
+// data-key, or on `fallback(key)` when that thing is gone, so the focus never falls back to the page.
 export function redraw(part, draw, fallback = () => null) {
   const focused = part.contains(document.activeElement) ? document.activeElement : null;
   const key = focused?.dataset.key;
   draw();
   if (!focused) return;
   const same = key === undefined ? null : part.querySelector(`[data-key="${CSS.escape(key)}"]`);
-  (same ?? fallback())?.focus();
+  (same ?? fallback(key))?.focus();
 }
 
 // Write `text` into a polite status only when it changes: a redraw never repeats old news.
