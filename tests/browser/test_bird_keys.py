@@ -254,3 +254,36 @@ def test_two_birds_arrive_from_the_keyboard_alone(browser, expect):
     focus_is(page, "#picker button[tabindex='0']")
     expect(page.locator("#ground button[aria-pressed='true']")).to_have_count(0)
     no_axe_violations(page, "the tracker after a turn")
+
+
+def test_axe_finds_nothing_wrong_on_the_bird_pages(browser, launch, expect):
+    url, page = browser.url, browser.page
+    page.goto(f"{url}pin?next=/flock")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    page.click("#setup-form button[type=submit]")
+    expect(page.locator("#setup-board .cell")).to_have_count(15)
+    no_axe_violations(page, "Über den Wolken: a table laid out")
+    page.click("#keep-sheet")
+    page.wait_for_url("**/flock/games/*")
+    expect(page.locator("#stage-entry .stage-board [role=gridcell]")).to_have_count(15)
+    no_axe_violations(page, "Über den Wolken: the game sheet, a stage to enter")
+    page.goto(f"{url}flock/stage")
+    page.click(".stage-board .cell[data-key='0,0']")
+    no_axe_violations(page, "Über den Wolken: the stage scorer")
+
+    game = page.request.post(f"{url}api/geese/games", data={"players": GEESE_NAMES},
+                             headers={"X-Table-Pin": "1234"}).json()
+    for path in ("geese", f"geese/games/{game['id']}", f"geese/games/{game['id']}/score"):
+        page.goto(url + path)
+        expect(page.locator("main h1")).to_be_visible()
+        no_axe_violations(page, path)
+    page.goto(f"{url}geese/check")
+    for card in ("3-gull", "5-crane"):
+        page.click(f"#picker button[data-card='{card}']")
+    expect(page.locator("#best")).not_to_be_empty()
+    no_axe_violations(page, "the migration checker with a hand")
+    viewer = launch().new_page()  # a phone without the PIN follows the game
+    viewer.goto(f"{url}geese/games/{game['id']}")
+    expect(viewer.locator("#ground tr")).to_have_count(6)
+    no_axe_violations(viewer, "the tracker, following only")

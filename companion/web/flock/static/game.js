@@ -43,7 +43,11 @@ async function send(path, body) {
   selected = null;
   if ($("move-error")) $("move-error").textContent = "";
   render(data);
-  if (mode === "moves") closeChoices();
+  if (mode === "moves") {
+    closeChoices();
+    // A button the move disabled (Pass, when the stage ends) drops the focus: it goes on to the board or the entry.
+    if (document.activeElement === document.body) focusBoard();
+  }
   return true;
 }
 

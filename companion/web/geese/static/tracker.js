@@ -161,8 +161,10 @@ function renderTurn() {
 function renderTake() {
   const line = $("take-line");
   redraw(line, () => {
-    line.replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
-    if (!offerTake()) return;
+    if (!offerTake()) {
+      line.replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
+      return;
+    }
     const label = document.createElement("span");
     label.id = "take-pick";
     label.textContent = t("geese.turn.take_pick");
@@ -242,10 +244,14 @@ if (unlocked) {
     send(root.dataset.actions, { action: { player: $("turn-player").value, migrate: { value, cards: chosen.map(bare) } } });
   });
   $("undo").addEventListener("click", askUndo);
-  $("undo-no").addEventListener("click", () => { $("undo-confirm").hidden = true; });
+  // The question answered, the focus goes back to Undo (or to the picker when nothing is left to undo).
+  const answered = () => ($("undo").disabled ? pickerStop($("picker")) : $("undo")).focus();
+  $("undo-no").addEventListener("click", () => { $("undo-confirm").hidden = true; answered(); });
+  $("undo-confirm").addEventListener("keydown", (event) => { if (event.key === "Escape") $("undo-no").click(); });
   $("undo-yes").addEventListener("click", async () => {
     $("undo-confirm").hidden = true;
     await send(root.dataset.undo, {}, "undo-error");
+    answered();
   });
   const clear = () => {
     chosen = []; take = null; $("turn-error").textContent = ""; $("migrate-value").value = ""; render();

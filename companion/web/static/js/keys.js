@@ -40,10 +40,10 @@ export function rovingGrid(grid, { byDigit = false } = {}) {
   });
 }
 
-// Make the button keyed `key` the grid's one tab stop (the first button when there is none such).
+// Make the button keyed `key` the grid's one tab stop (else the one that was, else the first).
 export function tabStop(grid, key) {
   const buttons = [...grid.querySelectorAll("[data-key]")];
-  const stop = buttons.find((b) => b.dataset.key === key) ?? buttons[0];
+  const stop = [key, grid.dataset.current].map((k) => buttons.find((b) => b.dataset.key === k)).find(Boolean) ?? buttons[0];
   for (const b of buttons) b.tabIndex = b === stop ? 0 : -1;
   if (stop) grid.dataset.current = stop.dataset.key;
   return stop;
