@@ -91,7 +91,7 @@ def presses_for(flight, stop, first_target, order) -> int:
     return distance(stop, flight["from"]) + 1 + distance(first_target, flight["to"]) + 1 + order + 1
 
 
-def test_a_flight_from_the_keyboard_alone(browser, expect):
+def test_a_flight_from_the_keyboard_alone(browser, expect, shot):
     url, page = browser.url, browser.page
     page.goto(f"{url}pin?next=/flock?seed={FLOCK_SEED}")
     page.fill("#pin", "1234")
@@ -151,6 +151,7 @@ def test_a_flight_from_the_keyboard_alone(browser, expect):
     focus_is(page, "#choices button.flock-choice")
     expect(page.locator("#board-status")).to_contain_text("choices below the board")
     no_axe_violations(page, "the ways to fly offered")
+    shot(page, "flock-keys-ways-to-fly")
     keys.press("Tab", order(flight))
     focus_is(page, f"#choices button[data-move='{flight['do']}']")
     keys.press("Enter")
@@ -168,7 +169,7 @@ GROUND = [{"n": 6, "suit": "gull"}, {"n": 6, "suit": "thrush"}, {"n": 3, "suit":
 ARRIVING = ["2-gull", "5-gull"]  # two cards of a hand, as the picker keys them (number-suit)
 
 
-def test_two_birds_arrive_from_the_keyboard_alone(browser, expect):
+def test_two_birds_arrive_from_the_keyboard_alone(browser, expect, shot):
     url, page = browser.url, browser.page
     post = lambda path, body: page.request.post(url + path, data=body, headers={"X-Table-Pin": "1234"}).json()  # noqa: E731
     game = post("api/geese/games", {"players": GEESE_NAMES})
@@ -230,6 +231,7 @@ def test_two_birds_arrive_from_the_keyboard_alone(browser, expect):
     take = page.evaluate("document.activeElement.dataset.card")
     focus_is(page, "#take-line [role=toolbar] button.gcard")
     no_axe_violations(page, "two cards chosen, the ground's cards offered to take back")
+    shot(page, "geese-keys-take-back")
     keys.press("Enter")
     focus_is(page, f"#take-line button[data-card='{take}'][aria-pressed='true']")  # kept on the card marked
     expect(page.locator(f"#ground button[data-card='{take}']")).to_have_attribute("aria-pressed", "true")
@@ -287,3 +289,11 @@ def test_axe_finds_nothing_wrong_on_the_bird_pages(browser, launch, expect):
     viewer.goto(f"{url}geese/games/{game['id']}")
     expect(viewer.locator("#ground tr")).to_have_count(6)
     no_axe_violations(viewer, "the tracker, following only")
+
+
+def test_axe_finds_nothing_wrong_where_symbols_are_read_as_pictures(browser, expect):
+    """The pages whose symbols (stars, ticks, the kiosk's tokens and seconds) have a name for screen readers."""
+    for path in ("", "kiosk/", "shows", "scorepad"):
+        browser.page.goto(browser.url + path)
+        expect(browser.page.locator("main h1, h1").first).to_be_attached()
+        no_axe_violations(browser.page, path or "the table page")
