@@ -1,7 +1,7 @@
 // The flock drawn as a grid of buttons: each bird by its species' symbol and colour, its sex by ♂/♀.
 
 import { t } from "/static/js/i18n.js";
-import { rovingGrid, symbolText, tabStop } from "/static/js/keys.js";
+import { redraw, rovingGrid, symbolText, tabStop } from "/static/js/keys.js";
 
 export const limits = JSON.parse(document.getElementById("flock").dataset.limits);
 export const unlocked = document.getElementById("flock").dataset.unlocked === "yes";
@@ -30,23 +30,22 @@ export function emptyBoard(columns) {
 // targets (Set of "r,c"), focus ("r,c": the cell to move the focus to). With onTap the board is a grid of
 // buttons, one tab stop moved by the arrow keys; a redraw keeps the focus on the same space.
 export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), targets = new Set(), label = "", focus = null } = {}) {
-  const columns = board[0].length;
-  const hadFocus = el.contains(document.activeElement);
-  el.replaceChildren();
-  el.style.setProperty("--columns", columns);
+  el.style.setProperty("--columns", board[0].length);
   el.setAttribute("role", onTap ? "grid" : "table");
   el.setAttribute("aria-label", label || t("flock.board.label"));
-  board.forEach((row, r) => {
-    const line = document.createElement("div");
-    line.className = "board-row";
-    line.setAttribute("role", "row");
-    row.forEach((bird, c) => line.append(drawCell(bird, r, c, { onTap, marks, selected, holes, targets })));
-    el.append(line);
+  redraw(el, () => {
+    el.replaceChildren(...board.map((row, r) => {
+      const line = document.createElement("div");
+      line.className = "board-row";
+      line.setAttribute("role", "row");
+      line.append(...row.map((bird, c) => drawCell(bird, r, c, { onTap, marks, selected, holes, targets })));
+      return line;
+    }));
+    if (!onTap) return;
+    rovingGrid(el);
+    tabStop(el, focus);
   });
-  if (!onTap) return;
-  rovingGrid(el);
-  const stop = tabStop(el, focus ?? el.dataset.current);
-  if (focus || hadFocus) stop.focus();
+  if (focus) tabStop(el, focus).focus();
 }
 
 function drawCell(bird, r, c, { onTap, marks, selected, holes, targets }) {

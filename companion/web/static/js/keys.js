@@ -12,9 +12,9 @@ function rowsOf(grid) {
 
 const clamp = (i, length) => Math.max(0, Math.min(i, length - 1));
 
-// Make `grid` (role=grid, rows of [data-key] buttons; or a toolbar) one tab stop: the arrow keys move by row and column,
-// Home/End to the row's ends (with Ctrl, the grid's). `byDigit`: a digit key goes to that row (1 = the first).
-// The last button focused stays the tab stop (grid.dataset.current), across redraws too (see `tabStop`).
+// Make `grid` (role=grid, rows of [data-key] buttons; or a toolbar) one tab stop: the arrow keys move by row
+// and column, Home/End to the row's ends (with Ctrl, the grid's). `byDigit`: a digit key goes to that row
+// (1 = the first). The last button focused stays the tab stop (grid.dataset.current), across redraws too.
 export function rovingGrid(grid, { byDigit = false } = {}) {
   if (grid.dataset.roving) return;
   grid.dataset.roving = "yes";
@@ -32,7 +32,7 @@ export function rovingGrid(grid, { byDigit = false } = {}) {
     if (STEPS[event.key]) to = [r + STEPS[event.key][0], c + STEPS[event.key][1]];
     else if (event.key === "Home") to = event.ctrlKey ? [0, 0] : [r, 0];
     else if (event.key === "End") to = event.ctrlKey ? [rows.length - 1, Infinity] : [r, Infinity];
-    else if (byDigit && /^[1-9]$/.test(event.key)) to = [Number(event.key) - 1, c];
+    else if (byDigit && !event.ctrlKey && /^[1-9]$/.test(event.key)) to = [Number(event.key) - 1, c];
     if (!to) return;
     event.preventDefault();
     const row = rows[clamp(to[0], rows.length)];
