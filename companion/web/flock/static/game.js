@@ -127,11 +127,12 @@ function closeChoices() {
   if (hadFocus) focusBoard();
 }
 
-// Choices laid out below the board: said in the status, the focus on the first.
+// Choices laid out below the board: said in the status (or why there are none), the focus on the first.
 function openChoices(...items) {
   const box = $("choices");
   box.replaceChildren(...items);
-  announce($("board-status"), t("flock.game.options", { n: box.querySelectorAll("button.flock-choice").length }));
+  const n = box.querySelectorAll("button.flock-choice").length;
+  announce($("board-status"), n ? t("flock.game.options", { n }) : box.querySelector(".help:last-of-type").textContent);
   (box.querySelector("button.flock-choice") ?? box.querySelector("button")).focus();
 }
 
