@@ -228,8 +228,8 @@ def test_two_birds_arrive_from_the_keyboard_alone(browser, expect, shot):
     keys.press("Tab", 2)  # over the two chosen cards
     focus_is(page, "#chosen button[data-key='chosen-1']")
     keys.press("Tab")
-    take = page.evaluate("document.activeElement.dataset.card")
     focus_is(page, "#take-line [role=toolbar] button.gcard")
+    take = page.evaluate("document.activeElement.dataset.card")
     no_axe_violations(page, "two cards chosen, the ground's cards offered to take back")
     shot(page, "geese-keys-take-back")
     keys.press("Enter")
@@ -285,10 +285,12 @@ def test_axe_finds_nothing_wrong_on_the_bird_pages(browser, launch, expect):
         page.click(f"#picker button[data-card='{card}']")
     expect(page.locator("#best")).not_to_be_empty()
     no_axe_violations(page, "the migration checker with a hand")
-    viewer = launch().new_page()  # a phone without the PIN follows the game
+    following = launch()  # a phone without the PIN follows the game
+    viewer = following.new_page()
     viewer.goto(f"{url}geese/games/{game['id']}")
     expect(viewer.locator("#ground tr")).to_have_count(6)
     no_axe_violations(viewer, "the tracker, following only")
+    following.close()
 
 
 def test_axe_finds_nothing_wrong_where_symbols_are_read_as_pictures(browser, expect):
