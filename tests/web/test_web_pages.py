@@ -5,6 +5,7 @@ import re
 import sqlite3
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -303,18 +304,29 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
     assert missing == []
 
 
+IMPORTED = re.compile(r'(?:\bfrom\s*|\bimport\s*\(?\s*)"([^"]+\.js)"')
+
+
+def loaded_modules(client, entries: list[str]) -> set[str]:
+    """Every script a page loads: its entry modules and all they import, followed to the end."""
+    seen, waiting = set(), list(entries)
+    while waiting:
+        path = waiting.pop()
+        if path not in seen:
+            seen.add(path)
+            waiting += [urljoin(path, name) for name in IMPORTED.findall(client.get(path).get_data(as_text=True))]
+    return seen
+
+
 def test_the_table_page_and_its_assets_stay_under_100_kb(client):
     page = client.get("/")
     total = len(page.data)
     links = Page(page.get_data(as_text=True)).links
     assets = [link for link in links if link.startswith("/static/")]
     assets += ["/i18n/en.json"]  # fetched by the script
-    imports = set()
-    for script in WEB.glob("static/js/*.js"):
-        imports.add(f"/static/js/{script.name}")  # modules the entry script imports
-    for script in WEB.glob("show/static/*.js"):
-        imports.add(f"/table/static/{script.name}")
-    for path in set(assets) | imports:
+    entries = [link for link in links if link.endswith(".js")]
+    assert entries
+    for path in set(assets) | loaded_modules(client, entries):
         response = client.get(path)
         assert response.status_code == 200, path
         total += len(response.data)
