@@ -219,7 +219,7 @@ def test_two_birds_arrive_from_the_keyboard_alone(browser, expect, shot):
     expect(page.locator("#turn-status")).to_have_text("Chosen: gull 2.")
     pick(at, ARRIVING[1])
     expect(page.locator("#turn-status")).to_have_text(
-        "Chosen: gull 2, gull 5. Now choose the card to take back, below the chosen cards.")
+        "Chosen: gull 2, gull 5. With 2 arriving cards, tap the card in the ground to take back.")
     # The chosen cards are read in the chips' words, never the symbols the eye reads.
     assert spoken(page, "#chosen") == "gull 2 gull 5"
     for i, card in enumerate(ARRIVING):

@@ -9,12 +9,13 @@ export const same = (a, b) => a.n === b.n && a.suit === b.suit;
 export const cardName = (card) => `${t(`geese.suit.${card.suit}`)} ${card.n}`;
 
 // A card as a chip: a button when `onClick` is given, else plain text. The eye reads "◆ 4 ×2", the ear
-// "gull 4 (2 cards)": the same words wherever the card appears. `key` names it for the focus (see keys.js).
+// "gull 4 ×2": the same words wherever the card appears. `key` names it for the focus (see keys.js).
 export function chip(card, { onClick, count = 1, pressed, key } = {}) {
   const el = document.createElement(onClick ? "button" : "span");
   el.className = `gcard suit-${card.suit}`;
-  const words = count > 1 ? t("geese.card.copies", { card: cardName(card), n: count }) : cardName(card);
-  symbolText(el, `${t(`geese.sym.${card.suit}`)} ${card.n}${count > 1 ? ` ×${count}` : ""}`, words);
+  const copies = count > 1 ? ` ×${count}` : "";
+  const words = cardName(card) + copies;
+  symbolText(el, `${t(`geese.sym.${card.suit}`)} ${card.n}${copies}`, words);
   el.title = words;
   el.dataset.card = `${card.n}-${card.suit}`;
   el.dataset.key = key ?? el.dataset.card;

@@ -149,7 +149,7 @@ function renderTurn() {
   $("turn-panel").hidden = view.over;
   $("undo").disabled = view.actions.length === 0;
   const more = take ? t("geese.turn.taking", { card: cardName(take) })
-    : offerTake() ? t("geese.turn.take_offer") : "";
+    : offerTake() ? t("geese.turn.take_help") : "";
   drawChosen($("chosen"), chosen, { onDrop: (i) => { chosen.splice(i, 1); render(); },
     emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
   renderTake();
