@@ -133,7 +133,9 @@ def catalog_json(code: str):
     """The merged catalog of one language, for the pages' scripts."""
     if code not in LANGUAGES:
         return jsonify({"error": f"no catalog for {code[:10]!r}", "field": "lang"}), 404
-    response = jsonify(own_catalog(code))
+    # As UTF-8 rather than \u escapes: the Japanese catalog is a third smaller, the English one a little.
+    response = current_app.response_class(json.dumps(own_catalog(code), ensure_ascii=False, separators=(",", ":")),
+                                          mimetype="application/json")
     response.cache_control.max_age = 3600
     return response
 
