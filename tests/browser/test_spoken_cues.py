@@ -255,7 +255,7 @@ def test_status_lines_are_written_only_when_they_change(serve, phone, expect, tm
                                       (50.001, 5, 2, "empty")):
         clock.advance(t - clock.monotonic())
         expect(page.locator("#cue-log li")).to_have_count(logged)
-        expect(kiosk.locator("#kiosk-tokens")).to_have_attribute("aria-label", f"{3 - turned} of 3 star side up")
+        expect(kiosk.locator("#kiosk-tokens-said")).to_have_text(f"{3 - turned} of 3 star side up")
         expect(kiosk.locator("#kiosk-orange")).to_have_attribute("data-state", orange)
     clock.advance(10)
     expect(page.locator("#show-status")).to_have_text("Training: lost")
