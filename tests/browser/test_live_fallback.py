@@ -6,6 +6,7 @@ retry (both app settings). One page takes the slot; a second is refused
 cradle through the mock pins must then show on the refused page too.
 """
 
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -21,6 +22,7 @@ ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "
             "running": ["red"], "lying": ["purple"], "rules": ""}
 RETRY_MS = 200  # the refused page's polling period: short, so the test is quick
 REFUSED = "503"  # Chromium reports the refused stream on the console, naming its status
+SENSOR_WAIT_S = 10.0  # a turned glass is read within its debounce window; this only bounds a broken table
 
 
 @pytest.fixture
@@ -67,10 +69,14 @@ def pages(launch, capped):
 
 
 def turn(table: Table, colour: str, pose: str) -> None:
-    """Set a glass in its cradle as hands would: its ball switches closed or open as the pose has them."""
+    """Set a glass in its cradle as hands would, and wait until the table's sensors read it (debounced)."""
     hands = Hands(table)
     for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
         hands.close(pin, closed)
+    snapshot, ends = table.snapshot(), time.monotonic() + SENSOR_WAIT_S
+    while snapshot["sensors"][colour]["pose"] != pose:
+        assert time.monotonic() < ends, f"the sensors never read {colour} as {pose}"
+        snapshot = table.wait_for_change(snapshot["seq"], ends - time.monotonic())
 
 
 def test_a_page_refused_a_stream_follows_the_show_by_polling(capped, pages, expect):

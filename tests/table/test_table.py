@@ -11,6 +11,8 @@ from companion.table import demo_table
 from companion.table.runtime import SWITCH_INTERVAL_S, TIMER_SLACK_NS
 from tabletop import Hands, journal, lines_of, live, near, replayed, tilt_table
 
+PR_GET_TIMERSLACK = 30  # <linux/prctl.h>
+
 
 @pytest.fixture
 def table(tmp_path):
@@ -204,9 +206,6 @@ def test_emulated_flip_from_the_page_and_grace_is_zero(demo):
     assert snap["timers"]["red"]["top_s"] == pytest.approx(10, abs=0.01)
     assert snap["runout_grace_s"] == 0 and snap["advance_tolerance_s"] == 0
     assert [line["type"] for line in lines_of(demo, "flip")] == ["flip"]
-
-
-PR_GET_TIMERSLACK = 30  # <linux/prctl.h>
 
 
 def test_runtime_thread_with_fake_clock(tmp_path):

@@ -3,7 +3,7 @@
 // falls back to polling: the page reads the show once per retry, so it stays current, only slower.
 // The server says how often on every page (SSE_REFUSED_RETRY_MS, its Retry-After for a refused stream).
 
-const RETRY_MS = Number(document.documentElement.dataset.liveRetryMs);
+const RETRY_MS = Number(document.body.dataset.liveRetryMs);
 
 // accept(state) gets every state; `banner` is shown while the stream is down.
 export function followShow(accept, banner) {
