@@ -1,8 +1,9 @@
 // The live show for a page that shows it: every change as it happens, from the stream every page follows.
 // EventSource reconnects by itself (sending Last-Event-ID). A refused stream (every slot taken, 503)
 // falls back to polling: the page reads the show once per retry, so it stays current, only slower.
+// The server says how often on every page (SSE_REFUSED_RETRY_MS, its Retry-After for a refused stream).
 
-const RETRY_MS = 5000;
+const RETRY_MS = Number(document.body.dataset.liveRetryMs);
 
 // accept(state, {gap}) gets every state; `gap` on the first since the stream was down (or not yet up): it
 // may sum up changes the page never saw. `banner` is shown while the stream is down.
