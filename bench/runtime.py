@@ -5,17 +5,22 @@ client over HTTP, debounce excluded) p99 <= 20 ms and <= 2x the floor (a bare gp
 pushing to a bare Flask SSE app) measured in the same run; idle CPU <= 0.5 % of one core during
 a 6-timer show; resident memory <= 60 MB.
 
-    python bench/runtime.py [--edges 1000] [--idle-seconds 60] [--runs 3] [--deadline 600]
+Within each run the table and the floor take turns in blocks of edges, so that what else runs on
+the machine weighs on both alike; "published" is the instant the runtime thread publishes.
+
+    python bench/runtime.py [--edges 1000] [--idle-seconds 60] [--runs 3] [--blocks 10] [--deadline 600]
 """
 
 import argparse
 import json
 import os
+import select
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -37,6 +42,7 @@ SIX = {"id": "all-six", "name": "All six", "hand_size": 4, "countdown": "purple"
 ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "purple", "countdown_start": 4,
             "running": ["red"], "lying": ["purple"], "rules": ""}
 SETTLE_S = 0.01
+DAEMON_START_S = 60.0  # `companion run` listens within this, or the bench gives up
 
 
 def tilt_table(tmp: str, pins, fsync_delay_s: float = 0.0) -> Table:
@@ -47,91 +53,159 @@ def tilt_table(tmp: str, pins, fsync_delay_s: float = 0.0) -> Table:
 
 
 class Stalled(RuntimeError):
-    """The table did not publish a turn within the deadline: the figures so far, and what it showed instead."""
+    """A measurement did not finish within its deadline: how far it got, and what it saw instead."""
+
+
+class TurnedGlass:
+    """A served tilt table with only red running, one phone on its live stream, and red turned over on demand.
+
+    The instant of publishing is noted on the runtime thread itself (a publisher listener), and the
+    measuring thread waits for the phone alone, as the floor's does: no second reader wakes at each
+    change to compete with the phone's stream for the interpreter. Every journal write is slowed by
+    `fsync_delay_s` if given.
+    """
+
+    def __init__(self, fsync_delay_s: float = 0.0):
+        self._folder = tempfile.TemporaryDirectory()
+        pins = mock_pin_factory()
+        self.table = tilt_table(self._folder.name, pins, fsync_delay_s)
+        self._noted = threading.Condition()
+        self._published_at: dict[int, float] = {}
+        self.table.publisher.listen(self._note)
+        self._server = ServerThread(make_server(self.table))
+        self._phone = Phone(self._server.server.effective_port, "/api/show/events")
+        self._switch_a, self._switch_b = (pins.pin(p) for p in self.table.rig.pins_of("red"))
+        self._switch_a.drive_low()  # red stands end A up in its cradle
+        time.sleep(0.1)
+        self._seq = self.table.start_show(ONLY_RED)["seq"]
+        self._turns = 0
+
+    def _note(self, snapshot: dict) -> None:
+        with self._noted:
+            self._published_at[snapshot["seq"]] = time.perf_counter()
+            self._noted.notify_all()
+
+    def turn(self, edges: int, gap_s: float = 0.005, *, edge_deadline_s: float = 5.0,
+             deadline_s: float = 600.0) -> tuple[list[float], list[float]]:
+        """Turn red over `edges` times, `gap_s` apart. Milliseconds from the pin edge to the table publishing
+        the new pose, and to the phone having it, debounce excluded.
+
+        Each edge waits for the pose its pins now say (a passing "side", seen when this thread is held up
+        between its two pin writes for longer than the settle window, is skipped), so the next edge never
+        comes before the last turn settled, which would undo it unseen. Only red runs, so the show cannot
+        end while it is turned. An edge not delivered within `edge_deadline_s`, or a run past `deadline_s`,
+        raises Stalled naming the edge and what the table showed.
+        """
+        published, delivered = [], []
+        ends = time.monotonic() + deadline_s
+        for i in range(edges):
+            target = "b_up" if self._turns % 2 == 0 else "a_up"  # turn it over: B up, then A up again
+            start = time.perf_counter()
+            if self._turns % 2 == 0:
+                self._switch_a.drive_high(), self._switch_b.drive_low()
+            else:
+                self._switch_b.drive_high(), self._switch_a.drive_low()
+            self._turns += 1
+            give_up = min(ends, time.monotonic() + edge_deadline_s)
+            seq = self._phone.first(lambda data: json.loads(data)["timers"]["red"]["pose"] == target, self._seq,
+                                    max(0.0, give_up - time.monotonic()))
+            if seq is None:
+                snap = self.table.snapshot()
+                raise Stalled(f"edge {i + 1} of {edges}: red's turn to {target} not on the phone within "
+                              f"{edge_deadline_s:g} s (table shows {snap['timers']['red']['pose']}, outcome "
+                              f"{snap['outcome']}; {len(published)} edges measured)")
+            with self._noted:  # noted as the runtime thread published it, before the stream could send it
+                if not self._noted.wait_for(lambda: seq in self._published_at, max(0.0, give_up - time.monotonic())):
+                    raise Stalled(f"edge {i + 1} of {edges}: the phone has state {seq}, never published")
+            self._seq = seq
+            published.append((self._published_at[seq] - start - SETTLE_S) * 1000)
+            delivered.append((self._phone.arrived[seq] - start - SETTLE_S) * 1000)
+            time.sleep(gap_s)
+        return published, delivered
+
+    def close(self) -> None:
+        self._phone.close()
+        self._server.close()
+        self.table.stop()
+        self._folder.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Floor:
+    """The floor: a bare gpiozero callback pushing straight into a bare Flask SSE stream, one phone reading it."""
+
+    def __init__(self):
+        from gpiozero import DigitalInputDevice
+
+        app, publish, self._stop = floor_app(json.dumps({"pose": "a_up"}))
+        self._server = ServerThread(make_server(None, app=app))
+        self._phone = Phone(self._server.server.effective_port, "/events")
+        self._pins = mock_pin_factory()
+        self._switch = DigitalInputDevice(4, pull_up=True, pin_factory=self._pins)
+        self._seq, self._edges = 0, 0
+
+        def edge():
+            self._seq += 1
+            publish(self._seq)
+
+        self._switch.when_activated = self._switch.when_deactivated = edge
+        time.sleep(0.3)
+
+    def push(self, edges: int, *, edge_deadline_s: float = 5.0, deadline_s: float = 600.0) -> list[float]:
+        """Milliseconds from each of `edges` pin edges to the phone; Stalled past either deadline."""
+        latencies = []
+        ends = time.monotonic() + deadline_s
+        for i in range(edges):
+            start = time.perf_counter()
+            pin = self._pins.pin(4)
+            pin.drive_low() if self._edges % 2 == 0 else pin.drive_high()
+            self._edges += 1
+            arrived = self._phone.arrival(self._seq, timeout=max(0.0, min(ends - time.monotonic(), edge_deadline_s)))
+            if arrived is None:
+                raise Stalled(f"floor edge {i + 1} of {edges}: not delivered within {edge_deadline_s:g} s "
+                              f"or the run's deadline ({len(latencies)} edges measured)")
+            latencies.append((arrived - start) * 1000)
+            time.sleep(0.005)
+        return latencies
+
+    def close(self) -> None:
+        self._stop()
+        self._phone.close()
+        self._server.close()
+        self._switch.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def edges_to_table(edges: int, fsync_delay_s: float = 0.0, gap_s: float = 0.005, *, edge_deadline_s: float = 5.0,
                    deadline_s: float = 600.0) -> tuple[list[float], list[float]]:
-    """Turn a glass over through its mock pins `edges` times, `gap_s` apart. Milliseconds from the pin
-    edge to the table publishing the new pose, and to a phone's SSE stream delivering it, debounce
-    excluded; with every journal write slowed by `fsync_delay_s` if given.
-
-    Each edge waits for the pose its pins now say (a passing "side", seen when this thread is held up
-    between its two pin writes for longer than the settle window, is skipped), so the next edge never
-    comes before the last turn settled, which would undo it unseen. Only red runs, so the show cannot
-    end while it is turned. An edge not published within `edge_deadline_s`, or a run past `deadline_s`,
-    raises Stalled naming the edge and what the table showed.
-    """
-    with tempfile.TemporaryDirectory() as tmp:
-        pins = mock_pin_factory()
-        table = tilt_table(tmp, pins, fsync_delay_s)
-        server = ServerThread(make_server(table))
-        phone = Phone(server.server.effective_port, "/api/show/events")
-        try:
-            switch_a, switch_b = (pins.pin(p) for p in table.rig.pins_of("red"))
-            switch_a.drive_low()  # red stands end A up in its cradle
-            time.sleep(0.1)
-            snap = table.start_show(ONLY_RED)
-            published, delivered = [], []
-            ends = time.monotonic() + deadline_s
-            for i in range(edges):
-                target = "b_up" if i % 2 == 0 else "a_up"  # turn it over: B up, then A up again
-                start = time.perf_counter()
-                if i % 2 == 0:
-                    switch_a.drive_high(), switch_b.drive_low()
-                else:
-                    switch_b.drive_high(), switch_a.drive_low()
-                give_up = min(ends, time.monotonic() + edge_deadline_s)
-                while snap["timers"]["red"]["pose"] != target:
-                    if time.monotonic() > give_up:
-                        raise Stalled(f"edge {i + 1} of {edges}: red's turn to {target} not published within "
-                                      f"{edge_deadline_s:g} s (table shows {snap['timers']['red']['pose']}, outcome "
-                                      f"{snap['outcome']}; {len(published)} edges measured)")
-                    snap = table.wait_for_change(snap["seq"], max(0.0, give_up - time.monotonic()))
-                published.append((time.perf_counter() - start - SETTLE_S) * 1000)
-                arrived = phone.arrival(snap["seq"], timeout=max(0.0, give_up - time.monotonic()))
-                if arrived is None:
-                    raise Stalled(f"edge {i + 1} of {edges}: published, but the phone did not have it within "
-                                  f"{edge_deadline_s:g} s")
-                delivered.append((arrived - start - SETTLE_S) * 1000)
-                time.sleep(gap_s)
-            return published, delivered
-        finally:
-            phone.close()
-            server.close()
-            table.stop()
+    """TurnedGlass.turn on a table of its own: published and delivered milliseconds for `edges` turns."""
+    with TurnedGlass(fsync_delay_s) as glass:
+        return glass.turn(edges, gap_s, edge_deadline_s=edge_deadline_s, deadline_s=deadline_s)
 
 
-def edges_to_floor(edges: int) -> list[float]:
-    """The floor: a bare gpiozero callback pushing straight into a bare Flask SSE stream."""
-    from gpiozero import DigitalInputDevice
-
-    app, publish, stop = floor_app(json.dumps({"pose": "a_up"}))
-    server = ServerThread(make_server(None, app=app))
-    phone = Phone(server.server.effective_port, "/events")
-    pins = mock_pin_factory()
-    switch = DigitalInputDevice(4, pull_up=True, pin_factory=pins)
-    seq = [0]
-
-    def edge():
-        seq[0] += 1
-        publish(seq[0])
-
-    switch.when_activated = switch.when_deactivated = edge
-    time.sleep(0.3)
-    latencies = []
-    try:
-        for i in range(edges):
-            start = time.perf_counter()
-            pins.pin(4).drive_low() if i % 2 == 0 else pins.pin(4).drive_high()
-            latencies.append((phone.arrival(seq[0]) - start) * 1000)
-            time.sleep(0.005)
-        return latencies
-    finally:
-        stop()
-        phone.close()
-        server.close()
-        switch.close()
+def edges_in_turn(edges: int, blocks: int, deadline_s: float) -> tuple[list[float], list[float], list[float]]:
+    """Published, delivered and floor milliseconds, the table and the floor taking turns in `blocks` blocks,
+    so that load from elsewhere on the machine weighs on both alike."""
+    ends = time.monotonic() + deadline_s
+    published, delivered, bare = [], [], []
+    with TurnedGlass() as glass, Floor() as floor:
+        for block in range(blocks):
+            count = edges * (block + 1) // blocks - edges * block // blocks
+            p, d = glass.turn(count, deadline_s=max(1.0, ends - time.monotonic()))
+            published += p
+            delivered += d
+            bare += floor.push(count, deadline_s=max(1.0, ends - time.monotonic()))
+    return published, delivered, bare
 
 
 def free_port() -> int:
@@ -153,6 +227,8 @@ def daemon_idle(seconds: float) -> tuple[float, float]:
                                    "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
         try:
+            if not select.select([daemon.stdout], [], [], DAEMON_START_S)[0]:
+                raise Stalled(f"the daemon did not start listening within {DAEMON_START_S:g} s")
             daemon.stdout.readline()  # "Open http://..." once it listens
             request = urllib.request.Request(f"http://127.0.0.1:{port}/api/show/start", method="POST",
                                              data=json.dumps({"event": SIX}).encode(),
@@ -176,6 +252,8 @@ def main() -> int:
     parser.add_argument("--idle-seconds", type=float, default=60)
     parser.add_argument("--runs", type=int, default=3, help="runs of the edge measurements (the median is shown)")
     parser.add_argument("--deadline", type=float, default=600, help="seconds the whole edge measurement may take")
+    parser.add_argument("--blocks", type=int, default=10,
+                        help="blocks of edges per run, the table and the floor taking turns")
     args = parser.parse_args()
 
     ends = time.monotonic() + args.deadline
@@ -185,24 +263,33 @@ def main() -> int:
           f" {'phone/floor':>12}")
     for run in range(1, args.runs + 1):
         try:
-            published, delivered = edges_to_table(args.edges, deadline_s=max(1.0, ends - time.monotonic()))
+            published, delivered, floor = edges_in_turn(args.edges, args.blocks, max(1.0, ends - time.monotonic()))
         except Stalled as e:
             print(f"  run {run}: STALLED: {e}")
             return 1
-        floor = edges_to_floor(args.edges)
         row = (statistics.median(published), p99(published), statistics.median(delivered), p99(delivered),
                statistics.median(floor), p99(floor))
         rows.append(row + (row[3] / row[5],))
-        print(f"  {run:>3} {row[0]:>14.2f} {row[1]:>7.2f} {row[2]:>10.2f} {row[3]:>7.2f} {row[4]:>10.2f} {row[5]:>7.2f}"
-              f" {row[3] / row[5]:>11.2f}x")
-    middle = [statistics.median(column) for column in zip(*rows)]
-    print(f"  {'med':>3} {middle[0]:>14.2f} {middle[1]:>7.2f} {middle[2]:>10.2f} {middle[3]:>7.2f} {middle[4]:>10.2f}"
-          f" {middle[5]:>7.2f} {middle[6]:>11.2f}x")
+        print(f"  {run:>3} " + figures(rows[-1]))
+    columns = list(zip(*rows))
+    for label, pick in (("min", min), ("med", statistics.median), ("max", max)):
+        print(f"  {label:>3} " + figures([pick(column) for column in columns]))
+    print(f"  load {load()}")
     print("  targets: published p99 <= 1 ms; phone p99 <= 20 ms and <= 2x the floor (median of the runs)")
-    cpu, rss = daemon_idle(args.idle_seconds)
+    try:
+        cpu, rss = daemon_idle(args.idle_seconds)
+    except Stalled as e:
+        print(f"daemon: STALLED: {e}")
+        return 1
     print(f"daemon during a 6-timer show over {args.idle_seconds:g} s: {cpu:.2f} % of one core "
           f"(target <= 0.5 %), resident memory {rss:.1f} MB (target <= 60 MB)")
     return 0
+
+
+def figures(row) -> str:
+    """One row of the table: published p50/p99, phone p50/p99, floor p50/p99 (ms), and phone p99 / floor p99."""
+    return (f"{row[0]:>14.2f} {row[1]:>7.2f} {row[2]:>10.2f} {row[3]:>7.2f} {row[4]:>10.2f} {row[5]:>7.2f}"
+            f" {row[6]:>11.2f}x")
 
 
 def load() -> str:

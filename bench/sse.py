@@ -58,7 +58,7 @@ PHONE_NUMBERS = itertools.count()
 
 
 class Phone(threading.Thread):
-    """One client reading an event stream, noting when each event id arrives."""
+    """One client reading an event stream, noting when each event id arrives, and what it said."""
 
     def __init__(self, port: int, path: str):
         super().__init__(daemon=True)
@@ -69,16 +69,23 @@ class Phone(threading.Thread):
         self.socket = self.connection.sock  # the response's reader keeps it open past connection.close()
         self.response = self.connection.getresponse()
         self.arrived: dict[int, float] = {}
+        self.data: dict[int, bytes] = {}  # each event's data line, as sent (parsed only by whoever asks)
         self.changed = threading.Condition()
         self.start()
 
     def run(self):
+        event_id = None
         try:
             for raw in self.response:
                 if raw.startswith(b"id: "):
+                    event_id = int(raw[4:])
                     now = time.perf_counter()
                     with self.changed:
-                        self.arrived[int(raw[4:])] = now
+                        self.arrived[event_id] = now
+                        self.changed.notify_all()
+                elif raw.startswith(b"data: ") and event_id is not None:
+                    with self.changed:
+                        self.data[event_id] = raw[6:]
                         self.changed.notify_all()
         except (OSError, ValueError):
             pass  # the connection was closed
@@ -91,6 +98,14 @@ class Phone(threading.Thread):
         with self.changed:
             self.changed.wait_for(seen, timeout)
             return min(seen(), default=None)
+
+    def first(self, wanted, after: int, timeout: float) -> int | None:
+        """The id of the first event after id `after` whose data `wanted(data)` accepts, waiting up to `timeout` s."""
+        def found():
+            return next((i for i, data in self.data.items() if i > after and wanted(data)), None)
+
+        with self.changed:
+            return self.changed.wait_for(found, timeout)
 
     def close(self):
         """Hang up: the server sees the connection end (closing the connection alone leaves the socket open

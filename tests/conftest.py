@@ -64,13 +64,3 @@ def table(tmp_path, clock):
     table = demo_table(tmp_path / "table.sqlite3", clock=clock)
     yield table
     table.stop()
-
-
-@pytest.fixture(autouse=True)
-def catalogs_of_this_test():
-    """The catalogs an app registers stay with the test that made it: a hall's words are not served by the
-    next test's table (one process holds them all; a deployed table never sees the hall's)."""
-    yield
-    i18n = sys.modules.get("companion.web.i18n")
-    if i18n is not None and i18n._AREAS.pop("hall", None) is not None:
-        i18n.clear()

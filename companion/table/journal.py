@@ -2,7 +2,9 @@
 
 The runtime thread never waits for the disk: it queues each write (a
 journal line, a show's end, a cradle's orientation) and goes on. A writer
-thread of its own takes everything queued so far and commits it in one
+thread of its own, woken by the first write, lets WRITE_WINDOW_S pass (the
+change it belongs to is meanwhile sent to the phones, the writer's work not
+in its way), then takes everything queued so far and commits it in one
 transaction — one fsync for all of it (group commit) — and only then drops
 it from the queue. A write that fails (the card is full, another process
 holds the database) stays queued and is retried with a growing pause; the
@@ -26,6 +28,7 @@ from companion.table.checkpoints import CheckpointKeeper
 
 log = logging.getLogger(__name__)
 
+WRITE_WINDOW_S = 0.005  # after the first write is queued: the change reaches the phones before the disk
 RETRY_FIRST_S = 0.05
 RETRY_MAX_S = 5.0
 DRAIN_S = 5.0  # how long stopping may wait for the last writes
@@ -119,6 +122,7 @@ class Journal:
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._ops or self._stopping)
+                self._cond.wait_for(lambda: self._stopping, WRITE_WINDOW_S)
                 if self._stopping:
                     return
             if self._write_batch():

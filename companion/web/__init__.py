@@ -28,6 +28,7 @@ DEFAULTS = {
     "SSE_KEEPALIVE_S": 15.0,  # a comment line on a quiet stream, well inside every timeout on the way
     "SSE_RETRY_MS": 3000,  # how soon a dropped browser reconnects
     "SSE_MAX_STREAMS": 40,  # open streams at once; the server keeps threads beyond this for plain requests
+    "SSE_REFUSED_RETRY_MS": 5000,  # a page refused a stream (every slot taken) reads the show and asks again this often
     "STRIP_MAX_FPS": 15.0,  # the on-screen strip needs no more
     "MAX_CONTENT_LENGTH": 32 * 1024,  # the largest body: a custom event with its rules text fits many times
     "LAN_ADDRESSES": None,  # this machine's network addresses for the QR code; None: looked up (ifaddr)

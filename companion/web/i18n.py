@@ -51,9 +51,14 @@ def _merged(lang: str, areas) -> dict[str, str]:
 
 
 @cache
-def catalog(lang: str) -> dict[str, str]:
-    """Every message of `lang`: the site's and every area's."""
-    return _merged(lang, list(_AREAS.values()))
+def catalog(lang: str, areas: tuple[str, ...] | None = None) -> dict[str, str]:
+    """Every message of `lang`: the site's and those of the areas named (None: every registered area)."""
+    return _merged(lang, [_AREAS[name] for name in (_AREAS if areas is None else areas)])
+
+
+def own_catalog(lang: str) -> dict[str, str]:
+    """The catalog of the current app's own areas: a table never serves the hall's words, nor the hall the table's."""
+    return catalog(lang, tuple(a.name for a in current_app.extensions.get("areas", ())))
 
 
 @cache
@@ -100,12 +105,12 @@ def translate(key: str, **params) -> str:
     page's area says it; any other area's message is still found, as a template is not weighed by the page."""
     lang = language()
     text = area_catalog(page_area(), lang).get(key)
-    return fill(text if text is not None else catalog(lang).get(key, key), params)
+    return fill(text if text is not None else own_catalog(lang).get(key, key), params)
 
 
 def event_name(event_id: str, name: str) -> str:
     """A built-in event's name in the catalog's words; a players' own event as they named it."""
-    return catalog(language()).get(f"events.{event_id}", name)
+    return own_catalog(language()).get(f"events.{event_id}", name)
 
 
 def when(iso: str | None) -> str:
@@ -172,7 +177,9 @@ def catalog_json(code: str):
     area = request.args.get("area")
     if area is not None and area not in {a.name for a in current_app.extensions.get("areas", ())}:
         return jsonify({"error": f"no area {area[:20]!r}", "field": "area"}), 404
-    response = jsonify(area_catalog(area, code))
+    # As UTF-8 rather than \u escapes: the Japanese catalog is a third smaller, the English one a little.
+    body = json.dumps(area_catalog(area, code), ensure_ascii=False, separators=(",", ":"))
+    response = current_app.response_class(body, mimetype="application/json")
     response.cache_control.max_age = 3600
     return response
 

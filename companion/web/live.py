@@ -15,6 +15,7 @@ paced loop of their own (`strip_stream`).
 """
 
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -154,13 +155,17 @@ class Streams:
 
     A slot is freed as soon as its stream ends: when the server closes, or
     within WAKE_S of its phone closing the connection (waitress tells the
-    app through `waitress.client_disconnected`).
+    app through `waitress.client_disconnected`). A stream refused is told to
+    come back after `refused_retry_ms`, the period at which a refused page
+    reads the show meanwhile (live.js).
     """
 
-    def __init__(self, limit: int, *, keepalive_s: float, retry_ms: int, per_client: int = STREAMS_PER_CLIENT):
+    def __init__(self, limit: int, *, keepalive_s: float, retry_ms: int, refused_retry_ms: int,
+                 per_client: int = STREAMS_PER_CLIENT):
         self.closing = threading.Event()
         self.limit, self.per_client = limit, per_client
         self._keepalive_s, self._retry_ms = keepalive_s, retry_ms
+        self._retry_after_s = math.ceil(refused_retry_ms / 1000)  # Retry-After counts whole seconds
         self._lock = threading.Lock()
         self._open: dict[str, int] = {}  # client address -> streams it holds
 
@@ -187,9 +192,9 @@ class Streams:
             stream.close()
             if greedy:
                 raise coded(TooManyRequests(f"this address already has {self.per_client} live streams open; "
-                                            "close one first", retry_after=5), "errors.streams_full")
-            raise coded(ServiceUnavailable("too many live streams are open; try again shortly", retry_after=5),
-                        "errors.streams_full")
+                                            "close one first", retry_after=self._retry_after_s), "errors.streams_full")
+            raise coded(ServiceUnavailable("too many live streams are open; try again shortly",
+                                           retry_after=self._retry_after_s), "errors.streams_full")
         response = Response(stream, mimetype="text/event-stream")
         response.headers["Cache-Control"] = "no-cache"
         response.headers["X-Accel-Buffering"] = "no"
@@ -212,4 +217,5 @@ def init_app(app) -> None:
     config = app.config
     app.extensions["streams"] = Streams(config["SSE_MAX_STREAMS"], keepalive_s=config["SSE_KEEPALIVE_S"],
                                         retry_ms=config["SSE_RETRY_MS"],
+                                        refused_retry_ms=config["SSE_REFUSED_RETRY_MS"],
                                         per_client=config.get("SSE_STREAMS_PER_CLIENT", STREAMS_PER_CLIENT))

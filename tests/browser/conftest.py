@@ -4,10 +4,14 @@ Without /usr/bin/chromium or the playwright package these tests are skipped,
 saying why; with COMPANION_REQUIRE_BROWSER=1 (as in CI) they fail instead.
 Every test gets a fresh demo table served on 127.0.0.1, a fresh browser
 profile, and a check at the end that no request left 127.0.0.1 and no script
-failed. Screenshots go to tests/artifacts/.
+failed; `serve` and `phone` do the same for a table the test builds itself (on
+tilt pins, or a clock the test moves), with the phone's sound watched.
+Screenshots go to tests/artifacts/.
 """
 
+import json
 import os
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,6 +26,36 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 PHONE = {"width": 390, "height": 844}
 SPEED = 10.0  # show seconds per wall second: a 30 s glass runs out in 3 s
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+# Wrap Web Audio, vibration and the wake lock so the test sees what the page asks of them.
+WATCH = """
+window.__tones = []; window.__vibrations = []; window.__locks = [];
+const RealContext = window.AudioContext;
+window.AudioContext = class extends RealContext {
+  createOscillator() {
+    const oscillator = super.createOscillator();
+    const start = oscillator.start.bind(oscillator);
+    oscillator.start = (at) => { window.__tones.push(Math.round(oscillator.frequency.value)); start(at); };
+    return oscillator;
+  }
+};
+Object.defineProperty(navigator, "vibrate", { value: (pattern) => { window.__vibrations.push(pattern); return true; } });
+Object.defineProperty(navigator, "wakeLock", { value: { request: async (type) => {
+  const sentinel = new EventTarget();
+  sentinel.released = false;
+  sentinel.release = async () => { sentinel.released = true; window.__locks.push("released"); };
+  window.__locks.push(type);
+  return sentinel;
+} } });
+"""
+
+
+def api(url: str, path: str, body: dict) -> dict:
+    """POST `body` to the table at `url` as a script does, with the PIN: its JSON answer."""
+    request = urllib.request.Request(url + path.lstrip("/"), data=json.dumps(body).encode(), method="POST",
+                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
 
 
 def browser_missing() -> str | None:
@@ -107,3 +141,49 @@ def shot():
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
     return save
+
+
+@pytest.fixture
+def serve():
+    """serve(table) -> the table started and served on 127.0.0.1, stopped at the end."""
+    running = []
+
+    def start(table):
+        table.start()
+        server = make_server(table, "127.0.0.1", 0)
+        thread = ServerThread(server)
+        running.append((thread, table))
+        return SimpleNamespace(table=table, server=server, url=thread.url)
+
+    yield start
+    for thread, table in running:
+        thread.close()
+        table.stop()
+
+
+@pytest.fixture
+def phone(launch):
+    """open(url, viewport, lang, init) -> a page at that size, its sound (and `init`, a script run before the
+    page's own) watched, recording requests and script errors, checked at the end."""
+    opened = []
+
+    def open_page(url, viewport=PHONE, lang=None, init=""):
+        context = launch(viewport)
+        if lang:
+            context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+        context.add_init_script(WATCH + init)
+        page = context.pages[0] if context.pages else context.new_page()
+        record = SimpleNamespace(page=page, context=context, url=url, requests=[], errors=[])
+        context.on("request", lambda request: record.requests.append(request.url))
+        page.on("pageerror", lambda error: record.errors.append(str(error)))
+        page.on("console", lambda m: record.errors.append(m.text)
+                if m.type == "error" and "status of 4" not in m.text else None)
+        opened.append(record)
+        page.goto(url)
+        return page
+
+    yield open_page
+    for record in opened:
+        record.context.close()
+        assert [u for u in record.requests if not u.startswith(record.url)] == [], "a request left 127.0.0.1"
+        assert record.errors == []

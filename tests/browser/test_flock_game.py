@@ -10,6 +10,7 @@ legal targets light up after the first tap.
 """
 
 import json
+import re
 
 import pytest
 
@@ -62,8 +63,8 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     cubes_left(viewer, expect, game)
     for p in players:  # names beside species
         expect(viewer.locator(f"#players-table tr[data-player='{p}'] th")).to_contain_text(named[p])
-    assert viewer.locator("#game-board .cell[data-row='0'][data-col='0']").get_attribute("aria-label").startswith(
-        "row 1, column 1")  # numbered for people, from 1
+    expect(viewer.locator("#game-board [role=cell]").first).to_have_accessible_name(
+        re.compile(r"^row 1, column 1: "))  # numbered for people, from 1
 
     mover, other = game.turn, next(p for p in players if p != game.turn)
     flight = next(m for m in game.legal_moves() if m["do"] == "fly_side")

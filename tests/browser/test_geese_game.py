@@ -44,7 +44,7 @@ def tap_move(page, expect, player: str, move: Move) -> None:
     expect(page.locator("#chosen button")).to_have_count(len(move.cards))
     if move.take is not None:
         page.click(f'#ground button[data-card="{key(move.take)}"]')
-        expect(page.locator("#take-line .gcard")).to_have_count(1)
+        expect(page.locator("#take-line .gcard[aria-pressed='true']")).to_have_count(1)
     if move.kind == "arrive":
         page.click("#arrive")
     else:

@@ -5,6 +5,8 @@ import urllib.request
 
 import pytest
 
+from .test_bird_keys import spoken
+
 SETUP = [{"n": 6, "suit": "gull"}, {"n": 6, "suit": "thrush"}, {"n": 3, "suit": "gull"}, {"n": 1, "suit": "goose"},
          {"n": 2, "suit": "eagle"}, {"n": 4, "suit": "crane"}, {"n": 5, "suit": "crane"}]  # one short of 8
 
@@ -57,7 +59,8 @@ def test_two_phones_share_the_wintering_ground(browser, launch, expect, shot):
     keeper.click("#arrive")
     expect(six.locator(".range")).to_have_text("6–10 (w = 4)")
     expect(viewer.locator('#totals tr[data-player="ann"] .wintering-vp')).to_have_text("1")
-    expect(viewer.locator("#vp-log li")).to_have_text(["#1 ann: ■ 6 → 1 VP"])
+    expect(viewer.locator("#vp-log li")).to_have_count(1)
+    assert spoken(viewer, "#vp-log li") == "#1 ann: eagle 6 → 1 VP"  # the card in words, its symbol for the eye
     expect(viewer.locator("#next-turn")).to_have_text("Next turn: ben")
 
     # Ben tries to migrate one card as 2: the rules refuse in words a player reads (the field path is the

@@ -6,10 +6,7 @@ wake lock are watched through the browser's own objects, wrapped before the
 page loads; nothing leaves 127.0.0.1.
 """
 
-import json
 import re
-import urllib.request
-from types import SimpleNamespace
 
 import pytest
 
@@ -19,33 +16,11 @@ from companion.records import Store
 from companion.table import Table, demo_table
 from companion.web import create_app
 from companion.web.i18n import catalog
-from companion.web.server import ServerThread, make_server
 
-PHONE = {"width": 390, "height": 844}
+from .conftest import PHONE, api
+
 TABLET = {"width": 768, "height": 1024}
 TRAINING_SETUP = {"red": "a_up", "yellow": "a_up", "purple": "a_up", "orange": "a_up", "green": "side", "blue": "side"}
-
-# Wrap Web Audio, vibration and the wake lock so the test sees what the page asks of them.
-WATCH = """
-window.__tones = []; window.__vibrations = []; window.__locks = [];
-const RealContext = window.AudioContext;
-window.AudioContext = class extends RealContext {
-  createOscillator() {
-    const oscillator = super.createOscillator();
-    const start = oscillator.start.bind(oscillator);
-    oscillator.start = (at) => { window.__tones.push(Math.round(oscillator.frequency.value)); start(at); };
-    return oscillator;
-  }
-};
-Object.defineProperty(navigator, "vibrate", { value: (pattern) => { window.__vibrations.push(pattern); return true; } });
-Object.defineProperty(navigator, "wakeLock", { value: { request: async (type) => {
-  const sentinel = new EventTarget();
-  sentinel.released = false;
-  sentinel.release = async () => { sentinel.released = true; window.__locks.push("released"); };
-  window.__locks.push(type);
-  return sentinel;
-} } });
-"""
 
 
 @pytest.fixture
@@ -53,51 +28,6 @@ def expect(playwright):
     from playwright.sync_api import expect
 
     return expect
-
-
-@pytest.fixture
-def serve():
-    """serve(table) -> the table started and served on 127.0.0.1, stopped at the end."""
-    running = []
-
-    def start(table):
-        table.start()
-        server = make_server(table, "127.0.0.1", 0)
-        thread = ServerThread(server)
-        running.append((thread, table))
-        return SimpleNamespace(table=table, server=server, url=thread.url)
-
-    yield start
-    for thread, table in running:
-        thread.close()
-        table.stop()
-
-
-@pytest.fixture
-def phone(launch):
-    """open(url, viewport, lang) -> a page at that size, recording requests and script errors, checked at the end."""
-    opened = []
-
-    def open_page(url, viewport=PHONE, lang=None):
-        context = launch(viewport)
-        if lang:
-            context.add_cookies([{"name": "lang", "value": lang, "url": url}])
-        context.add_init_script(WATCH)
-        page = context.pages[0] if context.pages else context.new_page()
-        record = SimpleNamespace(page=page, context=context, url=url, requests=[], errors=[])
-        context.on("request", lambda request: record.requests.append(request.url))
-        page.on("pageerror", lambda error: record.errors.append(str(error)))
-        page.on("console", lambda m: record.errors.append(m.text)
-                if m.type == "error" and "status of 4" not in m.text else None)
-        opened.append(record)
-        page.goto(url)
-        return page
-
-    yield open_page
-    for record in opened:
-        record.context.close()
-        assert [u for u in record.requests if not u.startswith(record.url)] == [], "a request left 127.0.0.1"
-        assert record.errors == []
 
 
 def tilt_table(tmp_path, speed: float) -> Table:
@@ -111,13 +41,6 @@ def put(table: Table, colour: str, pose: str) -> None:
     hands = Hands(table)
     for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
         hands.close(pin, closed)
-
-
-def api(url: str, path: str, body: dict) -> dict:
-    request = urllib.request.Request(url + path.lstrip("/"), data=json.dumps(body).encode(), method="POST",
-                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def unlock(page, expect):
@@ -163,7 +86,7 @@ def test_the_setup_check_ticks_each_glass_as_the_players_set_it(serve, phone, ex
     shot(page, f"page-setup-check-{viewport['width']}")
 
     page.click("#start-form button[type=submit]")
-    expect(page.locator("#show-status")).to_have_text("The show is running")
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
     expect(check).to_be_hidden()
     assert page.evaluate("document.getElementById('timers').getBoundingClientRect().top") < viewport["height"] / 2
 
@@ -237,7 +160,7 @@ def test_the_result_card_says_why_shows_once_and_leaves_no_warning_behind(serve,
     assert page.evaluate("""() => { const a = document.querySelector("nav a"); const b = a.getBoundingClientRect();
         return document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) === a; }""")
     later = phone(table.url)  # a phone opened after the show ended: the status says it, no card
-    expect(later.locator("#show-status")).to_have_text("Lost")
+    expect(later.locator("#show-status")).to_have_text("Training: lost")
     expect(later.locator("#result")).to_be_hidden()
     # One time base: the show's length in show time, as the card says (1:00, not the 6 s it took at 10x);
     # dates in the phone's own time, never UTC.
@@ -251,7 +174,7 @@ def test_the_result_card_says_why_shows_once_and_leaves_no_warning_behind(serve,
     page.click("#result-close")
     expect(page.locator("#result")).to_be_hidden()
     page.reload()
-    expect(page.locator("#show-status")).to_have_text("Lost")
+    expect(page.locator("#show-status")).to_have_text("Training: lost")
     expect(page.locator("#result")).to_be_hidden()
 
 
@@ -307,7 +230,7 @@ def test_after_a_restart_a_change_asks_for_the_pin_again_in_the_pages_language(s
     expect(dialog).to_be_hidden()
     expect(page.locator("#start-form")).to_be_visible()
     page.click("#start-form button[type=submit]")
-    expect(page.locator("#show-status")).to_have_text("ショーの最中です")
+    expect(page.locator("#show-status")).to_have_text("トレーニング：ショーの最中です")
 
 
 @pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390", "768"])
@@ -355,7 +278,7 @@ def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, playwright, exp
 def test_a_watching_phone_sees_every_glass_the_countdown_and_the_tokens_on_its_first_screen(serve, phone, expect,
                                                                                               shot, tmp_path):
     table = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
-    for lang, running in (("en", "The show is running"), ("ja", None)):
+    for lang, running in (("en", "Training: the show is running"), ("ja", None)):
         page = phone(table.url, lang=lang)
         if lang == "en":
             api(table.url, "/api/show/start", {"event": "training"})

@@ -164,7 +164,7 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
 
     # The table page plays a show with the new settings: the red glass read by its sensors, timed as calibrated.
     page.click("#start-form button[type=submit]")
-    expect(page.locator("#show-status")).to_have_text("The show is running")
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
     fresh.hands.wait(5.0)
     show = page.evaluate("fetch('/api/show').then((r) => r.json())")
     assert show["timers"]["red"]["source"] == "tilt" and show["timers"]["blue"]["source"] == "emulated"

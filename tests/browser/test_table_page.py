@@ -1,13 +1,13 @@
 """The pages in a real browser, as players use them on a phone: shows started, sand running out, a win."""
 
-import json
 import socket
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from .conftest import api
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,13 +80,6 @@ def unlock(page, expect, pin="1234"):
         expect(page.locator("#start-form")).to_be_visible()
 
 
-def api(url: str, path: str, body: dict) -> dict:
-    request = urllib.request.Request(url + path.lstrip("/"), data=json.dumps(body).encode(), method="POST",
-                                     headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
-
-
 def check_accessible(page, where: str) -> None:
     page.wait_for_load_state("load")  # the stylesheet too: colours read before it applies are the browser's own
     assert page.evaluate(UNLABELLED_CONTROLS) == [], where
@@ -108,7 +101,7 @@ def test_a_training_show_from_a_phone(browser, expect, shot):
     unlock(page, expect)
     expect(page.locator("#start-event option")).to_have_count(1)
     page.click("#start-form button[type=submit]")
-    expect(page.locator("#show-status")).to_have_text("The show is running")
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
     expect(page.locator("#start-form")).to_be_hidden()
 
     # The sand drains in the browser, frame by frame, between the table's updates.
@@ -173,6 +166,8 @@ def test_winning_a_show_shows_three_stars(browser, expect, shot):
     expect(page.locator("#result")).to_be_visible()
     expect(page.locator("#result-title")).to_have_text("You won!")
     expect(page.locator("#result-stars")).to_have_text("★★★")
+    expect(page.locator("#show-status")).to_have_text("Solo red: won, 3 of 3 stars")
+    expect(page.locator("#cue-log li").last).to_have_text("You won! Stars: 3")  # the result, read out
     shot(page, "phone-win")
 
     page.click("#result-close")
@@ -196,7 +191,7 @@ def test_controls_are_labelled_and_text_is_readable(browser, expect, demo):
     page.click("text=Calibrate a glass")
     check_accessible(page, "table, unlocked")
     api(browser.url, "/api/show/start", {"event": "training"})
-    expect(page.locator("#show-status")).to_have_text("The show is running")
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
     check_accessible(page, "table, running")
     api(browser.url, "/api/show/abort", {})
     for path in ("scorepad", "shows", "shows/1", "pin"):
@@ -209,7 +204,7 @@ def test_a_tablet_on_its_side_shows_the_glasses_in_one_row(browser, expect, shot
     page.set_viewport_size({"width": 1280, "height": 800})
     api(browser.url, "/api/show/start", {"event": "training"})
     page.goto(browser.url)
-    expect(page.locator("#show-status")).to_have_text("The show is running")
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
     tops = {round(page.locator(f"#timer-{c}").bounding_box()["y"]) for c in
             ("red", "orange", "yellow", "green", "blue", "purple")}
     assert len(tops) == 1

@@ -1,11 +1,17 @@
 """The table runtime on mock pins: physical glasses on tilt cradles, and LED-emulated ones on buttons."""
 
+import ctypes
+import sys
+
 import pytest
 
 from companion.clock import FakeClock
 from companion.errors import Conflict
 from companion.table import demo_table
+from companion.table.runtime import SWITCH_INTERVAL_S, TIMER_SLACK_NS
 from tabletop import Hands, journal, lines_of, live, near, replayed, tilt_table
+
+PR_GET_TIMERSLACK = 30  # <linux/prctl.h>
 
 
 @pytest.fixture
@@ -216,3 +222,14 @@ def test_runtime_thread_with_fake_clock(tmp_path):
     finally:
         table.stop()
     assert not table.alive()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="timer slack is Linux's")
+def test_the_runtime_thread_wakes_at_its_deadlines_without_timer_slack(tmp_path):
+    prctl = ctypes.CDLL(None).prctl
+    table = demo_table(tmp_path / "t.sqlite3", clock=FakeClock()).start()
+    try:
+        assert table.runtime.submit(lambda: prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) == TIMER_SLACK_NS
+        assert sys.getswitchinterval() <= SWITCH_INTERVAL_S  # a woken thread soon gets the interpreter
+    finally:
+        table.stop()

@@ -6,6 +6,7 @@ import re
 import sqlite3
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -20,6 +21,7 @@ WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
 SOLO = {"id": "solo", "name": "Solo", "countdown": "red", "running": ["red"], "countdown_start": 1}
 LAN_PHONE = {"REMOTE_ADDR": "192.168.1.20"}
+IMPORTED = re.compile(r"""^import\b[^"']*["']([^"']+)["']""", re.M)  # a module's static imports
 
 
 @pytest.fixture
@@ -300,9 +302,21 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
         "lang": ("en", "ja"), "error": ("400", "403", "404", "405", "409", "413", "429", "500", "other"),
         "setup.source": ("tilt", "hub", "emulated"), "setup.driver": ("spi", "pwm", "pi5", "fake"),
         "setup.pose": ("a_up", "b_up", "side"), "setup.part": ("countdown", "tokens"),
+        "cues": ("low_sand", "runout", "advance", "win", "loss", "switch", "switch_on"),
+        "status": ("running", "win", "loss"), "table": ("alerts_on",),
     }.items() for x in values}
     missing = sorted(key for key in asked if "." in key and not key.endswith(".") and key not in known)
     assert missing == []
+
+
+def test_a_table_serves_the_words_of_its_own_areas_only(client):
+    from companion.mqtt.hall import Hall, create_hall_app
+
+    hall = create_hall_app(Hall(), testing=True).test_client()  # in the same process: its areas registered too
+    assert "hall.title" in hall.get("/i18n/en.json?area=hall").json
+    served = client.get("/i18n/ja.json?area=table").json
+    assert "hall.title" not in served and served["countdown.title"] == "カウントダウン"
+    assert client.get("/i18n/ja.json?area=hall").status_code == 404
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
@@ -311,15 +325,16 @@ def test_the_table_page_and_its_assets_stay_under_100_kb(client, lang):
     page = client.get("/")
     total = len(page.data)
     text = page.get_data(as_text=True)
-    links = Page(text).links
-    assets = [link for link in links if link.startswith("/static/")]
-    assets += [html.unescape(re.search(r'data-catalog="([^"]+)"', text).group(1))]  # fetched by the script
-    imports = set()
-    for script in WEB.glob("static/js/*.js"):
-        imports.add(f"/static/js/{script.name}")  # modules the entry script imports
-    for script in WEB.glob("show/static/*.js"):
-        imports.add(f"/table/static/{script.name}")
-    for path in set(assets) | imports:
+    parsed = Page(text)
+    assets = {link for link in parsed.links if link.startswith("/static/")}
+    assets.add(html.unescape(re.search(r'data-catalog="([^"]+)"', text).group(1)))  # fetched by the script
+    modules = [script["src"] for script in parsed.scripts if script.get("src")]
+    while modules:  # every module the page's scripts import, and theirs
+        path = modules.pop()
+        assets.add(path)
+        source = client.get(path).get_data(as_text=True)
+        modules += [url for url in (urljoin(path, name) for name in IMPORTED.findall(source)) if url not in assets]
+    for path in assets:
         response = client.get(path)
         assert response.status_code == 200, path
         total += len(response.data)

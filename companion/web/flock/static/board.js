@@ -1,6 +1,7 @@
 // The flock drawn as a grid of buttons: each bird by its species' symbol and colour, its sex by ♂/♀.
 
 import { t } from "/static/js/i18n.js";
+import { redraw, rovingGrid, symbolText, tabStop } from "/static/js/keys.js";
 
 export const limits = JSON.parse(document.getElementById("flock").dataset.limits);
 export const unlocked = document.getElementById("flock").dataset.unlocked === "yes";
@@ -25,39 +26,57 @@ export function emptyBoard(columns) {
   return Array.from({ length: limits.rows }, () => Array(columns).fill(null));
 }
 
-// Draw `board` into `el`. Options: onTap(row, col), marks (Set of "r,c"), selected ("r,c"), holes (Set of "r,c").
-export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), targets = new Set(), label = "" } = {}) {
-  const columns = board[0].length;
-  el.replaceChildren();
-  el.style.setProperty("--columns", columns);
-  el.setAttribute("role", "group");
+// Draw `board` into `el`. Options: onTap(row, col), marks (Set of "r,c"), selected ("r,c"), holes (Set of "r,c"),
+// targets (Set of "r,c"), focus ("r,c": the cell to move the focus to). With onTap the board is a grid of
+// buttons, one tab stop moved by the arrow keys; a redraw keeps the focus on the same space.
+export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), targets = new Set(), label = "", focus = null } = {}) {
+  el.style.setProperty("--columns", board[0].length);
+  el.setAttribute("role", onTap ? "grid" : "table");
   el.setAttribute("aria-label", label || t("flock.board.label"));
-  board.forEach((row, r) => row.forEach((bird, c) => {
-    const cell = document.createElement(onTap ? "button" : "span");
-    const key = `${r},${c}`;
-    if (onTap) {
-      cell.type = "button";
-      cell.addEventListener("click", () => onTap(r, c));
-    }
-    cell.className = "cell";
-    cell.dataset.row = r;
-    cell.dataset.col = c;
-    if (bird) {
-      cell.classList.add("bird");
-      cell.style.setProperty("--bird", limits.looks[bird.owner].fill);
-      cell.dataset.owner = bird.owner;
-    }
-    if (marks.has(key)) cell.classList.add("marked");
-    if (targets.has(key)) cell.classList.add("target");
-    if (holes.has(key)) cell.classList.add("hole");
+  redraw(el, () => {
+    el.replaceChildren(...board.map((row, r) => {
+      const line = document.createElement("div");
+      line.className = "board-row";
+      line.setAttribute("role", "row");
+      line.append(...row.map((bird, c) => drawCell(bird, r, c, { onTap, marks, selected, holes, targets })));
+      return line;
+    }));
+    if (!onTap) return;
+    rovingGrid(el);
+    tabStop(el, focus);
+  });
+  if (focus) tabStop(el, focus).focus();
+}
+
+function drawCell(bird, r, c, { onTap, marks, selected, holes, targets }) {
+  const place = document.createElement("div");
+  place.setAttribute("role", onTap ? "gridcell" : "cell");
+  const cell = document.createElement(onTap ? "button" : "span");
+  const key = `${r},${c}`;
+  if (onTap) {
+    cell.type = "button";
+    cell.addEventListener("click", () => onTap(r, c));
     if (selected === key) cell.setAttribute("aria-pressed", "true");
-    cell.textContent = birdSymbol(bird) || (holes.has(key) ? "?" : marks.has(key) ? "◎" : "·");
-    const where = t("flock.cell.where", { row: r + 1, col: c + 1 }); // numbered for people, from 1
-    const note = marks.has(key) ? ` (${t("flock.cell.marked")})` : targets.has(key) ? ` (${t("flock.cell.target")})` : "";
-    cell.setAttribute("aria-label", `${where}: ${birdName(bird)}${note}`);
-    cell.title = cell.getAttribute("aria-label");
-    el.append(cell);
-  }));
+  }
+  cell.className = "cell";
+  cell.dataset.row = r;
+  cell.dataset.col = c;
+  cell.dataset.key = key;
+  if (bird) {
+    cell.classList.add("bird");
+    cell.style.setProperty("--bird", limits.looks[bird.owner].fill);
+    cell.dataset.owner = bird.owner;
+  }
+  if (marks.has(key)) cell.classList.add("marked");
+  if (targets.has(key)) cell.classList.add("target");
+  if (holes.has(key)) cell.classList.add("hole");
+  const where = t("flock.cell.where", { row: r + 1, col: c + 1 }); // numbered for people, from 1
+  const note = marks.has(key) ? ` (${t("flock.cell.marked")})` : targets.has(key) ? ` (${t("flock.cell.target")})` : "";
+  const words = `${where}: ${birdName(bird)}${note}`;
+  symbolText(cell, birdSymbol(bird) || (holes.has(key) ? "?" : marks.has(key) ? "◎" : "·"), words);
+  cell.title = words;
+  place.append(cell);
+  return place;
 }
 
 // A small element with text, for building lists and tables.

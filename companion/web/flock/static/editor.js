@@ -2,6 +2,7 @@
 
 import { getJSON, postJSON } from "/static/js/api.js";
 import { t } from "/static/js/i18n.js";
+import { redraw } from "/static/js/keys.js";
 import { birdName, birdSymbol, drawBoard, el, emptyBoard, limits, playerLabel, unlocked } from "./board.js";
 
 // A stage editor inside `root` (a _stage_form.html block). Returns {setPlayers, setBoard, value, error}.
@@ -25,6 +26,7 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
       input.checked = JSON.stringify(bird) === JSON.stringify(state.brush);
       input.addEventListener("change", () => { state.brush = bird; });
       const mark = el("span", bird ? birdSymbol(bird) : "·", bird ? "swatch bird" : "swatch");
+      mark.setAttribute("aria-hidden", "true"); // the bird's name follows in words
       if (bird) mark.style.setProperty("--bird", limits.looks[bird.owner].fill);
       label.append(input, mark, el("span", bird ? birdName(bird) : t("flock.brush.empty")));
       label.dataset.brush = i;
@@ -55,20 +57,25 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
     drawHands();
   }
 
+  // The cards entered, each with its Remove button; a removed card's focus goes to the next one's button,
+  // else the one before, else to the button that adds a card.
   function drawHands() {
     const list = q(".hands");
-    list.replaceChildren();
-    for (const p of state.players) {
-      for (const [i, card] of (state.hands[p] ?? []).entries()) {
-        const item = el("li", `${playerLabel(p)}: ${card.spaces.map((s) => t("flock.movement.space", s)).join(" + ")}`);
-        const remove = el("button", t("flock.movement.remove"));
-        remove.type = "button";
-        remove.setAttribute("aria-label", `${t("flock.movement.remove")}: ${item.textContent}`);
-        remove.addEventListener("click", () => { state.hands[p].splice(i, 1); drawHands(); });
-        item.append(" ", remove);
-        list.append(item);
+    redraw(list, () => {
+      list.replaceChildren();
+      for (const p of state.players) {
+        for (const [i, card] of (state.hands[p] ?? []).entries()) {
+          const item = el("li", `${playerLabel(p)}: ${card.spaces.map((s) => t("flock.movement.space", s)).join(" + ")}`);
+          const remove = el("button", t("flock.movement.remove"));
+          remove.type = "button";
+          remove.dataset.key = `${p}-${i}`;
+          remove.setAttribute("aria-label", `${t("flock.movement.remove")}: ${item.textContent}`);
+          remove.addEventListener("click", () => { state.hands[p].splice(i, 1); drawHands(); });
+          item.append(" ", remove);
+          list.append(item);
+        }
       }
-    }
+    }, () => [...list.querySelectorAll("button")].at(-1) ?? q(".add-card"));
   }
 
   function setPlayers(players) {

@@ -2,6 +2,7 @@
 
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
+import { announce, redraw, tabStop } from "/static/js/keys.js";
 
 await loadMessages();
 const { birdName, drawBoard, el, limits, playerLabel, setNames, unlocked } = await import("./board.js");
@@ -12,6 +13,7 @@ const mode = root.dataset.mode;
 const FLIGHT_CARDS = ["dodge", "sharp_dodge", "lead_change", "diagonal", "free_flight"];
 let game = null;
 let selected = null; // [row, col] of the bird tapped first
+let home = null; // "row,col": the space the focus goes back to when the choices close (the bird, or where it landed)
 let editor = null;
 
 const $ = (id) => document.getElementById(id);
@@ -31,15 +33,21 @@ async function send(path, body) {
     if (editor && !$("stage-entry").hidden) editor.show(refusal(data));
     // A refused move leaves the board as it was, answering taps again.
     selected = null;
-    $("choices")?.replaceChildren();
-    if (mode === "moves" && game) drawMoves(game.view);
+    if (mode === "moves" && game) {
+      drawMoves(game.view);
+      closeChoices();
+    }
     slot.scrollIntoView({ block: "nearest" });
     return false;
   }
   selected = null;
-  $("choices")?.replaceChildren();
   if ($("move-error")) $("move-error").textContent = "";
   render(data);
+  if (mode === "moves") {
+    closeChoices();
+    // A button the move disabled (Pass, when the stage ends) drops the focus: it goes on to the board or the entry.
+    if (document.activeElement === document.body) focusBoard();
+  }
   return true;
 }
 
@@ -103,52 +111,79 @@ const sameSpace = (a, b) => a[0] === b[0] && a[1] === b[1];
 const flightsFrom = (view, from, to = null) => view.legal.filter((m) => m.from && sameSpace(m.from, from)
   && (to === null || sameSpace(m.to, to)));
 
+// The focus back on the board, at `home`; when the board answers no taps now, on the stage's entry if open.
+function focusBoard() {
+  const board = $("game-board");
+  if (board.getAttribute("role") === "grid") tabStop(board, home).focus();
+  else document.querySelector("#stage-entry:not([hidden]) :is(input, button, select)")?.focus();
+}
+
+// Empty the choices; a focus that was on them goes back to the board, so it never falls to the page.
+function closeChoices() {
+  const box = $("choices");
+  const hadFocus = box.contains(document.activeElement);
+  box.replaceChildren();
+  announce($("board-status"), "");
+  if (hadFocus) focusBoard();
+}
+
+// Choices laid out below the board: said in the status (or why there are none), the focus on the first.
+function openChoices(...items) {
+  const box = $("choices");
+  box.replaceChildren(...items);
+  const n = box.querySelectorAll("button.flock-choice").length;
+  announce($("board-status"), n ? t("flock.game.options", { n }) : box.querySelector(".help:last-of-type").textContent);
+  (box.querySelector("button.flock-choice") ?? box.querySelector("button")).focus();
+}
+
+// Cancel (the button or Escape): no bird chosen, no choices open, the focus on the bird or space it began from.
+function cancel() {
+  selected = null;
+  $("move-error").textContent = "";
+  drawMoves(game.view);
+  closeChoices();
+  focusBoard();
+}
+
 function cancelButton() {
-  return button(t("flock.game.cancel"), () => {
-    selected = null;
-    $("choices").replaceChildren();
-    $("move-error").textContent = "";
-    drawMoves(game.view);
-  }, "quiet cancel");
+  return button(t("flock.game.cancel"), cancel, "quiet cancel");
 }
 
 function flightChoices(view, from, to) {
-  const box = $("choices");
-  box.replaceChildren();
   const mover = view.board[from[0]][from[1]];
   const allowed = flightsFrom(view, from, to);
-  box.append(el("p", t("flock.game.chosen", { from: birdName(mover), to: birdName(view.board[to[0]][to[1]]) }), "help"));
+  const fly = (move) => { home = to.join(","); act(move); }; // the focus follows the bird to where it lands
+  const items = [el("p", t("flock.game.chosen", { from: birdName(mover), to: birdName(view.board[to[0]][to[1]]) }), "help")];
   for (const kind of ["fly_side", "fly_line"]) {
     if (!allowed.some((m) => m.do === kind)) continue;
-    box.append(button(t("flock.price", { what: t(`flock.action.${kind}`), cubes: view.prices[kind] }),
-      () => act({ do: kind, from, to }), "flock-choice", kind));
+    items.push(button(t("flock.price", { what: t(`flock.action.${kind}`), cubes: view.prices[kind] }),
+      () => fly({ do: kind, from, to }), "flock-choice", kind));
   }
   const cards = [...FLIGHT_CARDS, "neutral"].filter((card) => allowed.some((m) => m.do === "card" && m.card === card));
   if (cards.length) {
-    const through = throughDisplay(view, box);
+    const through = throughDisplay(view);
+    items.push(through.parentElement);
     for (const card of cards) {
-      box.append(button(t("flock.price", { what: t(`flock.card.${card}`), cubes: view.card_costs[card] }),
-        () => act(through.checked ? { do: "card", card: "display", as: card, from, to } : { do: "card", card, from, to }),
+      items.push(button(t("flock.price", { what: t(`flock.card.${card}`), cubes: view.card_costs[card] }),
+        () => fly(through.checked ? { do: "card", card: "display", as: card, from, to } : { do: "card", card, from, to }),
         "flock-choice", `card-${card}`));
     }
   }
-  box.append(cancelButton());
+  openChoices(...items, cancelButton());
 }
 
 // "Play it through the display card": the same flight, paid at the display card's cost; the card stays there.
-function throughDisplay(view, box) {
+function throughDisplay(view) {
   const label = el("label", "", "check");
   const input = document.createElement("input");
   input.type = "checkbox";
   input.disabled = view.display === 0;
   label.append(input, ` ${t("flock.card.through_display")}`);
-  box.append(label);
   return input;
 }
 
 function addChoices(view, col) {
-  const box = $("choices");
-  box.replaceChildren();
+  const box = document.createDocumentFragment();
   const source = document.querySelector('input[name="supply"]:checked')?.value ?? "deck";
   const bird = source === "deck" ? "deck" : Number(source);
   box.append(el("p", t("flock.game.add_to", { col: col + 1 }), "help"));
@@ -178,36 +213,47 @@ function addChoices(view, col) {
         () => act({ do: "card", card: "favourite", bird: view.deck_birds[Number(pick.value)].bird, col, at }), "flock-choice"));
     }
   }
-  box.append(cancelButton());
+  openChoices(box, cancelButton());
 }
 
 function drawSupply(view) {
   const box = $("supply");
-  box.replaceChildren(el("span", t("flock.game.supply")));
+  const chosen = box.querySelector('input[name="supply"]:checked')?.value;
   const options = [...view.face_up.map((bird, i) => [String(i), birdName(bird)]), ["deck", t("flock.game.deck_top", { n: view.deck })]];
-  for (const [value, text] of options) {
-    const label = el("label", "", "check");
-    const input = document.createElement("input");
-    input.type = "radio";
-    input.name = "supply";
-    input.value = value;
-    input.checked = value === "deck";
-    label.append(input, ` ${text}`);
-    box.append(label);
-  }
-  for (let col = 0; col < view.depths.length; col += 1) {
-    box.append(button(t("flock.game.add_column", { col: col + 1 }), () => addChoices(view, col), "add-column"));
-  }
+  redraw(box, () => {
+    box.replaceChildren(el("span", t("flock.game.supply")));
+    for (const [value, text] of options) {
+      const label = el("label", "", "check");
+      const input = document.createElement("input");
+      input.type = "radio";
+      input.name = "supply";
+      input.value = value;
+      input.dataset.key = `supply-${value}`;
+      label.append(input, ` ${text}`);
+      box.append(label);
+    }
+    const keep = box.querySelector(`input[value="${chosen}"]`) ?? box.querySelector('input[value="deck"]');
+    keep.checked = true;
+    for (let col = 0; col < view.depths.length; col += 1) {
+      const add = button(t("flock.game.add_column", { col: col + 1 }), () => addChoices(view, col), "add-column");
+      add.dataset.key = `column-${col}`;
+      box.append(add);
+    }
+  });
 }
 
-function drawMoves(view) {
+// The board of the game in turn: a bird tapped (or chosen by Enter) lights up where it can fly, and the focus
+// moves to the first of those places; an empty space offers to add a bird to its column.
+function drawMoves(view, focus = null) {
   const targets = new Set(selected ? flightsFrom(view, selected).map((m) => m.to.join(",")) : []);
   drawBoard($("game-board"), view.board, {
     selected: selected ? selected.join(",") : null,
     targets,
+    focus,
     label: t("flock.game.board"),
     onTap: unlocked && view.turn ? (r, c) => {
       $("move-error").textContent = "";
+      if (!selected) home = `${r},${c}`;
       if (!selected && !view.board[r][c]) return addChoices(view, c); // an empty space: add to its column
       if (!selected) {
         if (!flightsFrom(view, [r, c]).length) {
@@ -217,9 +263,13 @@ function drawMoves(view) {
         }
         selected = [r, c];
         $("choices").replaceChildren(el("p", t("flock.game.pick_target", { bird: birdName(view.board[r][c]) }), "help"), cancelButton());
-      } else if (selected[0] === r && selected[1] === c) {
+        const places = flightsFrom(view, selected).map((m) => m.to).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        announce($("board-status"), t("flock.game.targets", { n: new Set(places.map(String)).size }));
+        return drawMoves(view, places[0].join(","));
+      }
+      if (selected[0] === r && selected[1] === c) {
         selected = null;
-        $("choices").replaceChildren();
+        closeChoices();
       } else if (!targets.has(`${r},${c}`)) {
         $("move-error").textContent = t("flock.game.not_target", { row: r + 1, col: c + 1 });
         return;
@@ -248,18 +298,24 @@ function drawMoves(view) {
 // A score card played in turn: it scores another card from the hand at once, on the board as it is now.
 async function drawScoreCard(view) {
   const box = $("score-card");
-  box.replaceChildren();
-  if (!view.turn || view.hands[view.turn] < 2) return;
-  const saved = (await getJSON(root.dataset.cardsApi)).movement;
-  if (!Object.keys(saved).length) {
-    box.append(el("p", t("flock.card.score_none"), "help"));
-    return;
-  }
-  const pick = document.createElement("select");
-  pick.setAttribute("aria-label", t("flock.card.score_pick"));
-  for (const name of Object.keys(saved)) { const o = el("option", name); o.value = name; pick.append(o); }
-  box.append(pick, button(t("flock.price", { what: t("flock.card.score"), cubes: view.card_costs.score }),
-    () => act({ do: "card", card: "score", spaces: saved[pick.value].spaces }), "flock-choice"));
+  const playable = view.turn && view.hands[view.turn] >= 2;
+  const saved = playable ? (await getJSON(root.dataset.cardsApi)).movement : {};
+  redraw(box, () => {
+    box.replaceChildren();
+    if (!playable) return;
+    if (!Object.keys(saved).length) {
+      box.append(el("p", t("flock.card.score_none"), "help"));
+      return;
+    }
+    const pick = document.createElement("select");
+    pick.setAttribute("aria-label", t("flock.card.score_pick"));
+    pick.dataset.key = "score-pick";
+    for (const name of Object.keys(saved)) { const o = el("option", name); o.value = name; pick.append(o); }
+    const play = button(t("flock.price", { what: t("flock.card.score"), cubes: view.card_costs.score }),
+      () => act({ do: "card", card: "score", spaces: saved[pick.value].spaces }), "flock-choice");
+    play.dataset.key = "score-play";
+    box.append(pick, play);
+  });
 }
 
 function drawSheet(view) {
@@ -310,6 +366,14 @@ function render(data) {
 }
 
 render(await getJSON(root.dataset.gameApi));
+if (mode === "moves") {
+  // Escape cancels a chosen bird or the choices open below the board.
+  $("game-board").closest("section").addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || (!selected && !$("choices").childElementCount)) return;
+    event.preventDefault();
+    cancel();
+  });
+}
 const live = new EventSource(root.dataset.events);
 live.addEventListener("game", (event) => render(JSON.parse(event.data)));
 if (mode === "sheet" && unlocked) {

@@ -3,7 +3,7 @@
 
 import { postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
-import { arithmetic, chip, picker, rulesOf } from "./cards.js";
+import { arithmetic, chip, drawChosen, picker, pickerStop, rulesOf } from "./cards.js";
 
 await loadMessages();
 
@@ -27,8 +27,8 @@ function group(m) {
 }
 
 async function check() {
-  $("chosen").replaceChildren(...(hand.length ? hand.map((card, i) => chip(card, {
-    onClick: () => { hand.splice(i, 1); check(); } })) : [t("geese.turn.none")]));
+  drawChosen($("chosen"), hand, { onDrop: (i) => { hand.splice(i, 1); check(); },
+    emptied: () => pickerStop($("picker")), status: $("hand-status") });
   const mine = ++asked;
   const answer = await postJSON(root.dataset.api, { hand, wintering: wintering() });
   if (mine !== asked) return; // a newer question is on its way

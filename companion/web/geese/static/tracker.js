@@ -4,7 +4,8 @@
 
 import { errorText, postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
-import { chip, picker, rulesOf, same } from "./cards.js";
+import { redraw, rovingGrid, tabStop } from "/static/js/keys.js";
+import { cardName, chip, drawChosen, picker, pickerStop, rulesOf, same } from "./cards.js";
 
 await loadMessages();
 
@@ -18,6 +19,8 @@ let take = null;
 
 const bare = (card) => ({ n: card.n, suit: card.suit }); // a card as the API reads it (no on-screen count)
 const settingUp = () => view.actions.length === 0 && view.wintering.length < view.setup_size;
+const offerTake = () => !settingUp() && chosen.length === 2; // two arriving cards take one of the ground back
+const markTake = (card) => { take = take && same(take, card) ? null : bare(card); render(); };
 
 function cell(row, content) {
   const td = document.createElement("td");
@@ -27,8 +30,14 @@ function cell(row, content) {
   return td;
 }
 
+// A ground card taken out at setup leaves the focus on its row's next card, else on the picker.
 function renderGround() {
   const body = $("ground");
+  const gone = (key) => body.querySelector(`tr[data-number="${key.split("-")[0]}"] button`) ?? pickerStop($("picker"));
+  redraw(body, () => drawGround(body), gone);
+}
+
+function drawGround(body) {
   body.replaceChildren();
   const open = unlocked && !view.over;
   for (const row of view.ground) {
@@ -42,8 +51,7 @@ function renderGround() {
     const chips = row.cards.map((card) => {
       if (!open) return chip(card, { count: card.count });
       if (settingUp()) return chip(card, { count: card.count, onClick: (c) => layOut(bare(c), false) });
-      return chip(card, { count: card.count, pressed: take !== null && same(take, card),
-        onClick: (c) => { take = take && same(take, c) ? null : bare(c); render(); } });
+      return chip(card, { count: card.count, pressed: take !== null && same(take, card), onClick: markTake });
     });
     cell(tr, chips.length ? chips : ["–"]);
     body.append(tr);
@@ -133,11 +141,36 @@ function renderTurn() {
   if (!unlocked) return;
   $("turn-panel").hidden = view.over;
   $("undo").disabled = view.actions.length === 0;
-  $("chosen").replaceChildren(...(chosen.length ? chosen.map((card, i) => chip(card, {
-    onClick: () => { chosen.splice(i, 1); render(); } })) : [t("geese.turn.none")]));
-  $("take-line").replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
+  const more = take ? t("geese.turn.taking", { card: cardName(take) })
+    : offerTake() ? t("geese.turn.take_help") : "";
+  drawChosen($("chosen"), chosen, { onDrop: (i) => { chosen.splice(i, 1); render(); },
+    emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
+  renderTake();
   $("lay-out").hidden = view.actions.length > 0;
   $("migrate-value").placeholder = String(chosen.length || "");
+}
+
+// Beside the chosen cards when two arrive: the ground's cards, one to take back (one Tab stop, arrow keys).
+function renderTake() {
+  const line = $("take-line");
+  redraw(line, () => {
+    if (!offerTake()) {
+      line.replaceChildren(take ? `${t("geese.actions.take")} ` : t("geese.turn.take_help"), ...(take ? [chip(take)] : []));
+      return;
+    }
+    const label = document.createElement("span");
+    label.id = "take-pick";
+    label.textContent = t("geese.turn.take_pick");
+    const choices = document.createElement("div");
+    choices.className = "take-choices";
+    choices.setAttribute("role", "toolbar");
+    choices.setAttribute("aria-labelledby", label.id);
+    choices.append(...view.ground.flatMap((row) => row.cards).map((card) => chip(card, {
+      count: card.count, pressed: take !== null && same(take, card), onClick: markTake, key: `take-${card.n}-${card.suit}` })));
+    line.replaceChildren(label, choices);
+    rovingGrid(choices);
+    tabStop(choices, take ? `take-${take.n}-${take.suit}` : undefined);
+  });
 }
 
 function render() {
@@ -204,14 +237,28 @@ if (unlocked) {
     send(root.dataset.actions, { action: { player: $("turn-player").value, migrate: { value, cards: chosen.map(bare) } } });
   });
   $("undo").addEventListener("click", askUndo);
-  $("undo-no").addEventListener("click", () => { $("undo-confirm").hidden = true; });
+  // The question answered, the focus goes back to Undo (or to the picker when nothing is left to undo).
+  const answered = () => ($("undo").disabled ? pickerStop($("picker")) : $("undo")).focus();
+  $("undo-no").addEventListener("click", () => { $("undo-confirm").hidden = true; answered(); });
+  $("undo-confirm").addEventListener("keydown", (event) => { if (event.key === "Escape") $("undo-no").click(); });
   $("undo-yes").addEventListener("click", async () => {
     $("undo-confirm").hidden = true;
     await send(root.dataset.undo, {}, "undo-error");
+    answered();
   });
-  $("clear").addEventListener("click", () => {
+  const clear = () => {
     chosen = []; take = null; $("turn-error").textContent = ""; $("migrate-value").value = ""; render();
-  });
+  };
+  $("clear").addEventListener("click", clear);
+  // Escape in the turn or on the ground clears the choice; the focus goes back to the picker.
+  for (const part of [$("turn-panel"), $("ground")]) {
+    part.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || (!chosen.length && !take)) return;
+      event.preventDefault();
+      clear();
+      pickerStop($("picker")).focus();
+    });
+  }
 }
 
 const events = new EventSource(root.dataset.events);

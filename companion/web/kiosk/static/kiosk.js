@@ -3,7 +3,7 @@
 // state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
 
 import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
-import { followShow } from "/static/js/live.js";
+import { followShow, writeLive } from "/static/js/live.js";
 import { symbolMark } from "/static/js/looks.js";
 import { Glass } from "/table/static/glass.js";
 
@@ -49,8 +49,8 @@ function accept(state) {
 function render() {
   const idle = show.outcome === "idle";
   $("kiosk-title").textContent = idle ? t("show.title") : eventName(show.event);
-  $("kiosk-status").textContent = show.stars ? t("kiosk.result", { outcome: t(`outcome.${show.outcome}`), stars: "★".repeat(show.stars) })
-    : t(`outcome.${show.outcome}`);
+  writeLive($("kiosk-status"), show.stars ? t("kiosk.result", { outcome: t(`outcome.${show.outcome}`), stars: "★".repeat(show.stars) })
+    : t(`outcome.${show.outcome}`));
   page.dataset.outcome = show.outcome;
   $("kiosk-idle").hidden = !idle;
   $("kiosk-track-box").hidden = idle;

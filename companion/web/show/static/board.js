@@ -16,7 +16,7 @@ export function item(text, className = "") {
 }
 
 // A show's own name on this phone: ids start again on a fresh database, start times do not.
-const showKey = (show) => `${show.id}@${show.started}`;
+export const showKey = (show) => `${show.id}@${show.started}`;
 
 export class Board {
   constructor(looks, crowdTokens) {

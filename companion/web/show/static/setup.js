@@ -26,6 +26,7 @@ function line(colour, symbol, event, sensor) {
   const mark = document.createElement("span");
   mark.className = "mark";
   mark.textContent = want === "unused" ? "–" : ok ? "✓" : "✗";
+  mark.setAttribute("role", "img"); // a tick read as its words
   mark.setAttribute("aria-label", t(want === "unused" ? "table.setup_unused_mark" : ok ? "table.setup_ok" : "table.setup_unset"));
   const what = document.createElement("span");
   what.className = "what";

@@ -1,16 +1,18 @@
 // The live show page: draws every state the table sends, and lets the sand run between them.
 // A running glass's sand is computed from the state's top_s, the show speed and the moment the
 // state arrived, once per animation frame: no polling, and smooth whatever the update rate.
-// What happened since the last state (a run-out, an advance, the end) sounds on phones that opted in.
+// What happened since the last state goes into the live log, and sounds and is said on phones that opted in.
 
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { enhance } from "/static/js/forms.js";
 import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
-import { followShow } from "/static/js/live.js";
+import { followShow, writeLive } from "/static/js/live.js";
 import { Alerts } from "./alerts.js";
 import { Board, eventShape, item } from "./board.js";
 import { Glass } from "./glass.js";
+import { Milestones, mostImportant, RANK, sentence } from "./milestones.js";
 import { drawSetupCheck } from "./setup.js";
+import { Voice } from "./speech.js";
 import { showStrip } from "./strip.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,14 +23,15 @@ const unlocked = page.dataset.unlocked === "1";
 const crowdTokens = Number(page.dataset.crowdTokens);
 const alerts = new Alerts(JSON.parse(page.dataset.sounds));
 const board = new Board(looks, crowdTokens);
+const milestones = new Milestones(crowdTokens);
+const voice = new Voice();
+const LOG_LENGTH = 8; // the live log keeps the last this many milestones
 
 await loadMessages();
 
 let show = null; // the latest state from the table
 let receivedAt = 0; // when it arrived (performance.now())
 let animating = false;
-let heard = null; // what this page has already announced of the show: {id, runouts, advances, outcome}
-const low = new Set(); // glasses drawn as low on sand right now
 let events = []; // the events the table knows, for the setup check
 
 const tiles = Object.fromEntries(colours.map((colour) => {
@@ -61,28 +64,36 @@ function say(text) {
 
 // The stream's states come in order (after a restart on a fresh database their seq starts lower);
 // an answer to this page's own change is taken unless the stream has already brought as new a state.
-function accept(state, { answer = false } = {}) {
+function accept(state, { answer = false, gap = false } = {}) {
   if (answer && show && (state.seq < show.seq || (state.seq === show.seq && (state.t ?? 0) <= (show.t ?? 0)))) return;
   show = state;
   receivedAt = performance.now();
-  announce();
+  tell(milestones.next(state, gap));
   render();
 }
 
 // After Start on this phone: the glasses in view.
 const showGlasses = () => $("timers").scrollIntoView({ block: "start" });
 
-// Sound what is new since the last state of the same show; a page opened mid-show stays quiet about the past.
-function announce() {
-  const now = show.outcome === "idle" ? null
-    : { id: show.id, runouts: show.runouts.length, advances: show.advances.length, outcome: show.outcome };
-  if (now && heard && heard.id === now.id) {
-    if (now.outcome !== heard.outcome && (now.outcome === "win" || now.outcome === "loss")) alerts.play(now.outcome);
-    else if (now.runouts > heard.runouts) alerts.play("runout");
-    else if (now.advances > heard.advances) alerts.play("advance");
+// Every new milestone into the live log and, in order, to the voice (which keeps the one that matters);
+// the most important sounds.
+function tell(news) {
+  if (!news.length) return;
+  const log = $("cue-log");
+  for (const milestone of news) {
+    log.append(item(sentence(milestone)));
+    voice.say(sentence(milestone), RANK[milestone.kind]);
   }
-  if (!now || now.id !== heard?.id) low.clear();
-  heard = now;
+  while (log.children.length > LOG_LENGTH) log.firstElementChild.remove();
+  $("cue-log-empty").hidden = true;
+  alerts.play(mostImportant(news).kind);
+}
+
+// The status line names the event and how its show stands; written only when that changes.
+function status() {
+  if (show.outcome === "idle") return t("show.idle");
+  const slots = { event: eventName(show.event), stars: show.stars, total: crowdTokens };
+  return ["running", "win", "loss"].includes(show.outcome) ? t(`status.${show.outcome}`, slots) : t(`outcome.${show.outcome}`);
 }
 
 function sandNow(timer, now) {
@@ -94,7 +105,7 @@ function render() {
   const idle = show.outcome === "idle";
   $("show-title").textContent = idle ? t("show.title")
     : eventName(show.event) + (show.challenge ? ` · ${t("start.challenge")}` : "");
-  $("show-status").textContent = idle ? t("show.idle") : t(`outcome.${show.outcome}`);
+  writeLive($("show-status"), status());
   page.classList.toggle("running", running()); // during a show: the glasses, countdown and tokens on one screen
   board.draw(show);
   for (const colour of colours) renderTimer(colour);
@@ -146,12 +157,9 @@ function drawTimer(colour, now) {
   return flowing;
 }
 
-// Low sand: an outline, a sign with a symbol and words, and (once per low spell) the low-sand sound.
+// Low sand: an outline and a sign with a symbol and words (heard as a milestone, at the table's warning).
 function markLow(colour, isLow) {
   const { tile, lowSign } = tiles[colour];
-  if (isLow && !low.has(colour)) alerts.play("low_sand");
-  if (isLow) low.add(colour);
-  else low.delete(colour);
   tile.classList.toggle("low", isLow);
   lowSign.hidden = !isLow;
 }
@@ -161,6 +169,8 @@ function renderBanner() {
   const waiting = running() ? colours.filter((colour) => show.timers[colour]?.awaiting_turn) : [];
   const banner = $("runout-banner");
   banner.hidden = waiting.length === 0;
+  if (banner.dataset.waiting === String(waiting)) return; // redrawn only when it changes
+  banner.dataset.waiting = waiting;
   banner.replaceChildren(...waiting.map((colour) => {
     const line = document.createElement("p");
     line.dataset.colour = colour;
@@ -182,21 +192,26 @@ function frame(now) {
   else animating = false;
 }
 
-// ---- this phone's alerts ------------------------------------------------------------
+// ---- this phone's alerts and spoken cues ---------------------------------------------
 
-const alertsButton = $("alerts");
-
-function renderAlerts() {
-  alertsButton.setAttribute("aria-pressed", String(alerts.on));
-  alertsButton.textContent = t(alerts.on ? "table.alerts_on" : "table.alerts");
+// A switch kept on this phone: aria-pressed and its words (KEY, or KEY_on) say whether it is on.
+function renderSwitch(button, key, on) {
+  button.setAttribute("aria-pressed", String(on));
+  button.textContent = t(on ? `${key}_on` : key);
 }
 
+const alertsButton = $("alerts");
 alertsButton.addEventListener("click", async () => {
   await alerts.toggle();
-  renderAlerts();
+  renderSwitch(alertsButton, "table.alerts", alerts.on);
   if (show) alerts.keepAwake(running());
 });
-renderAlerts();
+renderSwitch(alertsButton, "table.alerts", alerts.on);
+
+const cuesButton = $("cues");
+cuesButton.addEventListener("click", () => renderSwitch(cuesButton, "cues.switch", voice.toggle(t("cues.on"))));
+cuesButton.hidden = !voice.synth; // a browser without speech keeps only the log
+renderSwitch(cuesButton, "cues.switch", voice.on);
 
 // Who starts: the rotation on the score pad, read again whenever a show begins or ends.
 let rotationFor = undefined;

@@ -1,0 +1,103 @@
+"""A phone past the live-stream cap still follows the show: its page reads the show by polling.
+
+The table is served with a single stream slot and a short refused-stream
+retry (both app settings). One page takes the slot; a second is refused
+(503) and falls back to reading /api/show every retry. A glass turned in its
+cradle through the mock pins must then show on the refused page too.
+"""
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from companion.config import Config, TiltConfig, default_timers
+from companion.hardware.mock import POSES, Hands, mock_pin_factory
+from companion.records import Store
+from companion.table import Table
+from companion.web import create_app
+from companion.web.server import ServerThread, make_server
+
+ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "purple", "countdown_start": 4,
+            "running": ["red"], "lying": ["purple"], "rules": ""}
+RETRY_MS = 200  # the refused page's polling period: short, so the test is quick
+REFUSED = "503"  # Chromium reports the refused stream on the console, naming its status
+SENSOR_WAIT_S = 10.0  # a turned glass is read within its debounce window; this only bounds a broken table
+
+
+@pytest.fixture
+def expect(playwright):
+    from playwright.sync_api import expect
+
+    return expect
+
+
+@pytest.fixture
+def capped(tmp_path):
+    """A table with tilt glasses on mock pins, served with one stream slot."""
+    config = Config(database=tmp_path / "tilt.sqlite3", timers=default_timers("tilt"),
+                    tilt=TiltConfig(start_window_s=0.0))
+    table = Table(config, Store(config.database), mock_pin_factory(), pin="1234").start()
+    app = create_app(table, config={"SSE_MAX_STREAMS": 1, "SSE_REFUSED_RETRY_MS": RETRY_MS})
+    server = ServerThread(make_server(table, "127.0.0.1", 0, app=app))
+    yield SimpleNamespace(table=table, url=server.url, streams=app.extensions["streams"])
+    server.close()
+    table.stop()
+
+
+@pytest.fixture
+def pages(launch, capped):
+    """open() -> a phone page on the capped table, its requests and script errors recorded and checked."""
+    opened = []
+
+    def open_page():
+        context = launch()
+        page = context.pages[0] if context.pages else context.new_page()
+        record = SimpleNamespace(page=page, context=context, requests=[], errors=[])
+        context.on("request", lambda request: record.requests.append(request.url))
+        page.on("pageerror", lambda error: record.errors.append(str(error)))
+        page.on("console", lambda m: record.errors.append(m.text) if m.type == "error" else None)
+        opened.append(record)
+        page.goto(capped.url)
+        return record
+
+    yield open_page
+    for record in opened:
+        record.context.close()
+        assert [u for u in record.requests if not u.startswith(capped.url)] == [], "a request left 127.0.0.1"
+        assert [e for e in record.errors if REFUSED not in e] == []
+
+
+def turn(table: Table, colour: str, pose: str) -> None:
+    """Set a glass in its cradle as hands would, and wait until the table's sensors read it (debounced)."""
+    hands = Hands(table)
+    for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
+        hands.close(pin, closed)
+    snapshot, ends = table.snapshot(), time.monotonic() + SENSOR_WAIT_S
+    while snapshot["sensors"][colour]["pose"] != pose:
+        assert time.monotonic() < ends, f"the sensors never read {colour} as {pose}"
+        snapshot = table.wait_for_change(snapshot["seq"], ends - time.monotonic())
+
+
+def test_a_page_refused_a_stream_follows_the_show_by_polling(capped, pages, expect):
+    turn(capped.table, "red", "a_up")
+    first = pages()
+    expect(first.page.locator("#show-status")).to_have_text("No show is running.")
+    assert capped.streams.held() == 1  # the first page's stream holds the only slot
+
+    second = pages()
+    expect(second.page.locator("#connection")).to_be_visible()  # refused: the page says it is not live
+    expect(second.page.locator("#show-status")).to_have_text("No show is running.")  # read once all the same
+
+    capped.table.start_show(ONLY_RED)
+    expect(second.page.locator("#show-status")).to_have_text("The show is running")
+    expect(second.page.locator("#timer-red")).to_have_attribute("data-state", "running")
+    turn(capped.table, "red", "side")  # laid down in its cradle: the sensors, debounced, stop its sand
+    expect(second.page.locator("#timer-red")).to_have_attribute("data-state", "lying")
+    expect(first.page.locator("#timer-red")).to_have_attribute("data-state", "lying")
+
+    assert capped.streams.held() == 1  # never a second stream: the second page followed by polling alone
+    assert any(u.endswith("/api/show") for u in second.requests)
+    assert not any(u.endswith("/api/show") for u in first.requests)
+    expect(second.page.locator("#connection")).to_be_visible()
+    expect(first.page.locator("#connection")).to_be_hidden()
