@@ -90,7 +90,7 @@ def test_a_page_refused_a_stream_follows_the_show_by_polling(capped, pages, expe
     expect(second.page.locator("#show-status")).to_have_text("No show is running.")  # read once all the same
 
     capped.table.start_show(ONLY_RED)
-    expect(second.page.locator("#show-status")).to_have_text("The show is running")
+    expect(second.page.locator("#show-status")).to_have_text("Only red: the show is running")
     expect(second.page.locator("#timer-red")).to_have_attribute("data-state", "running")
     turn(capped.table, "red", "side")  # laid down in its cradle: the sensors, debounced, stop its sand
     expect(second.page.locator("#timer-red")).to_have_attribute("data-state", "lying")
