@@ -69,6 +69,14 @@ def browser_missing() -> str | None:
     return None
 
 
+@pytest.fixture
+def expect(playwright):
+    """Playwright's expect, once Playwright is known to run here."""
+    from playwright.sync_api import expect
+
+    return expect
+
+
 @pytest.fixture(scope="session")
 def playwright():
     reason = browser_missing()

@@ -8,8 +8,8 @@ in a polite status. axe-core finds nothing wrong on the pages in any state
 reached on the way.
 """
 
-import pytest
 
+from .accessibility import no_axe_violations
 from .test_flock_game import SEED as FLOCK_SEED
 from .test_geese_game import NAMES as GEESE_NAMES
 
@@ -19,13 +19,6 @@ FLOCK_MOVE_MAX_KEYS = 6
 # the two chosen cards to the ground's cards offered, Enter on one to take back; Tab to "Birds arrive", Enter.
 GEESE_ARRIVAL_MAX_KEYS = 14
 STEPS = {(1, 0): "ArrowDown", (-1, 0): "ArrowUp", (0, 1): "ArrowRight", (0, -1): "ArrowLeft"}
-
-
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
 
 
 class Keys:
@@ -75,13 +68,6 @@ def spoken(page, selector: str) -> str:
         walk(el);
         return words.join(" ").replace(/\\s+/g, " ").trim();
     }""")
-
-
-def no_axe_violations(page, where: str) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
-    found = Axe().run(page).response["violations"]
-    assert [(v["id"], [n["target"] for n in v["nodes"]]) for v in found] == [], where
 
 
 def presses_for(flight, stop, first_target, order) -> int:

@@ -11,8 +11,6 @@ import random
 import re
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
-
 from companion.geese.game import Game
 from companion.geese.strategies import STRATEGIES
 from companion.skyrockets.events import parse_event
@@ -26,12 +24,6 @@ PIN = {"X-Table-Pin": "1234"}
 PLAY_FIELDS = {"board", "comments", "durationMin", "game", "location", "playDate", "players"}
 GAME_FIELDS = {"name", "sourceGameId", "highestWins", "noPoints"}  # bggId only when known
 PLAYER_FIELDS = {"name", "sourcePlayerId", "score", "rank", "role", "winner", "startPlayer"}
-
-
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-    return expect
 
 
 def record_show(table, n: int, outcome: str, stars: int = 0) -> int:

@@ -12,8 +12,6 @@ legal targets light up after the first tap.
 import json
 import re
 
-import pytest
-
 from companion.flock.game import Game
 
 from .layout import assert_inside
@@ -21,13 +19,6 @@ from .layout import assert_inside
 SEED = 11
 NAMES = ["Ann", "Ben"]
 NEST = ("3, 7, 11, 14, 16", "3")
-
-
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
 
 
 def cell(page, space):

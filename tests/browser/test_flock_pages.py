@@ -3,17 +3,8 @@
 import json
 import urllib.request
 
-import pytest
-
 from companion.flock.board import land
 from companion.flock.game import Game
-
-
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
 
 
 def unlock(page, url, next_path):

@@ -25,13 +25,6 @@ SEED = 1
 NAMES = ["ann", "ben", "cho", "dan"]
 
 
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
-
-
 def key(card) -> str:
     return f"{card.n}-{card.suit}"
 

@@ -3,19 +3,10 @@
 import json
 import urllib.request
 
-import pytest
-
 from .test_bird_keys import spoken
 
 SETUP = [{"n": 6, "suit": "gull"}, {"n": 6, "suit": "thrush"}, {"n": 3, "suit": "gull"}, {"n": 1, "suit": "goose"},
          {"n": 2, "suit": "eagle"}, {"n": 4, "suit": "crane"}, {"n": 5, "suit": "crane"}]  # one short of 8
-
-
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
 
 
 def api(url: str, path: str, body: dict) -> dict:

@@ -24,13 +24,6 @@ GEOMETRY = """() => {
 FONT_PX = "(selector) => parseFloat(getComputedStyle(document.querySelector(selector)).fontSize)"
 
 
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
-
-
 LAN = "192.168.1.20"  # the address the table's Wi-Fi gave the Pi, in these tests
 
 

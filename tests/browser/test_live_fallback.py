@@ -26,13 +26,6 @@ SENSOR_WAIT_S = 10.0  # a turned glass is read within its debounce window; this 
 
 
 @pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
-
-
-@pytest.fixture
 def capped(tmp_path):
     """A table with tilt glasses on mock pins, served with one stream slot."""
     config = Config(database=tmp_path / "tilt.sqlite3", timers=default_timers("tilt"),

@@ -23,13 +23,6 @@ TABLET = {"width": 768, "height": 1024}
 TRAINING_SETUP = {"red": "a_up", "yellow": "a_up", "purple": "a_up", "orange": "a_up", "green": "side", "blue": "side"}
 
 
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
-
-
 def tilt_table(tmp_path, speed: float) -> Table:
     config = Config(database=tmp_path / "tilt.sqlite3", timers=default_timers("tilt"),
                     tilt=TiltConfig(start_window_s=2.0))

@@ -4,19 +4,10 @@ filled with its values, never the English `error` the table sends along for scri
 import json
 import urllib.request
 
-import pytest
-
 from companion.flock.game import Game
 from companion.web.i18n import catalog, fill
 
 from .test_geese_tracker import SETUP, api
-
-
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
 
 
 def japanese(code: str, **params) -> str:

@@ -28,13 +28,6 @@ EMULATED = ("orange", "yellow", "green", "blue", "purple")
 
 
 @pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
-
-
-@pytest.fixture
 def fresh(tmp_path):
     """A table as the installer leaves it (its example config, mock pins), started and served on 127.0.0.1."""
     text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")

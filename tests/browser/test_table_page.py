@@ -66,13 +66,6 @@ SAND_OVER_FRAMES = """() => new Promise((done) => {
 })"""
 
 
-@pytest.fixture
-def expect(playwright):
-    from playwright.sync_api import expect
-
-    return expect
-
-
 def unlock(page, expect, pin="1234"):
     page.fill("#pin", pin)
     page.click(".pin-form button[type=submit]")
