@@ -77,13 +77,18 @@ def presses_for(flight, stop, first_target, order) -> int:
     return distance(stop, flight["from"]) + 1 + distance(first_target, flight["to"]) + 1 + order + 1
 
 
-def test_a_flight_from_the_keyboard_alone(browser, expect, shot):
-    url, page = browser.url, browser.page
-    page.goto(f"{url}pin?next=/flock?seed={FLOCK_SEED}")
+def lay_out_flock(page, url, expect, query: str = "") -> None:
+    """Unlock the Über den Wolken page with the PIN and lay out a table (the setup board drawn)."""
+    page.goto(f"{url}pin?next=/flock{query}")
     page.fill("#pin", "1234")
     page.click(".pin-form button[type=submit]")
     page.click("#setup-form button[type=submit]")
     expect(page.locator("#setup-board .cell")).to_have_count(15)
+
+
+def test_a_flight_from_the_keyboard_alone(browser, expect, shot):
+    url, page = browser.url, browser.page
+    lay_out_flock(page, url, expect, f"?seed={FLOCK_SEED}")
     page.click("#keep-moves")
     page.wait_for_url("**/flock/games/*")
     game_id = page.url.rstrip("/").rsplit("/", 1)[1]
@@ -246,11 +251,7 @@ def test_two_birds_arrive_from_the_keyboard_alone(browser, expect, shot):
 
 def test_axe_finds_nothing_wrong_on_the_bird_pages(browser, launch, expect):
     url, page = browser.url, browser.page
-    page.goto(f"{url}pin?next=/flock")
-    page.fill("#pin", "1234")
-    page.click(".pin-form button[type=submit]")
-    page.click("#setup-form button[type=submit]")
-    expect(page.locator("#setup-board .cell")).to_have_count(15)
+    lay_out_flock(page, url, expect)
     no_axe_violations(page, "Über den Wolken: a table laid out")
     page.click("#keep-sheet")
     page.wait_for_url("**/flock/games/*")
