@@ -100,11 +100,11 @@ class TurnedGlass:
         ends = time.monotonic() + deadline_s
         for i in range(edges):
             target = "b_up" if self._turns % 2 == 0 else "a_up"  # turn it over: B up, then A up again
-            start = time.perf_counter()
-            if self._turns % 2 == 0:
-                self._switch_a.drive_high(), self._switch_b.drive_low()
-            else:
-                self._switch_b.drive_high(), self._switch_a.drive_low()
+            leaving, arriving = (self._switch_a, self._switch_b) if self._turns % 2 == 0 else \
+                (self._switch_b, self._switch_a)
+            leaving.drive_high()
+            start = time.perf_counter()  # the pair's last edge: the settle window starts here
+            arriving.drive_low()
             self._turns += 1
             give_up = min(ends, time.monotonic() + edge_deadline_s)
             seq = self._phone.first(lambda data: json.loads(data)["timers"]["red"]["pose"] == target, self._seq,

@@ -1,7 +1,11 @@
 """The table's SQLite file: one way to connect, one transaction, one way to meet a row that does not read.
 
-Every thread keeps a connection of its own, so no Python lock is held
-while SQLite waits for another writer: a write is one `BEGIN IMMEDIATE`
+Each use of the file borrows a connection of its own for as long as it
+needs it, so no Python lock is held while SQLite waits for another writer,
+and a thread that borrows again inside its block gets the same one (its
+reads see its own transaction). Idle connections are kept for the next use,
+KEPT_IDLE at most: the web server has some fifty threads, and a connection
+each would cost the daemon megabytes. A write is one `BEGIN IMMEDIATE`
 transaction, and a database still locked after `BUSY_TIMEOUT_S` is reported
 as `RecordsBusy` (the web answers 503 with Retry-After; the journal keeps
 the write and retries). The file is in WAL mode, so readers never wait for
@@ -14,6 +18,7 @@ a writer, and each commit is fully synced.
 [1]
 """
 
+import math
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -27,6 +32,7 @@ RETRY_AFTER_S = 2  # what a busy answer asks the client to wait
 MAX_ROW_ID = 2**63 - 1  # the largest id SQLite can hold: larger ones cannot be looked up (or exist)
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
 CACHE_KIB = 256  # each connection's page cache
+KEPT_IDLE = 4  # connections kept open between uses: the journal's writer and a few pages at once
 
 
 class RecordsBusy(sqlite3.OperationalError):
@@ -60,7 +66,7 @@ def connect(path: str) -> sqlite3.Connection:
     db.row_factory = sqlite3.Row
     db.text_factory = text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error
     db.execute("PRAGMA synchronous=FULL")
-    # Every server thread keeps a connection: a small page cache each keeps the daemon's memory flat
+    # A small page cache for each connection kept keeps the daemon's memory flat
     # however many shows are stored (SQLite's default is 2 MB a connection; the OS caches the file anyway).
     db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     db.execute("PRAGMA foreign_keys=ON")
@@ -90,52 +96,75 @@ def busy_reported():
 
 
 class Database:
-    """One SQLite file with its schema; safe to use from any thread (each has its own connection)."""
+    """One SQLite file with its schema; safe to use from any thread (each use borrows a connection)."""
 
     def __init__(self, path: Path | str, schema: str):
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
+        # Each connection to ":memory:" is a database of its own: that one is never closed while in use.
+        self._kept = KEPT_IDLE if self.path != ":memory:" else math.inf
+        self._local = threading.local()  # the connection this thread has borrowed, if any
+        self._idle: list[sqlite3.Connection] = []
         self._opened: list[sqlite3.Connection] = []
-        self._opened_lock = threading.Lock()  # guards the list only; never held while SQLite waits
-        db = self.connection()
-        with busy_reported():
+        self._lock = threading.Lock()  # guards the lists only; never held while SQLite waits
+        with self.connection() as db, busy_reported():
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(schema)
 
-    def connection(self) -> sqlite3.Connection:
-        """This thread's connection, opened on first use and kept."""
-        db = getattr(self._local, "db", None)
+    @contextmanager
+    def connection(self):
+        """A connection for this block, this thread's alone: the one it already holds, else an idle or a new one."""
+        held = getattr(self._local, "db", None)
+        if held is not None:
+            yield held
+            return
+        with self._lock:
+            db = self._idle.pop() if self._idle else None  # the most recent: its cache is the warmest
         if db is None:
-            db = self._local.db = connect(self.path)
-            with self._opened_lock:
+            db = connect(self.path)
+            with self._lock:
                 self._opened.append(db)
-        return db
+        self._local.db = db
+        try:
+            yield db
+        finally:
+            self._local.db = None
+            self._give_back(db)
+
+    def _give_back(self, db: sqlite3.Connection) -> None:
+        if db.in_transaction:
+            db.execute("ROLLBACK")  # a block left half way must not hand its transaction on
+        with self._lock:
+            if db in self._opened and len(self._idle) < self._kept:
+                self._idle.append(db)
+                return
+            if db in self._opened:
+                self._opened.remove(db)
+        db.close()
 
     @contextmanager
     def transaction(self):
         """One atomic write: all of it lands, or none of it (RecordsBusy when another writer holds the file)."""
-        db = self.connection()
-        with busy_reported():
-            db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
+        with self.connection() as db:
             with busy_reported():
-                db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+                db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                with busy_reported():
+                    db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
 
     def read(self, sql: str, params=()) -> list[sqlite3.Row]:
         """The rows of one query, read without waiting for a writer (WAL)."""
-        with busy_reported():
-            return self.connection().execute(sql, params).fetchall()
+        with self.connection() as db, busy_reported():
+            return db.execute(sql, params).fetchall()
 
     def close(self) -> None:
-        with self._opened_lock:
-            opened, self._opened = self._opened, []
-            self._local = threading.local()
+        with self._lock:
+            opened, self._opened, self._idle = self._opened, [], []
         for db in opened:
             db.close()

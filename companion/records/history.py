@@ -33,7 +33,12 @@ RECORDS = ("event", "show", "players", "festival", "game", "card")
 
 def export_history(database: Database, *, wall: float) -> str:
     """Every finished record of the table as the history file's text."""
-    db = database.connection()
+    with database.connection() as db:
+        lines = _exported(db, wall)
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+def _exported(db, wall: float) -> list[dict]:
     lines = [{"format": FORMAT, "version": VERSION, "exported": iso(wall)}]
     for r in db.execute("SELECT id, data, saved FROM events ORDER BY id"):
         lines.append({"record": "event", "event": json.loads(r["data"]), "saved": r["saved"]})
@@ -55,7 +60,7 @@ def export_history(database: Database, *, wall: float) -> str:
     for r in db.execute("SELECT * FROM game_cards ORDER BY kind, name"):
         lines.append({"record": "card", "kind": r["kind"], "name": r["name"], "card": json.loads(r["card"]),
                       "saved": r["saved"]})
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    return lines
 
 
 def read_history(text: str) -> list[dict]:

@@ -359,9 +359,9 @@ class Store:
             row = played.pop(event.id, None)
             events.append(_pad_row(event.id, event.name, row))
         events += [_pad_row(event_id, row["name"], row) for event_id, row in played.items()]
-        db = self.database.connection()
-        players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
-        start_player = self._start_player(db)
+        with self.database.connection() as db:
+            players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
+            start_player = self._start_player(db)
         return {"events": events, "players": players, "start_player": start_player}
 
     def _rotation(self, db) -> int:

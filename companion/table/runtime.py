@@ -8,19 +8,24 @@ no polling. Without the thread (tests), `pump()` and `submit()` do the same
 work in the caller's thread.
 
 Two waits are kept short because a turned glass goes through both on its
-way to the phones: the thread's own timed wake at a deadline (Linux lets a
-timed wait end up to 50 µs late by default, its "timer slack"; the runtime
-asks for TIMER_SLACK_NS), and a woken thread's wait for the interpreter
-while another thread runs Python (5 ms at most by default; SWITCH_INTERVAL_S
-while a table runs), so a debounce settling or a stream sending a change
-never waits long behind a page being rendered.
+way to the phones: the thread's own timed wake at a deadline, and a woken
+thread's wait for the interpreter while another thread runs Python (5 ms at
+most by default; SWITCH_INTERVAL_S while a table runs), so a debounce
+settling or a stream sending a change never waits long behind a page being
+rendered. A timed wait ends late: by the kernel's "timer slack" (50 µs by
+default; the runtime asks for TIMER_SLACK_NS) and by the time the kernel
+takes to wake a thread, 0.1 to 0.3 ms on a Pi or a virtual machine. So the
+thread sleeps until LAST_STRETCH_S before a deadline and watches the clock
+for the rest, still taking any item that arrives meanwhile.
 """
 
 import ctypes
 import logging
+import os
 import queue
 import sys
 import threading
+import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable
@@ -30,6 +35,10 @@ log = logging.getLogger(__name__)
 TIMER_SLACK_NS = 1000  # the runtime's timed wakes end within a microsecond of their instant
 SWITCH_INTERVAL_S = 0.001  # a woken thread gets the interpreter within this of asking
 PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
+# The end of a wait for a deadline, watched on the clock rather than slept: longer than a timed wake
+# is late, short enough that the watching costs nothing to speak of (a few deadlines a second at most).
+LAST_STRETCH_S = 0.0005
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 @dataclass(frozen=True)
@@ -132,12 +141,7 @@ class Runtime:
     def _run(self) -> None:
         _precise_timers()
         while not self._stopping:
-            due = self._next_due()
-            timeout = None if due is None else max(0.0, due - self.clock.monotonic())
-            try:
-                item = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                item = None
+            item = self._next_item(self._next_due())
             with self._lock:
                 try:
                     if item is not None:
@@ -145,6 +149,28 @@ class Runtime:
                     self.pump()
                 except Exception:  # a bug must not stop the table: log it and go on
                     log.exception("runtime step failed")
+
+
+    def _next_item(self, due: float | None):
+        """The next queued item, or None once `due` (a monotonic instant) has come."""
+        if due is None:
+            return self._queue.get()
+        try:
+            return self._queue.get(timeout=max(0.0, due - self.clock.monotonic() - LAST_STRETCH_S))
+        except queue.Empty:
+            pass
+        watch_until = time.perf_counter() + 2 * LAST_STRETCH_S
+        while self.clock.monotonic() < due and time.perf_counter() < watch_until:
+            try:
+                return self._queue.get_nowait()
+            except queue.Empty:
+                _yield()  # the interpreter is free for other threads between looks (a sleep(0) would oversleep)
+        try:
+            if (left := due - self.clock.monotonic()) > 0:  # a clock not the machine's (a test's): wait on it
+                return self._queue.get(timeout=left)
+        except queue.Empty:
+            pass
+        return None
 
 
 def _precise_timers() -> None:

@@ -77,7 +77,8 @@ def test_a_table_file_is_migrated_to_the_current_schema_version(tmp_path):
         db.execute("DELETE FROM meta WHERE key = 'schema'")  # as a table written before festivals left it
     store.close()
     store = Store(tmp_path / "t.sqlite3")
-    assert schema_version(store.database.connection()) == SCHEMA_VERSION == 2
+    with store.database.connection() as db:
+        assert schema_version(db) == SCHEMA_VERSION == 2
 
 
 def test_stars_are_kept_at_their_best_and_every_attempt_counts(tmp_path):

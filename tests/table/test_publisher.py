@@ -8,12 +8,13 @@ RUNNING = {"outcome": "running", "t": 10.0, "speed": 2.0,
            "timers": {"red": {"state": "running", "top_s": 20.0}, "blue": {"state": "lying", "top_s": 5.0}}}
 
 
-def test_every_reader_of_a_fresh_snapshot_shares_one_text(monkeypatch):
+def test_a_snapshot_is_serialised_once_as_it_is_published_and_every_reader_shares_that_text(monkeypatch):
     publisher = Publisher(boot=1)
-    snapshot = publisher.publish(dict(RUNNING))
     dumped = []
     real = json.dumps
     monkeypatch.setattr(json, "dumps", lambda *a, **k: dumped.append(1) or real(*a, **k))
+    snapshot = publisher.publish(dict(RUNNING))
+    assert len(dumped) == 1
     texts = [publisher.text(snapshot, 10.0 + i * 0.0002) for i in range(40)]  # 40 phones within 4 ms
     assert len(dumped) == 1 and all(text is texts[0] for text in texts)
     assert json.loads(texts[0]) == snapshot

@@ -233,3 +233,28 @@ def test_the_runtime_thread_wakes_at_its_deadlines_without_timer_slack(tmp_path)
         assert sys.getswitchinterval() <= SWITCH_INTERVAL_S  # a woken thread soon gets the interpreter
     finally:
         table.stop()
+
+
+def test_a_deadline_is_never_settled_before_its_instant_though_the_thread_wakes_just_ahead_of_it():
+    from companion.clock import SystemClock
+    from companion.table.runtime import LAST_STRETCH_S, Runtime
+
+    clock = SystemClock()
+    runtime = Runtime(clock)
+    for ahead in (0.0, LAST_STRETCH_S / 2, 3 * LAST_STRETCH_S):
+        due = clock.monotonic() + ahead
+        assert runtime._next_item(due) is None
+        assert clock.monotonic() >= due
+    runtime.put("edge")
+    assert runtime._next_item(clock.monotonic() + 3600) == "edge"  # an item meanwhile comes at once
+
+
+def test_a_clock_that_does_not_move_by_itself_does_not_hold_the_thread_watching_it():
+    from companion.table.runtime import LAST_STRETCH_S, Runtime
+
+    clock = FakeClock()
+    runtime = Runtime(clock)
+    assert runtime._next_item(LAST_STRETCH_S / 2) is None  # watched a moment, then a plain timed wait
+    assert clock.monotonic() == 0.0
+    clock.advance(1.0)  # a fake clock's move is announced as an item (a tick): the thread looks again
+    assert runtime._next_item(2.0) is not None
