@@ -2,7 +2,7 @@
 
 Prints figures; asserts nothing. Targets: edge -> phone (mock pin -> core -> SSE
 client over HTTP, debounce excluded) p99 <= 20 ms and <= 2x the floor (a bare gpiozero callback
-pushing to a bare Flask SSE app) measured in the same run; idle CPU <= 0.5 % of one core during
+pushing the table's state to a bare Flask SSE app) measured in the same run; idle CPU <= 0.5 % of one core during
 a 6-timer show; resident memory <= 60 MB.
 
 Within each run the table and the floor take turns in blocks of edges, so that what else runs on
@@ -137,12 +137,16 @@ class TurnedGlass:
 
 
 class Floor:
-    """The floor: a bare gpiozero callback pushing straight into a bare Flask SSE stream, one phone reading it."""
+    """The floor: a bare gpiozero callback pushing straight into a bare Flask SSE stream, one phone reading it.
 
-    def __init__(self):
+    It sends `payload`, the table's own state as the phones get it, so that both carry the same bytes
+    (as bench/sse.py's floor does).
+    """
+
+    def __init__(self, payload: str):
         from gpiozero import DigitalInputDevice
 
-        app, publish, self._stop = floor_app(json.dumps({"pose": "a_up"}))
+        app, publish, self._stop = floor_app(payload)
         self._server = ServerThread(make_server(None, app=app))
         self._phone = Phone(self._server.server.effective_port, "/events")
         self._pins = mock_pin_factory()
@@ -198,7 +202,7 @@ def edges_in_turn(edges: int, blocks: int, deadline_s: float) -> tuple[list[floa
     so that load from elsewhere on the machine weighs on both alike."""
     ends = time.monotonic() + deadline_s
     published, delivered, bare = [], [], []
-    with TurnedGlass() as glass, Floor() as floor:
+    with TurnedGlass() as glass, Floor(glass.table.snapshot_text(glass.table.snapshot())) as floor:
         for block in range(blocks):
             count = edges * (block + 1) // blocks - edges * block // blocks
             p, d = glass.turn(count, deadline_s=max(1.0, ends - time.monotonic()))

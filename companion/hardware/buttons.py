@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from companion.hardware.debounce import StableLevel
+from companion.hardware.debounce import StableLevel, earliest
 from companion.hardware.pins import SwitchInputs
 from companion.hardware.source import ButtonAction  # noqa: F401  (re-exported)
 
@@ -63,8 +63,7 @@ class FlipButton:
 
     def next_due(self) -> float | None:
         """When the next action may happen if no edge comes first, or None if none can."""
-        dues = [self._button.next_due(), self._hold_due()]
-        return min((due for due in dues if due is not None), default=None)
+        return earliest(self._button.next_due(), self._hold_due())
 
     def _hold_due(self) -> float | None:
         return None if self._pressed_at is None else self._pressed_at + self.hold_s

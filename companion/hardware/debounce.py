@@ -5,6 +5,19 @@ from typing import Generic, TypeVar
 Level = TypeVar("Level")
 
 
+def earliest(*dues: float | None) -> float | None:
+    """The earliest of the instants given, None ones left out (None if none is left).
+
+    >>> earliest(None, 2.5, 1.0), earliest(None)
+    (1.0, None)
+    """
+    found = None
+    for due in dues:
+        if due is not None and (found is None or due < found):
+            found = due
+    return found
+
+
 class StableLevel(Generic[Level]):
     """One digital input whose level counts only once it has held still for `settle_s`.
 

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from companion.hardware.debounce import StableLevel
+from companion.hardware.debounce import StableLevel, earliest
 from companion.hardware.pins import SwitchInputs
 from companion.hardware.source import Change, Fault, FaultChange, PoseChange  # noqa: F401  (re-exported)
 from companion.skyrockets.hourglass import Pose
@@ -85,8 +85,7 @@ class TiltPair:
 
     def next_due(self) -> float | None:
         """When the next change may become true if no edge comes first, or None if none can."""
-        dues = [self._reading.next_due(), self._fault_due()]
-        return min((due for due in dues if due is not None), default=None)
+        return earliest(self._reading.next_due(), self._fault_due())
 
     def _fault_due(self) -> float | None:
         if self._both_closed_since is None or self.fault is not None:

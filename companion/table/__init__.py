@@ -17,6 +17,7 @@ import secrets
 from companion.clock import MAX_SPEED, MIN_SPEED, SystemClock
 from companion.config import Config, demo_config, set_duration
 from companion.errors import BadInput, Conflict
+from companion.hardware.debounce import earliest
 from companion.hardware.mock import mock_pin_factory
 from companion.players import MAX_PLAYERS, check_players
 from companion.records import GameShelf, Store
@@ -108,8 +109,7 @@ class Table(Records, TableGames, TableSetting):
 
     def _next_due(self) -> float | None:
         """The next monotonic instant at which something is due, if any."""
-        due = [self.rig.next_due(), *(self.cradles.due() if self.live.running else ()), self.live.next_due()]
-        return min((d for d in due if d is not None), default=None)
+        return earliest(self.rig.next_due(), *(self.cradles.due() if self.live.running else ()), self.live.next_due())
 
     def _settle_and_publish(self, now: float) -> None:
         for change in self.rig.update(now):
@@ -120,9 +120,9 @@ class Table(Records, TableGames, TableSetting):
         self.live.advance(now)
         if self.journal.problem != self._journal_problem:
             self._journal_problem, self._dirty = self.journal.problem, True
+        self.journal.flush()  # the writer is woken first: the streams woken last get the interpreter next
         if self._dirty:
             self._publish()
-        self.journal.flush()
 
     def _notice(self, notice: dict) -> None:
         if notice["kind"] == "runout" and self.show.outcome == "running":

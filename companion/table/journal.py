@@ -76,7 +76,8 @@ class Journal:
         """Have everything queued written: by the writer thread if it runs, else here and now."""
         if self._thread is not None:
             with self._cond:
-                self._cond.notify_all()
+                if self._ops:  # woken only for something to write
+                    self._cond.notify_all()
         elif self._ops:
             self._write_batch()
 

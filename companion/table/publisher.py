@@ -31,6 +31,7 @@ class Publisher:
         self._snapshot: dict = {}
         self._changed = threading.Condition()
         self._listeners = []
+        self._writers = []
         self._text_lock = threading.Lock()
         self._texts: dict[tuple[int, int], str] = {}  # the current snapshot's texts, by (seq, staleness step)
 
@@ -38,17 +39,27 @@ class Publisher:
         """Call `listener(snapshot)` with every snapshot published (on the runtime thread: it must not wait)."""
         self._listeners.append(listener)
 
+    def write_to(self, writer) -> None:
+        """Call `writer(seq, text)` with every snapshot's text as it is published, before any reader wakes
+        (on the runtime thread: it must not wait)."""
+        self._writers.append(writer)
+
     def publish(self, snapshot: dict) -> dict:
+        """Make `snapshot` the latest: listeners first, then the writers, and only then are waiting readers woken
+        (a reader woken earlier would only compete for the interpreter with the writing)."""
         self._published += 1
-        snapshot["seq"] = self._boot * SEQ_PER_BOOT + self._published
+        snapshot["seq"] = seq = self._boot * SEQ_PER_BOOT + self._published
+        # Serialised here, before the streams wake: this thread has just built the snapshot's objects, so
+        # it writes them out several times faster than a stream's thread on another core would.
+        text = self.text(snapshot, snapshot.get("t", 0.0))
         with self._changed:
             self._snapshot = snapshot
-            self._changed.notify_all()
-        # Serialised here, while the woken streams get going: this thread has just built the snapshot's
-        # objects, so it writes them out several times faster than a stream's thread on another core would.
-        self.text(snapshot, snapshot.get("t", 0.0))
         for listener in self._listeners:
             listener(snapshot)
+        for writer in self._writers:
+            writer(seq, text)
+        with self._changed:
+            self._changed.notify_all()
         return snapshot
 
     def snapshot(self) -> dict:

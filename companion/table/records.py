@@ -40,6 +40,10 @@ class Records:
         """The snapshot as soon as its seq is past `after_seq`, or the current one after `timeout` s."""
         return self.publisher.wait_for_change(after_seq, timeout)
 
+    def write_to(self, writer) -> None:
+        """Have `writer(seq, text)` called on the runtime thread with each new state's text as it is published."""
+        self.publisher.write_to(writer)
+
     def snapshot_text(self, snapshot: dict) -> str:
         """A published snapshot as compact JSON for the live feed, as of now: serialised once for all phones."""
         return self.publisher.text(snapshot, self.show_time())

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from companion.config import Config
 from companion.errors import BadInput
 from companion.hardware.buttons import FlipButton, GpioFlipButton
+from companion.hardware.debounce import earliest
 from companion.hardware.buzzer import Buzzer, NullBuzzer
 from companion.hardware.source import Change, Source
 from companion.hardware.tilt import GpioTiltPair, TiltPair
@@ -81,7 +82,7 @@ class Rig:
 
     def next_due(self) -> float | None:
         """The earliest instant at which any source may change without a new raw item."""
-        return min((due for s in self.sources.values() if (due := s.next_due()) is not None), default=None)
+        return earliest(*(source.next_due() for source in self.sources.values()))
 
     def poses(self) -> dict[str, Pose | None]:
         """How each sensor-read glass stands right now, as its source last settled it.

@@ -10,6 +10,15 @@ sends Last-Event-ID and gets only what it lacks; an id ahead of the record
 unknown: the phone is sent the current state. The LED strip's frames have a
 paced loop of their own (`strip_stream`).
 
+A new show state need not wait for its stream's thread to wake: where the
+server lets another thread add to a response (PUSH in the request's
+environ, server.py), the table's own thread writes it to every phone as it
+publishes it, framed once for all (`Fanout`), one hand-off fewer on the way
+from a turned glass to the phones. A stream's thread and the table's never
+write to one phone at once (`Feed.lock`), and the table's thread never
+waits: a phone with bytes still queued, or whose thread is writing, is
+left to its own thread.
+
 >>> message("state", '{"seq": 7}', event_id=7)
 'id: 7\\nevent: state\\ndata: {"seq": 7}\\n\\n'
 """
@@ -30,6 +39,7 @@ WAKE_S = 0.25  # a waiting stream looks up this often: it ends this soon after i
 # A browser opens at most 6 connections to one site, so more streams than that from one address are
 # not one phone's; the limit keeps one client from taking every slot.
 STREAMS_PER_CLIENT = 6
+PUSH = "companion.push"  # environ key: write(bytes) -> bool, the response's next piece from any thread, never waiting
 
 
 def message(event: str, data: str, *, event_id: int | None = None) -> str:
@@ -56,9 +66,63 @@ def last_event_id(header: str | None) -> int | None:
     return value if value >= 0 else None
 
 
+class Feed:
+    """What one phone's stream has sent (`sent`, a state's number), and the lock held by whoever writes to it."""
+
+    def __init__(self, push: Callable[[bytes], bool] | None = None):
+        self.push = push
+        self.lock = threading.Lock()
+        self.sent = -1
+        self.open = True
+
+    def offer(self, number: int, data: bytes) -> None:
+        """Write state `number` (its whole event, `data`) now, unless this phone's own thread is writing."""
+        if not self.lock.acquire(blocking=False):
+            return  # its thread is sending: it sends this state next
+        try:
+            if self.open and number > self.sent and self.push(data):
+                self.sent = number
+        finally:
+            self.lock.release()
+
+
+class Fanout:
+    """The feeds a table's thread writes each new show state to, framed once for all of them."""
+
+    def __init__(self):
+        self._feeds: set[Feed] = set()
+        self._lock = threading.Lock()
+        self._table = None
+
+    def join(self, table, feed: Feed) -> Callable[[], None]:
+        """Write `table`'s new states to `feed` from now on; returns the call that stops it."""
+        with self._lock:
+            if self._table is None:
+                self._table = table
+                table.write_to(self._write)
+            self._feeds.add(feed)
+        return lambda: self._leave(feed)
+
+    def _leave(self, feed: Feed) -> None:
+        with self._lock:
+            self._feeds.discard(feed)
+
+    def _write(self, seq: int, text: str) -> None:
+        with self._lock:
+            feeds = list(self._feeds)
+        if feeds:
+            data = message("state", text, event_id=seq).encode()
+            for feed in feeds:
+                try:
+                    feed.offer(seq, data)
+                except Exception:  # never let one phone's connection stop the table's thread
+                    feed.open = False
+
+
 def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, float], dict | None],
            render: Callable[[dict], object], after: int | None, *, number: str, keepalive_s: float, retry_ms: int,
-           closing: threading.Event, clock: Callable[[], float] = time.monotonic) -> Iterator[str]:
+           closing: threading.Event, clock: Callable[[], float] = time.monotonic, feed: Feed | None = None,
+           join: Callable[[Feed], Callable[[], None]] | None = None) -> Iterator[str]:
     """The one live-stream loop: every new state of a record from the one after `after` on.
 
     `current()` is the record's number now (None: it is gone), `wait(seen,
@@ -67,30 +131,45 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
     value to serialise, or text already serialised, shared by every phone). A
     phone that has the current number waits for the next; any other phone,
     a new one or one holding a number the record never reached, gets the
-    current state first.
+    current state first. With `join`, another thread may write new states to
+    the phone too (`feed`), once the response's head is out.
     """
+    feed = feed or Feed()
     yield f"retry: {retry_ms}\n\n"
     now = current()
-    seen = after if after is not None and now is not None and after <= now else -1
-    said = clock()
-    while not closing.is_set():
-        record = wait(seen, min(keepalive_s, WAKE_S))
-        if record is None:
-            return
-        if record[number] > seen:
-            seen = record[number]
-            data = render(record)
-            yield message(event, data if isinstance(data, str) else compact(data), event_id=seen)
-            said = clock()
-        elif clock() - said >= keepalive_s:
-            yield KEEP_ALIVE
-            said = clock()
+    feed.sent = after if after is not None and now is not None and after <= now else -1
+    leave = join(feed) if join is not None else (lambda: None)
+    said, heard = clock(), feed.sent
+    try:
+        while not closing.is_set():
+            record = wait(feed.sent, min(keepalive_s, WAKE_S))
+            if record is None:
+                return
+            with feed.lock:  # held until the event is written: no other thread writes to this phone meanwhile
+                if feed.sent > heard:  # written by another thread meanwhile: the line was not quiet
+                    said = clock()
+                if record[number] > feed.sent:
+                    feed.sent = record[number]
+                    data = render(record)
+                    yield message(event, data if isinstance(data, str) else compact(data), event_id=feed.sent)
+                    said = clock()
+                elif clock() - said >= keepalive_s:
+                    yield KEEP_ALIVE
+                    said = clock()
+                heard = feed.sent
+    finally:
+        with feed.lock:
+            feed.open = False
+        leave()
 
 
-def show_stream(table, last_seq: int | None, **settings) -> Iterator[str]:
-    """Every new show state from the one after `last_seq` on (the current one for a new client)."""
+def show_stream(table, last_seq: int | None, *, fanout: Fanout | None = None,
+                push: Callable[[bytes], bool] | None = None, **settings) -> Iterator[str]:
+    """Every new show state from the one after `last_seq` on (the current one for a new client); with a
+    `fanout` and a server's `push`, the table's thread writes each new one to the phone as it publishes it."""
+    join = (lambda feed: fanout.join(table, feed)) if fanout is not None and push is not None else None
     return follow("state", lambda: table.snapshot()["seq"], table.wait_for_change, table.snapshot_text, last_seq,
-                  number="seq", **settings)
+                  number="seq", feed=Feed(push), join=join, **settings)
 
 
 def game_stream(table, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,
@@ -168,12 +247,18 @@ class Streams:
         self._retry_after_s = math.ceil(refused_retry_ms / 1000)  # Retry-After counts whole seconds
         self._lock = threading.Lock()
         self._open: dict[str, int] = {}  # client address -> streams it holds
+        self.fanout = Fanout()
 
     @property
     def settings(self) -> dict:
         """The keyword arguments of a stream for the current request (its `closing` sees the phone leave)."""
         gone = request.environ.get("waitress.client_disconnected")
         return {"keepalive_s": self._keepalive_s, "retry_ms": self._retry_ms, "closing": Ending(self.closing, gone)}
+
+    @property
+    def push(self) -> Callable[[bytes], bool] | None:
+        """How another thread adds to the current request's response, if the server allows it."""
+        return request.environ.get(PUSH)
 
     def held(self, client: str | None = None) -> int:
         """Streams open in all, or held by `client`."""

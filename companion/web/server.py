@@ -26,10 +26,12 @@ import threading
 import time
 
 from waitress import wasyncore
-from waitress.channel import HTTPChannel
+from waitress.channel import ClientDisconnected, HTTPChannel
 from waitress.server import create_server
+from waitress.task import WSGITask
 
 from companion.web import DEFAULTS, create_app
+from companion.web.live import PUSH
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,30 @@ MAX_BODY_BYTES = DEFAULTS["MAX_CONTENT_LENGTH"]  # the API's largest body; waitr
 STOP_TIMEOUT_S = 3.0  # at most this long for the worker threads to finish once the streams have ended
 
 
+class PushingTask(WSGITask):
+    """A response another thread may add to (live.PUSH), as long as that never makes it wait."""
+
+    def get_environment(self):
+        environ = super().get_environment()
+        environ[PUSH] = self.push
+        return environ
+
+    def push(self, data: bytes) -> bool:
+        """Write `data` as the response's next piece now, if that needs no waiting: False if it would."""
+        channel = self.channel
+        if not channel.outbuf_lock.acquire(blocking=False):
+            return False  # the connection's loop or the response's own thread is writing
+        try:
+            if not (self.wrote_header and channel.connected) or channel.total_outbufs_len:
+                return False  # the head is not out yet, or bytes wait for a slow phone: its own thread goes on
+            self.write(data)  # framed as the response is (chunked), and sent at once
+            return True
+        except (ClientDisconnected, OSError):
+            return False
+        finally:
+            channel.outbuf_lock.release()
+
+
 class GuardedChannel(HTTPChannel):
     """A waitress connection that may not dawdle over a request or crowd out other clients.
 
@@ -58,6 +84,7 @@ class GuardedChannel(HTTPChannel):
     """
 
     request_started: float | None = None  # when the request now arriving sent its first byte
+    task_class = PushingTask
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map=map)

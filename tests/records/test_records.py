@@ -114,3 +114,39 @@ def test_games_and_shows_share_one_file_and_one_way_in(tmp_path):
     assert [r["kind"] for r in store.database.read("SELECT kind FROM games")] == ["flock"]
     shelf.close()
     store.close()
+
+
+def test_many_threads_share_a_few_kept_connections_and_a_block_sees_its_own_transaction(tmp_path):
+    db = database.Database(tmp_path / "t.sqlite3", "CREATE TABLE IF NOT EXISTS t (n INTEGER)")
+
+    def read():
+        assert db.read("SELECT COUNT(*) AS n FROM t")[0]["n"] == 0
+
+    for _ in range(40):  # the web server's threads, one request each
+        thread = threading.Thread(target=read)
+        thread.start()
+        thread.join()
+    assert len(db._opened) <= database.KEPT_IDLE
+
+    with db.transaction() as tx:
+        tx.execute("INSERT INTO t VALUES (1)")
+        assert db.read("SELECT n FROM t")[0]["n"] == 1  # the same connection: its own write is seen
+        seen_elsewhere = []
+        other = threading.Thread(target=lambda: seen_elsewhere.append(db.read("SELECT n FROM t")))
+        other.start()
+        other.join()
+        assert seen_elsewhere == [[]]  # another thread borrows another connection: not written yet
+    assert [row["n"] for row in db.read("SELECT n FROM t")] == [1]
+    db.close()
+
+
+def test_a_block_left_half_way_through_a_transaction_hands_on_a_clean_connection(tmp_path):
+    db = database.Database(tmp_path / "t.sqlite3", "CREATE TABLE IF NOT EXISTS t (n INTEGER)")
+    with pytest.raises(RuntimeError), db.connection() as raw:
+        raw.execute("BEGIN IMMEDIATE")
+        raw.execute("INSERT INTO t VALUES (1)")
+        raise RuntimeError("a bug half way")
+    with db.transaction() as tx:  # the kept connection is not still inside the abandoned transaction
+        tx.execute("INSERT INTO t VALUES (2)")
+    assert [row["n"] for row in db.read("SELECT n FROM t")] == [2]
+    db.close()

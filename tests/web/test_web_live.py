@@ -6,6 +6,8 @@ test says so; the streams' keep-alive interval is shortened to 0.2 s.
 
 import http.client
 import json
+import socket
+import threading
 import time
 from types import SimpleNamespace
 from urllib.parse import urlsplit
@@ -17,7 +19,7 @@ from companion.table import demo_table
 from companion.web import create_app
 from companion.skyrockets.snapshot import carried as at
 from companion.web.live import strip_stream
-from companion.web.server import ServerThread, make_server
+from companion.web.server import PushingTask, ServerThread, make_server
 
 KEEPALIVE_S = 0.2
 PIN = {"X-Table-Pin": "1234", "Content-Type": "application/json"}
@@ -105,6 +107,59 @@ def test_every_client_gets_every_change_with_increasing_ids(served):
     finally:
         for client in clients:
             client.close()
+
+
+@pytest.fixture
+def pushes(monkeypatch):
+    """Every write another thread made to a stream: (its thread's name, whether it was written)."""
+    seen = []
+    real = PushingTask.push
+
+    def push(self, data):
+        written = real(self, data)
+        seen.append((threading.current_thread().name, written))
+        return written
+
+    monkeypatch.setattr(PushingTask, "push", push)
+    return seen
+
+
+def test_a_new_state_is_written_to_every_phone_by_the_tables_own_thread_and_sent_once(served, pushes):
+    clients = [EventStream(served.port, "/api/show/events") for _ in range(3)]
+    try:
+        for client in clients:
+            client.next()
+            client.next_state()
+        assert post(served.port, "/api/show/start", {"event": "training"})[0] == 201
+        started = [client.next_state() for client in clients]
+        assert post(served.port, "/api/show/flip", {"timer": "green"})[0] == 200
+        flipped = [client.next_state() for client in clients]
+        for a, b in zip(started, flipped):
+            assert a["outcome"] == "running" and b["event_id"] > a["event_id"]  # each state once, in order
+        assert pushes.count(("table", True)) >= 2 * len(clients)
+    finally:
+        for client in clients:
+            client.close()
+
+
+def test_a_phone_that_reads_nothing_never_holds_up_the_tables_thread(served, pushes):
+    # A phone on a bad link: tiny buffers both ends, so bytes soon wait in the server for it.
+    served.server.server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    slow = socket.socket()
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    slow.connect(("127.0.0.1", served.port))
+    slow.sendall(f"GET /api/show/events HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n\r\n".encode())
+    try:
+        head = slow.recv(64)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        served.table.start_show("training")
+        for _ in range(200):
+            served.table.flip("green")  # each answered by the table's thread within its 10 s, or this fails
+        assert ("table", False) in pushes  # the table's thread left the waiting bytes to the stream's own
+        assert served.table.alive()
+        assert get(served.port, "/api/show")[0] == 200
+    finally:
+        slow.close()
 
 
 def test_a_client_that_has_the_current_state_waits_for_the_next(served):

@@ -21,7 +21,8 @@ def show():
 @bp.get("/api/show/events")
 def show_events():
     last = last_event_id(request.headers.get("Last-Event-ID"))
-    return streams().open(show_stream(get_table(), last, **streams().settings))
+    return streams().open(show_stream(get_table(), last, fanout=streams().fanout, push=streams().push,
+                                      **streams().settings))
 
 
 @bp.post("/api/show/start")
