@@ -8,7 +8,7 @@ a 6-timer show; resident memory <= 60 MB.
 Within each run the table and the floor take turns in blocks of edges, so that what else runs on
 the machine weighs on both alike; "published" is the instant the runtime thread publishes.
 
-    python bench/runtime.py [--edges 1000] [--idle-seconds 60] [--runs 3] [--blocks 10] [--deadline 600]
+    python bench/runtime.py [--edges 1000] [--idle-seconds 60] [--runs 3] [--blocks 100] [--deadline 600]
 """
 
 import argparse
@@ -243,7 +243,7 @@ def daemon_idle(seconds: float) -> tuple[float, float]:
             before = process.cpu_times()
             time.sleep(seconds)
             after = process.cpu_times()
-            cpu = (after.user + after.system - before.user - before.system) / seconds * 100
+            cpu = max(0.0, after.user + after.system - before.user - before.system) / seconds * 100
             return cpu, process.memory_info().rss / 2**20
         finally:
             daemon.terminate()
@@ -256,7 +256,7 @@ def main() -> int:
     parser.add_argument("--idle-seconds", type=float, default=60)
     parser.add_argument("--runs", type=int, default=3, help="runs of the edge measurements (the median is shown)")
     parser.add_argument("--deadline", type=float, default=600, help="seconds the whole edge measurement may take")
-    parser.add_argument("--blocks", type=int, default=10,
+    parser.add_argument("--blocks", type=int, default=100,
                         help="blocks of edges per run, the table and the floor taking turns")
     args = parser.parse_args()
 
@@ -267,7 +267,8 @@ def main() -> int:
           f" {'phone/floor':>12}")
     for run in range(1, args.runs + 1):
         try:
-            published, delivered, floor = edges_in_turn(args.edges, args.blocks, max(1.0, ends - time.monotonic()))
+            published, delivered, floor = edges_in_turn(args.edges, min(args.blocks, args.edges),
+                                                         max(1.0, ends - time.monotonic()))
         except Stalled as e:
             print(f"  run {run}: STALLED: {e}")
             return 1
