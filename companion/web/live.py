@@ -17,7 +17,7 @@ publishes it, framed once for all (`Fanout`), one hand-off fewer on the way
 from a turned glass to the phones. A stream's thread and the table's never
 write to one phone at once (`Feed.lock`), and the table's thread never
 waits: a phone with bytes still queued, or whose thread is writing, is
-left to its own thread.
+left to its own thread, which is woken only then (`Feed.behind`).
 
 >>> message("state", '{"seq": 7}', event_id=7)
 'id: 7\\nevent: state\\ndata: {"seq": 7}\\n\\n'
@@ -74,16 +74,25 @@ class Feed:
         self.lock = threading.Lock()
         self.sent = -1
         self.open = True
+        self.behind = threading.Event()  # set when a state was not written for it: its own thread sends it
+        self.behind.set()  # the state it starts from
 
     def offer(self, number: int, data: bytes) -> None:
         """Write state `number` (its whole event, `data`) now, unless this phone's own thread is writing."""
-        if not self.lock.acquire(blocking=False):
-            return  # its thread is sending: it sends this state next
-        try:
-            if self.open and number > self.sent and self.push(data):
-                self.sent = number
-        finally:
-            self.lock.release()
+        if self.lock.acquire(blocking=False):
+            try:
+                if self.open and number > self.sent and self.push(data):
+                    self.sent = number
+            finally:
+                self.lock.release()
+        if self.sent < number:
+            self.behind.set()
+
+    def wait(self, current: Callable[[], dict], timeout: float) -> dict:
+        """The record as it is once this phone is behind (or after `timeout`): its thread is woken only then."""
+        self.behind.wait(timeout)
+        self.behind.clear()
+        return current()
 
 
 class Fanout:
@@ -115,8 +124,9 @@ class Fanout:
             for feed in feeds:
                 try:
                     feed.offer(seq, data)
-                except Exception:  # never let one phone's connection stop the table's thread
+                except Exception:  # never let one phone's connection stop the table's thread: its own goes on
                     feed.open = False
+                    feed.behind.set()
 
 
 def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, float], dict | None],
@@ -167,9 +177,15 @@ def show_stream(table, last_seq: int | None, *, fanout: Fanout | None = None,
                 push: Callable[[bytes], bool] | None = None, **settings) -> Iterator[str]:
     """Every new show state from the one after `last_seq` on (the current one for a new client); with a
     `fanout` and a server's `push`, the table's thread writes each new one to the phone as it publishes it."""
-    join = (lambda feed: fanout.join(table, feed)) if fanout is not None and push is not None else None
-    return follow("state", lambda: table.snapshot()["seq"], table.wait_for_change, table.snapshot_text, last_seq,
-                  number="seq", feed=Feed(push), join=join, **settings)
+    def current() -> int:
+        return table.snapshot()["seq"]
+
+    if fanout is None or push is None:
+        return follow("state", current, table.wait_for_change, table.snapshot_text, last_seq, number="seq",
+                      **settings)
+    feed = Feed(push)
+    return follow("state", current, lambda seen, timeout: feed.wait(table.snapshot, timeout), table.snapshot_text,
+                  last_seq, number="seq", feed=feed, join=lambda joining: fanout.join(table, joining), **settings)
 
 
 def game_stream(table, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,

@@ -101,3 +101,23 @@ def test_each_page_names_its_own_areas_catalog(client):
 
 def test_a_page_reads_a_key_two_areas_define_in_its_own_areas_words(client):
     assert "Open on another phone" in client.get("/").get_data(as_text=True)
+
+
+def test_no_catalog_names_a_key_twice():
+    # A key written twice in one file silently keeps its last value: the setup page once showed a
+    # switch's "closed" where the refusal of a set-up table was meant.
+    import json
+
+    files = [*Path(i18n.__file__).parent.glob("static/i18n/*.json"),
+             *Path(i18n.__file__).parent.glob("*/i18n/*.json"),
+             *(Path(i18n.__file__).parents[1] / "mqtt").rglob("i18n/*.json")]
+    assert files
+
+    def unique(pairs):
+        keys = [key for key, _ in pairs]
+        repeated = sorted({key for key in keys if keys.count(key) > 1})
+        assert not repeated, f"{path}: {repeated}"
+        return dict(pairs)
+
+    for path in files:
+        json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique)

@@ -70,7 +70,7 @@ function showGlass(glass) {
     const span = document.createElement("span");
     span.className = s.closed ? "closed" : "open";
     const state = glass.source === "emulated" ? (s.closed ? "setup.pressed" : "setup.released")
-      : (s.closed ? "setup.closed" : "setup.open");
+      : (s.closed ? "setup.switch_closed" : "setup.switch_open");
     span.textContent = `GPIO ${s.pin}: ${t(state)}`;
     return span;
   }));
