@@ -106,16 +106,17 @@ MISSING_MESSAGE = "Message missing from the page's catalog:"  # what t() in stat
 
 @pytest.fixture
 def launch(playwright, tmp_path):
-    """Start Chromium with a fresh profile: launch() -> a browser context at a phone's viewport.
+    """Start Chromium with a fresh profile: launch() -> a browser context at a phone's viewport
+    (keyword options such as user_agent or timezone_id are Playwright's).
 
     Every page of every context it starts is watched for a message its script asked for and its
     catalog lacks (shown as the raw key): the test fails at the end naming them."""
     missing = []
 
-    def start(viewport=PHONE):
+    def start(viewport=PHONE, **options):
         profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=ARGS, viewport=viewport)
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=ARGS, viewport=viewport, **options)
         context.on("console", lambda m: missing.append(f"{m.page and m.page.url}: {m.text}")
                    if MISSING_MESSAGE in m.text else None)
         return context

@@ -103,11 +103,11 @@ def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expe
     shot(page, "festival-pad")
 
 
-def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, playwright):
+def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, launch):
     festival_one(demo.table)
-    phone = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+    phone = launch(user_agent=ANDROID)
     try:
-        page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
+        page = phone.pages[0] if phone.pages else phone.new_page()
         page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=demo.url.rstrip("/"))
         page.goto(f"{demo.url}shows/3")
         text = "Skyrockets: Event 2 · Night 2\nWon with 3 of 3 stars\n🎆 ⭐⭐⭐\n#Skyrockets"
@@ -167,11 +167,11 @@ def finished_geese_game(app) -> int:
     return gid
 
 
-def test_a_finished_bird_game_shares_its_scores_and_its_bgstats_play(demo, expect, playwright):
+def test_a_finished_bird_game_shares_its_scores_and_its_bgstats_play(demo, expect, launch):
     gid = finished_geese_game(demo.app)
-    phone = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+    phone = launch(user_agent=ANDROID)
     try:
-        page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
+        page = phone.pages[0] if phone.pages else phone.new_page()
         page.goto(f"{demo.url}geese/games/{gid}/score")
         expect(page.locator("#sheet-state")).to_have_attribute("data-final", "yes")
         ranking = [(li.get_attribute("data-player"), int(li.locator(".total").inner_text()))
@@ -241,7 +241,7 @@ def test_the_kiosk_shows_the_next_event_its_festival_and_who_starts(browser, dem
         "Next: Event 4 (Festival 2, 0/3 won). Chiyo starts the next show.")
 
 
-def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expect, playwright):
+def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expect, launch):
     client = demo.app.test_client()
     flock = client.post("/api/flock/games", json={"mode": "sheet", "players": ["crane", "kite"], "seed": 2},
                         headers=PIN).json
@@ -254,9 +254,9 @@ def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expe
         answer = client.post(f"/api/flock/games/{flock['id']}/stages", json={"stage": stage}, headers=PIN)
         assert answer.status_code == 200, answer.json
     totals = answer.json["view"]["totals"]
-    phone = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+    phone = launch(user_agent=ANDROID)
     try:
-        page = phone.new_page(user_agent=ANDROID, viewport={"width": 390, "height": 844})
+        page = phone.pages[0] if phone.pages else phone.new_page()
         page.goto(f"{demo.url}flock/games/{flock['id']}")
         expect(page.locator("#share-button")).to_be_enabled()
         assert page.locator("#share-text").inner_text().splitlines() == [

@@ -242,16 +242,13 @@ def test_japanese_labels_never_break_mid_word(serve, phone, expect, shot, tmp_pa
     shot(page, f"page-japanese-{viewport['width']}")
 
 
-def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, playwright, expect, tmp_path):
+def test_past_shows_are_shown_in_the_phones_own_time_zone(serve, launch, expect, tmp_path):
     from datetime import datetime, timedelta
 
     served = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
     api(served.url, "/api/show/start", {"event": "training"})
     api(served.url, "/api/show/abort", {})
-    context = playwright.chromium.launch_persistent_context(
-        str(tmp_path / "tokyo"), executable_path="/usr/bin/chromium", headless=True, viewport=PHONE,
-        args=["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-        timezone_id="Asia/Tokyo")
+    context = launch(timezone_id="Asia/Tokyo")
     try:
         context.add_cookies([{"name": "lang", "value": "ja", "url": served.url}])
         page = context.pages[0] if context.pages else context.new_page()
