@@ -68,8 +68,7 @@ def read_migrations(value, players: list[str], rules: Rules, strict: bool = Fals
     result = {}
     for name, sets in value.items():
         if name not in players:
-            raise BadInput(f"migrations.{name}", "not one of the players",
-                           code="geese.refused.not_player", params={"name": name})
+            raise _not_a_player(f"migrations.{name}", name)
         if not isinstance(sets, list):
             raise BadInput(f"migrations.{name}", "expected a list of migrations", code="errors.shape")
         result[name] = []
@@ -99,8 +98,7 @@ def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
         raise BadInput("wintering_vp", "expected {name: VP}", code="errors.shape")
     for name, vp in value.items():
         if name not in players:
-            raise BadInput(f"wintering_vp.{name}", "not one of the players",
-                           code="geese.refused.not_player", params={"name": name})
+            raise _not_a_player(f"wintering_vp.{name}", name)
         if isinstance(vp, bool) or not isinstance(vp, int) or not 0 <= vp <= 10_000:
             raise BadInput(f"wintering_vp.{name}", "expected a whole number of VP, 0 or more", code="errors.whole")
     return dict(value)
@@ -182,8 +180,7 @@ class Replay:
         _only(action, {"player", "arrive", "take"} if kinds == ["arrive"] else {"player", "migrate"}, where)
         player = action.get("player")
         if player not in self.players:
-            raise BadInput(f"{where}.player", "not one of the players",
-                           code="geese.refused.not_player", params={"name": player})
+            raise _not_a_player(f"{where}.player", player)
         if self.over:
             raise BadInput(where, "the game is over: a hand ran out and the round is finished",
                            code="geese.refused.over")
@@ -303,8 +300,7 @@ def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> di
                            code="geese.refused.hand_missing", params={"name": name})
     for name, cards in value.items():
         if name not in players:
-            raise BadInput(f"hands.{name}", "not one of the players",
-                           code="geese.refused.not_player", params={"name": name})
+            raise _not_a_player(f"hands.{name}", name)
         if not isinstance(cards, list) or len(cards) != size:
             got = len(cards) if isinstance(cards, list) else "no"
             raise BadInput(f"hands.{name}", f"a hand of {len(players)} players is dealt {size} cards, not {got}",
@@ -322,6 +318,10 @@ def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> di
         raise BadInput("hands", f"the hands and the wintering ground are not the deck: {why}",
                        code="geese.refused.not_the_deck")
     return hands
+
+
+def _not_a_player(field: str, name) -> BadInput:
+    return BadInput(field, "not one of the players", code="geese.refused.not_player", params={"name": name})
 
 
 def _only(data: dict, allowed, where: str) -> None:

@@ -120,7 +120,7 @@ class Table(Records, TableGames, TableSetting):
         self.live.advance(now)
         if self.journal.problem != self._journal_problem:
             self._journal_problem, self._dirty = self.journal.problem, True
-        self.journal.flush()  # the writer is woken first: the streams woken last get the interpreter next
+        self.journal.flush()  # before publishing: the phones' streams, woken last, then have the interpreter
         if self._dirty:
             self._publish()
 

@@ -150,7 +150,6 @@ class Runtime:
                 except Exception:  # a bug must not stop the table: log it and go on
                     log.exception("runtime step failed")
 
-
     def _next_item(self, due: float | None):
         """The next queued item, or None once `due` (a monotonic instant) has come."""
         if due is None:

@@ -101,13 +101,13 @@ class Fanout:
     def __init__(self):
         self._feeds: set[Feed] = set()
         self._lock = threading.Lock()
-        self._table = None
+        self._following = False  # whether the table calls _write yet (it is asked once)
 
     def join(self, table, feed: Feed) -> Callable[[], None]:
         """Write `table`'s new states to `feed` from now on; returns the call that stops it."""
         with self._lock:
-            if self._table is None:
-                self._table = table
+            if not self._following:
+                self._following = True
                 table.write_to(self._write)
             self._feeds.add(feed)
         return lambda: self._leave(feed)
