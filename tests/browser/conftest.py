@@ -11,6 +11,7 @@ Screenshots go to tests/artifacts/.
 
 import json
 import os
+import re
 import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
@@ -48,6 +49,16 @@ Object.defineProperty(navigator, "wakeLock", { value: { request: async (type) =>
   return sentinel;
 } } });
 """
+
+
+def unlock(page, url: str, next_path: str, pin: str = "1234") -> None:
+    """Enter the table PIN on the PIN page and wait for the page it leads to: a field filled while the
+    next page is still on its way can be filled on a page that is then replaced (seen on a busy machine)."""
+    page.goto(f"{url.rstrip('/')}/pin?next={next_path}")
+    page.fill("#pin", pin)
+    page.click(".pin-form button[type=submit]")
+    page.wait_for_url(re.compile(re.escape(next_path) + "$"))
+    page.wait_for_load_state("load")
 
 
 def api(url: str, path: str, body: dict) -> dict:

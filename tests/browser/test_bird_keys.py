@@ -10,6 +10,7 @@ reached on the way.
 
 
 from .accessibility import no_axe_violations
+from .conftest import unlock
 from .test_flock_game import SEED as FLOCK_SEED
 from .test_geese_game import NAMES as GEESE_NAMES
 
@@ -79,9 +80,7 @@ def presses_for(flight, stop, first_target, order) -> int:
 
 def lay_out_flock(page, url, expect, query: str = "") -> None:
     """Unlock the Über den Wolken page with the PIN and lay out a table (the setup board drawn)."""
-    page.goto(f"{url}pin?next=/flock{query}")
-    page.fill("#pin", "1234")
-    page.click(".pin-form button[type=submit]")
+    unlock(page, url, f"/flock{query}")
     page.click("#setup-form button[type=submit]")
     expect(page.locator("#setup-board .cell")).to_have_count(15)
 

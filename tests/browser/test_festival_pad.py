@@ -18,6 +18,8 @@ from companion.skyrockets.festivals import event_id
 from companion.table import demo_table
 from companion.web.server import ServerThread, make_server
 
+from .conftest import unlock
+
 ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126 Mobile Safari/537.36"
 WALL = 1_746_387_000.0  # 2025-05-04 19:30:00 UTC
 PIN = {"X-Table-Pin": "1234"}
@@ -83,9 +85,7 @@ def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expe
     # The start player passed on after each of the five shows: Aki, Ben, Chiyo, Aki, Ben -> Chiyo.
     expect(page.locator("#festival-start-player")).to_have_text("Chiyo starts the next show.")
     # Event 4's setup is not entered yet: its link opens the table page's event form with its id filled in.
-    page.goto(f"{browser.url}pin?next=/scorepad")
-    page.fill("#pin", "1234")
-    page.click(".pin-form button[type=submit]")
+    unlock(page, browser.url, "/scorepad")
     page.locator("#next-event a").click()
     expect(page.locator("#ev-id")).to_have_value("event-04")
     page.goto(f"{browser.url}scorepad")

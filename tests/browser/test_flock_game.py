@@ -14,6 +14,7 @@ import re
 
 from companion.flock.game import Game
 
+from .conftest import unlock
 from .layout import assert_inside
 
 SEED = 11
@@ -34,9 +35,7 @@ def cubes_left(page, expect, game: Game) -> None:
 def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, launch, expect, shot):
     url = browser.url
     page = browser.page
-    page.goto(f"{url}pin?next=/flock?seed={SEED}")
-    page.fill("#pin", "1234")
-    page.click(".pin-form button[type=submit]")
+    unlock(page, url, f"/flock?seed={SEED}")
     page.fill("#seat-name-0", NAMES[0])
     page.fill("#seat-name-1", NAMES[1])
     page.click("#setup-form button[type=submit]")

@@ -6,12 +6,7 @@ import urllib.request
 from companion.flock.board import land
 from companion.flock.game import Game
 
-
-def unlock(page, url, next_path):
-    page.goto(f"{url}/pin?next={next_path}")
-    page.fill("#pin", "1234")
-    page.click(".pin-form button[type=submit]")
-    page.wait_for_url(f"**{next_path}")
+from .conftest import unlock
 
 
 def tap(page, board, row, col):

@@ -19,6 +19,7 @@ from companion.geese import score
 from companion.geese.game import Game
 from companion.geese.strategies import STRATEGIES, Move
 
+from .conftest import unlock
 from .layout import assert_inside
 
 SEED = 1
@@ -59,10 +60,9 @@ def test_a_whole_game_of_four_to_its_final_ranking(browser, launch, expect, shot
     hand_size = len(game.hands[0])
 
     keeper = browser.page
-    keeper.goto(f"{url}pin?next=/geese")
-    keeper.fill("#pin", "1234")
-    keeper.click(".pin-form button[type=submit]")
+    unlock(keeper, url, "/geese")
     keeper.fill("#players", "\n".join(NAMES))
+    expect(keeper.locator("#players")).to_have_value("\n".join(NAMES))
     keeper.click("#new-game button[type=submit]")
     expect(keeper.locator("#picker button").first).to_be_visible()
     tracker = keeper.url
