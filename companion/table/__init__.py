@@ -120,9 +120,10 @@ class Table(Records, TableGames, TableSetting):
         self.live.advance(now)
         if self.journal.problem != self._journal_problem:
             self._journal_problem, self._dirty = self.journal.problem, True
-        self.journal.flush()  # before publishing: the phones' streams, woken last, then have the interpreter
         if self._dirty:
             self._publish()
+        # After publishing: the journal's writer, woken now, does not compete with the writes to the phones.
+        self.journal.flush()
 
     def _notice(self, notice: dict) -> None:
         if notice["kind"] == "runout" and self.show.outcome == "running":

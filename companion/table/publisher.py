@@ -20,6 +20,7 @@ SEQ_PER_BOOT = 10**9
 # little after it was published shows the glass that much behind: within STALE_STEP_S of wall time (less
 # than a frame) it is sent as published; a later reader gets it carried on, in steps of this size.
 STALE_STEP_S = 0.01
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder, not one per text
 
 
 class Publisher:
@@ -84,7 +85,7 @@ class Publisher:
                 if any(seq != key[0] for seq, _ in self._texts):
                     self._texts.clear()  # texts of an older snapshot: no reader asks for them again
                 shown = snapshot if step == 0 else carried(snapshot, snapshot["t"] + step * STALE_STEP_S * speed)
-                text = self._texts[key] = json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
+                text = self._texts[key] = _compact(shown)
             return text
 
     def wait_for_change(self, after_seq: int, timeout: float) -> dict:
@@ -99,29 +100,33 @@ def describe(show, show_id, started_wall: float, cradles, sources: dict[str, str
     """The snapshot of a table: the show's replay result at its instant, with what only the table knows."""
     if show is None:
         return {"outcome": "idle", "warn_lead_s": idle_warn_lead_s, **extras}
-    setup = show.setup
     state = show.result()
-    state.update(id=show_id, event=_event_json(setup.event), challenge=setup.challenge, started=iso(started_wall),
-                 warn_lead_s=setup.warn_lead_s, runout_grace_s=setup.runout_grace_s,
-                 advance_tolerance_s=setup.advance_tolerance_s, **extras)
+    state.update(_frame(show, show_id, started_wall), **extras)
     for colour, timer in state["timers"].items():
         cradle = cradles.get(colour)
         glass = show.timers[colour].glass  # the seconds of the way it stands: glasses may run unlike both ways
-        timer.update(duration=glass.duration_for(glass.pose) if glass else setup.duration(colour), role=show.timers[colour].role, source=sources[colour],
+        timer.update(duration=glass.duration_for(glass.pose) if glass else show.setup.duration(colour),
+                     role=show.timers[colour].role, source=sources[colour],
                      **fault_json(cradle.fault if cradle else None),
                      awaiting_turn=show.outcome == "running" and show.timers[colour].spent,
                      changed_while_down=bool(cradle and cradle.changed_while_down))
     return state
 
 
-_event_cache: list = [None, None]  # the last event described, and its JSON (a show's event never changes)
+_frame_cache: list = [None, None]  # the show last described, and its frame
 
 
-def _event_json(event) -> dict:
-    """The event object of a snapshot, built once per show, not at every change (snapshots are only read)."""
-    if _event_cache[0] is not event:
-        _event_cache[:] = [event, event.to_json()]
-    return _event_cache[1]
+def _frame(show, show_id, started_wall: float) -> dict:
+    """What every snapshot of a show shares (its id, event and settings): built once per show, not at every
+    change, as snapshots are only read."""
+    key = (id(show), show_id, started_wall)  # a show id is never reused, so neither is a key
+    if _frame_cache[0] != key:
+        setup = show.setup
+        _frame_cache[:] = [key, {"id": show_id, "event": setup.event.to_json(), "challenge": setup.challenge,
+                                 "started": iso(started_wall), "warn_lead_s": setup.warn_lead_s,
+                                 "runout_grace_s": setup.runout_grace_s,
+                                 "advance_tolerance_s": setup.advance_tolerance_s}]
+    return _frame_cache[1]
 
 
 class FrameTap:

@@ -60,14 +60,28 @@ class PushingTask(WSGITask):
         return environ
 
     def push(self, data: bytes) -> bool:
-        """Write `data` as the response's next piece now, if that needs no waiting: False if it would."""
+        """Write `data` as the response's next piece now, if that needs no waiting: False if it would.
+
+        Nothing is queued before it, so it goes straight to the socket, framed
+        as a chunk of the response, without a pass through waitress's buffers;
+        whatever the socket does not take at once is queued as waitress would
+        (`write_soon`), and its loop sends the rest.
+        """
         channel = self.channel
         if not channel.outbuf_lock.acquire(blocking=False):
             return False  # the connection's loop or the response's own thread is writing
         try:
             if not (self.wrote_header and channel.connected) or channel.total_outbufs_len:
                 return False  # the head is not out yet, or bytes wait for a slow phone: its own thread goes on
-            self.write(data)  # framed as the response is (chunked), and sent at once
+            if not self.chunked_response:  # an HTTP/1.0 phone: the response is sent as waitress frames it
+                self.write(data)
+                return True
+            chunk = b"%X\r\n%b\r\n" % (len(data), data)
+            sent = channel.send(chunk, do_close=False)
+            if sent:
+                channel.last_activity = time.time()  # what waitress's sweep of idle connections reads
+            if sent < len(chunk):
+                channel.write_soon(chunk[sent:])
             return True
         except (ClientDisconnected, OSError):
             return False

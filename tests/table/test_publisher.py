@@ -2,6 +2,7 @@
 
 import json
 
+from companion.table import publisher as publishing
 from companion.table.publisher import STALE_STEP_S, Publisher
 
 RUNNING = {"outcome": "running", "t": 10.0, "speed": 2.0,
@@ -11,8 +12,8 @@ RUNNING = {"outcome": "running", "t": 10.0, "speed": 2.0,
 def test_a_snapshot_is_serialised_once_as_it_is_published_and_every_reader_shares_that_text(monkeypatch):
     publisher = Publisher(boot=1)
     dumped = []
-    real = json.dumps
-    monkeypatch.setattr(json, "dumps", lambda *a, **k: dumped.append(1) or real(*a, **k))
+    real = publishing._compact
+    monkeypatch.setattr(publishing, "_compact", lambda value: dumped.append(1) or real(value))
     snapshot = publisher.publish(dict(RUNNING))
     assert len(dumped) == 1
     texts = [publisher.text(snapshot, 10.0 + i * 0.0002) for i in range(40)]  # 40 phones within 4 ms

@@ -154,6 +154,18 @@ def test_abort_records_the_show_and_replays_to_its_last_state(table, hands):
     assert result["outcome"] == "running" and result["t"] == pytest.approx(17.2, abs=0.5)
 
 
+def test_each_show_is_described_with_its_own_id_event_and_start(demo):
+    first = demo.start_show("training", challenge=True)
+    demo.abort()
+    demo.clock.advance(61.0)
+    second = demo.start_show({"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "purple",
+                              "countdown_start": 4, "running": ["red"], "lying": ["purple"], "rules": ""})
+    assert second["id"] == first["id"] + 1
+    assert (first["event"]["id"], second["event"]["id"]) == ("training", "only-red")
+    assert (first["challenge"], second["challenge"]) == (True, False)
+    assert second["started"] > first["started"]
+
+
 def test_wait_for_change_and_seq(table, hands):
     first = table.snapshot()["seq"]
     assert table.wait_for_change(first, timeout=0.01)["seq"] == first

@@ -28,10 +28,18 @@ PIN = {"X-Table-Pin": "1234", "Content-Type": "application/json"}
 class EventStream:
     """One client of an event stream: reads blocks (events or comments) as they arrive."""
 
-    def __init__(self, port: int, path: str, headers: dict | None = None, source: str | None = None):
+    def __init__(self, port: int, path: str, headers: dict | None = None, source: str | None = None,
+                 receive_buffer: int | None = None):
         address = (source, 0) if source else None  # another loopback address stands for another phone
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5, source_address=address)
+        if receive_buffer:  # a phone on a bad link: its buffer is set before it connects, or it has no effect
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+            sock.settimeout(5)
+            sock.connect(("127.0.0.1", port))
+            self.connection.sock = sock
         self.connection.request("GET", path, headers=headers or {})
+        self.port = self.connection.sock.getsockname()[1]  # the server knows this phone by it
         self.response = self.connection.getresponse()
 
     def next(self) -> dict:
@@ -160,6 +168,50 @@ def test_a_phone_that_reads_nothing_never_holds_up_the_tables_thread(served, pus
         assert get(served.port, "/api/show")[0] == 200
     finally:
         slow.close()
+
+
+def test_a_phone_that_reads_late_gets_whole_states_in_order_up_to_the_last(served, pushes):
+    # Tiny buffers both ends: a state the table's thread writes is soon taken only in part by the
+    # socket, and its rest must follow it whole, before any later state.
+    served.server.server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    slow = EventStream(served.port, "/api/show/events", receive_buffer=4096)
+    try:
+        slow.next_state()
+        served.table.start_show("training")
+        for _ in range(200):
+            served.table.flip("green")
+        last = served.table.snapshot()["seq"]
+        ids = []
+        while not ids or ids[-1] < last:
+            state = slow.next_state()  # a state cut or interleaved would not parse
+            assert state["event_id"] == state["seq"]
+            ids.append(state["event_id"])
+        assert ids == sorted(set(ids)) and ids[-1] == last
+        assert ("table", True) in pushes
+    finally:
+        slow.close()
+
+
+def test_a_phone_sent_only_by_the_tables_thread_is_not_taken_for_idle(served, pushes):
+    # waitress closes a connection it has not sent to or heard from for its channel timeout.
+    client = EventStream(served.port, "/api/show/events")
+    try:
+        client.next_state()
+        channel = next(c for c in list(served.server.server.active_channels.values()) if c.addr[1] == client.port)
+        served.table.start_show("training")
+        client.next_state()
+        for _ in range(20):  # until the table's thread, not the stream's, has written a state
+            pushes.clear()
+            channel.last_activity = 0.0  # long ago
+            before = time.time()
+            served.table.flip("green")
+            client.next_state()
+            if ("table", True) in pushes:
+                break
+        assert ("table", True) in pushes
+        assert channel.last_activity >= before
+    finally:
+        client.close()
 
 
 def test_a_client_that_has_the_current_state_waits_for_the_next(served):
