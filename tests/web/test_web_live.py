@@ -192,6 +192,30 @@ def test_a_phone_that_reads_late_gets_whole_states_in_order_up_to_the_last(serve
         slow.close()
 
 
+def test_an_http_1_0_phone_gets_new_states_unframed(served, pushes):
+    # HTTP/1.0 knows no chunks: the stream is the events themselves, until the server closes it.
+    phone = socket.create_connection(("127.0.0.1", served.port), timeout=5)
+    try:
+        phone.sendall(f"GET /api/show/events HTTP/1.0\r\nHost: 127.0.0.1:{served.port}\r\n\r\n".encode())
+        reader = phone.makefile("rb")
+        assert reader.readline().startswith(b"HTTP/1.0 200")
+        while reader.readline() != b"\r\n":  # the head
+            pass
+
+        def next_state() -> dict:
+            while not (line := reader.readline()).startswith(b"data: "):
+                assert line == b"\n" or line.startswith((b"id: ", b"event: ", b"retry: ", b":")), line
+            return json.loads(line[len(b"data: "):])
+
+        next_state()
+        started = served.table.start_show("training")
+        assert next_state()["seq"] == started["seq"]
+        flipped = served.table.flip("green")
+        assert next_state()["seq"] == flipped["seq"]
+    finally:
+        phone.close()
+
+
 def test_a_phone_sent_only_by_the_tables_thread_is_not_taken_for_idle(served, pushes):
     # waitress closes a connection it has not sent to or heard from for its channel timeout.
     client = EventStream(served.port, "/api/show/events")
