@@ -77,10 +77,12 @@ class Records:
         pad = self.store.scorepad()
         rows = {row["event"]: row for row in pad["events"]}
         known = self.store.events()
-        customs = festival_records.festivals(self.store.database)
-        plan = campaign() + [Festival(f"custom-{c['id']}", tuple(c["events"]), c["name"], custom=True) for c in customs]
+        customs = {f"custom-{c['id']}": c for c in festival_records.festivals(self.store.database)}
+        plan = campaign() + [Festival(key, tuple(c["events"]), c["name"], custom=True) for key, c in customs.items()]
         shown = progress(plan, rows)
         for festival in shown:
+            if festival["custom"]:
+                festival["id"] = customs[festival["key"]]["id"]  # what deletes it
             for row in festival["events"]:
                 event = known.get(row["event"])
                 row["name"] = event.name if event else None
@@ -98,6 +100,7 @@ class Records:
         return {"id": festival_id, "name": festival.name, "events": list(festival.events)}
 
     def delete_festival(self, festival_id: int) -> bool:
+        """Forget a custom festival; False if there is none of that id."""
         return festival_records.delete_festival(self.store.database, festival_id)
 
     def export_history(self) -> str:

@@ -268,3 +268,20 @@ def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expe
             ("kite", totals["kite"], 1, True), ("crane", totals["crane"], 2, False)]
     finally:
         phone.close()
+
+
+def test_a_custom_festival_is_deleted_from_the_pad_and_only_with_the_pin(browser, demo, expect):
+    demo.table.save_festival({"name": "Keep me", "events": ["training"]})
+    demo.table.save_festival({"name": "Our reds", "events": ["event-02", "training"]})
+    page = browser.page
+    page.goto(f"{browser.url}scorepad")
+    expect(page.locator("details.festival").filter(has_text="Our reds")).to_have_count(1)
+    expect(page.locator("form.festival-delete")).to_have_count(0)  # a locked page offers no delete
+    unlock(page, browser.url, "/scorepad")
+    doomed = page.locator("details.festival").filter(has_text="Our reds").locator("form.festival-delete")
+    expect(doomed).to_have_attribute("data-ready", "yes")
+    expect(doomed.locator("button")).to_have_text("Delete this festival")
+    doomed.locator("button").click()
+    expect(page.locator("details.festival").filter(has_text="Our reds")).to_have_count(0)
+    expect(page.locator("details.festival").filter(has_text="Keep me")).to_have_count(1)
+    assert [c["name"] for c in demo.table.festival_pad()["festivals"] if c["custom"]] == ["Keep me"]

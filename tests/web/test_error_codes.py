@@ -157,7 +157,7 @@ def test_setup_values_are_refused_in_japanese(client):
 # ---- whatever a script or a broken page sends -------------------------------------------------------
 
 ENDPOINTS = ["/api/show/start", "/api/show/flip", "/api/show/lay", "/api/mute", "/api/calibration", "/api/players",
-             "/api/festivals", "/api/history", "/api/flock/stage", "/api/flock/games",
+             "/api/festivals", "/api/festivals/1/delete", "/api/history", "/api/flock/stage", "/api/flock/games",
              "/api/flock/games/{flock}/actions", "/api/flock/games/{flock}/stages", "/api/flock/cards",
              "/api/geese/score", "/api/geese/check", "/api/geese/games", "/api/geese/games/{geese}/setup",
              "/api/geese/games/{geese}/actions", "/api/setup/settings", "/api/setup/wiring/strip", "/api/setup/timing"]

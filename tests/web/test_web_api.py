@@ -280,13 +280,30 @@ def test_no_body_ever_makes_a_500(client, path, body):
 # ---- the PIN -------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", ["/api/show/start", "/api/show/flip", "/api/show/abort", "/api/mute",
-                                  "/api/calibration", "/api/players"])
+                                  "/api/calibration", "/api/players", "/api/festivals", "/api/festivals/1/delete"])
 def test_every_change_needs_the_pin(client, path):
     for headers in ({}, {"X-Table-Pin": "0000"}, {"X-Table-Pin": ""}):
         response = client.post(path, json={}, headers=headers)
         assert response.status_code == 403, (headers, response.json)
         assert "error" in response.json and "PIN" in response.json["error"]
     assert client.get("/api/show").json["outcome"] == "idle"
+
+
+def test_a_custom_festival_is_deleted_to_make_room_and_a_deleted_one_is_named_gone(client):
+    saved = [client.post("/api/festivals", json={"name": f"F{i}", "events": ["training"]}, headers=PIN).json
+             for i in range(50)]
+    full = client.post("/api/festivals", json={"name": "One more", "events": ["training"]}, headers=PIN)
+    assert full.status_code == 400 and full.json["code"] == "errors.festival.full"
+    customs = [f for f in client.get("/api/festivals").json["festivals"] if f["custom"]]
+    assert [(f["id"], f["name"]) for f in customs] == [(s["id"], s["name"]) for s in saved]
+    deleted = client.post(f"/api/festivals/{saved[0]['id']}/delete", headers=PIN)
+    assert deleted.status_code == 200 and deleted.json == {"deleted": saved[0]["id"]}
+    assert client.post("/api/festivals", json={"name": "One more", "events": ["training"]}, headers=PIN).status_code == 200
+    names = [f["name"] for f in client.get("/api/festivals").json["festivals"] if f["custom"]]
+    assert names == [s["name"] for s in saved[1:]] + ["One more"]
+    for festival_id in (saved[0]["id"], 10**30):  # already gone; never was
+        gone = client.post(f"/api/festivals/{festival_id}/delete", headers=PIN)
+        assert gone.status_code == 404 and gone.json["code"] == "errors.festival.gone"
 
 
 def test_wrong_pins_slow_down_further_tries_with_429(client):

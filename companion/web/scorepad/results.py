@@ -13,6 +13,7 @@ from companion.skyrockets.log import replay
 from companion.web import get_table
 from companion.web.api import json_body, need
 from companion.web.download import cell, csv_download
+from companion.web.errors import coded
 from companion.web.i18n import event_name, translate
 from companion.web.scorepad import bp
 from companion.web.security import needs_pin
@@ -84,6 +85,15 @@ def festivals():
 @needs_pin
 def save_festival():
     return jsonify(get_table().save_festival(json_body("name", "events")))
+
+
+@bp.post("/api/festivals/<int:festival_id>/delete")
+@needs_pin
+def delete_festival(festival_id: int):
+    """Forget a custom festival (the shows played in it stay on the score pad)."""
+    if festival_id > MAX_ROW_ID or not get_table().delete_festival(festival_id):
+        raise coded(NotFound(f"there is no custom festival {festival_id}"), "errors.festival.gone")
+    return jsonify({"deleted": festival_id})
 
 
 @bp.get("/api/history")

@@ -12,6 +12,9 @@ const festivalShape = {
 const festivalForm = document.getElementById("festival-form");
 if (festivalForm) enhance(festivalForm, { shape: festivalShape, done: () => window.location.reload() });
 
+const deleteForms = [...document.querySelectorAll(".festival-delete")];
+for (const form of deleteForms) enhance(form, { done: () => window.location.reload() });
+
 const historyForm = document.getElementById("history-form");
 historyForm?.addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -33,4 +36,4 @@ historyForm?.addEventListener("submit", async (event) => {
 });
 
 // Ready: a submit before now would have gone to the page as a plain form.
-for (const form of [festivalForm, historyForm]) if (form) form.dataset.ready = "yes";
+for (const form of [festivalForm, historyForm, ...deleteForms]) if (form) form.dataset.ready = "yes";
