@@ -16,6 +16,7 @@ from companion.geese.strategies import STRATEGIES
 from companion.skyrockets.events import parse_event
 from companion.skyrockets.festivals import event_id
 from companion.table import demo_table
+from companion.web.scorepad.pieces import piece_length
 from companion.web.server import ServerThread, make_server
 
 from .conftest import unlock
@@ -28,10 +29,10 @@ GAME_FIELDS = {"name", "sourceGameId", "highestWins", "noPoints"}  # bggId only 
 PLAYER_FIELDS = {"name", "sourcePlayerId", "score", "rank", "role", "winner", "startPlayer"}
 
 
-def record_show(table, n: int, outcome: str, stars: int = 0) -> int:
+def record_show(table, n: int, outcome: str, stars: int = 0, rules: str = "") -> int:
     """A finished show of event card n, with a made-up setup the owner entered once."""
     event = parse_event({"id": event_id(n), "name": f"Night {n}", "hand_size": 4, "countdown": "orange",
-                         "running": ["red", "orange"], "lying": ["green"]}, "event")
+                         "running": ["red", "orange"], "lying": ["green"], "rules": rules}, "event")
     table.store.save_event(event, WALL)
     show = table.store.begin_show(event, False, {"t": 0, "type": "setup"}, WALL, 1.0)
     table.store.finish_show(show, {"t": 120, "type": "end"}, outcome, stars, WALL + 6 * 60)
@@ -228,6 +229,35 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
         page.click("#history-form button[type=submit]")
         expect(page.locator("#history-error")).to_have_text("This table already has records: import into a fresh table.")
         assert fresh.scorepad() == demo.table.scorepad()
+    finally:
+        context.close()
+        server.close()
+        fresh.stop()
+
+
+def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, demo, expect, tmp_path):
+    for n in range(1, 33):  # every card, each with a long rules text of characters outside the BMP and kanji
+        record_show(demo.table, n, "win", 2, rules="🎆🎆花" * 600)
+    text = demo.table.export_history()
+    saved = tmp_path / "history.jsonl"
+    saved.write_text(text, "utf-8")
+    length, units = piece_length(demo.app.config["MAX_CONTENT_LENGTH"]), text.encode("utf-16-le")
+    assert len(units) // 2 > 10 * length  # far past one body
+    assert any(0xD800 <= int.from_bytes(units[2 * cut - 2:2 * cut], "little") <= 0xDBFF  # a cut meets a pair
+               for cut in range(length, len(units) // 2, length))
+
+    fresh = demo_table(tmp_path / "fresh.sqlite3", speed=1.0, pin="1234").start()
+    server = ServerThread(make_server(fresh, "127.0.0.1", 0))
+    context = launch()
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        unlock(page, server.url, "/scorepad")
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
+        page.set_input_files("#history-file", str(saved))
+        page.click("#history-form button[type=submit]")
+        expect(page.locator("#next-event")).to_have_text(re.compile("Every festival is won"), timeout=30_000)
+        assert fresh.scorepad() == demo.table.scorepad()
+        assert fresh.store.events() == demo.table.store.events()
     finally:
         context.close()
         server.close()

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
 # Latin words a Japanese sentence may keep as they are: units, names of parts and formats, the broker example.
-ALLOWED_LATIN = {"PIN", "LED", "GPIO", "JSON", "SPI", "PWM", "VP", "mqtt", "host", "s"}
+ALLOWED_LATIN = {"PIN", "LED", "GPIO", "JSON", "SPI", "PWM", "VP", "mqtt", "host", "s", "MiB"}
 GENERIC = {STATUS_CODES[400], STATUS_CODES[409]}  # a refusal that says no more than its status
 PLAYER_PARAMS = {"name", "player"}  # values the players wrote (or a species, which the page names)
 KINDS = {"colour": "timer.", "timer": "timer.", "species": "flock.species.", "suit": "geese.suit."}  # as i18n.js
@@ -33,7 +33,8 @@ PLAYER_MODULES = [
     "skyrockets/events.py", "skyrockets/colours.py", "skyrockets/festivals.py", "players.py", "jsonin.py",
     "section.py", "config.py", "calibration.py", "mqtt/settings.py",
     "web/api.py", "web/flock/api.py", "web/flock/records.py", "web/geese/api.py", "web/geese/games.py",
-    "web/scorepad/results.py", "records/festivals.py", "table/__init__.py", "table/setting.py",
+    "web/scorepad/results.py", "web/scorepad/pieces.py", "records/festivals.py", "table/__init__.py",
+    "table/setting.py",
     "flock/birds.py", "flock/board.py", "flock/cards.py", "flock/game.py", "flock/moves.py", "flock/sheet.py",
     "flock/stage.py", "geese/cards.py", "geese/game.py", "geese/record.py", "hardware/hub.py",
 ]

@@ -3,7 +3,7 @@ the festival pad, and the whole history exported and imported (docs/festivals.md
 
 import re
 
-from flask import jsonify, request
+from flask import current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
@@ -16,6 +16,7 @@ from companion.web.download import cell, csv_download
 from companion.web.errors import coded
 from companion.web.i18n import event_name, translate
 from companion.web.scorepad import bp
+from companion.web.scorepad.pieces import MAX_PIECES, Pieces
 from companion.web.security import needs_pin
 from companion.web.share import bgstats_link, game_result, offers_bgstats, show_result
 
@@ -105,9 +106,18 @@ def history_file():
 @bp.post("/api/history")
 @needs_pin
 def import_history():
-    text = need(json_body("history"), "history")
+    """A history file read into this fresh table: in one body `{"history"}`, or in pieces, each
+    `{"history", "part", "parts"}` (the page's way: a body is small, a history need not be)."""
+    data = json_body("history", "part", "parts")
+    text = need(data, "history")
     if not isinstance(text, str):
         raise BadInput("history", "expected the history file's text", code="errors.text")
+    if "part" in data or "parts" in data:
+        parts = _count(data, "parts", MAX_PIECES)
+        part = _count(data, "part", parts)
+        text = current_app.extensions.setdefault("history_pieces", Pieces()).add(text, part, parts)
+        if text is None:
+            return jsonify({"received": part, "parts": parts})
     try:
         return jsonify({"imported": get_table().import_history(text)})
     except BadInput as e:  # the page says which line cannot be read, in its language; `error` says why
@@ -116,6 +126,14 @@ def import_history():
         line = re.match(r"line (\d+)", e.field)
         raise BadInput(e.field, e.problem, code="history.refused.line" if line else "history.refused.file",
                        params={"line": int(line[1])} if line else None) from None
+
+
+def _count(data: dict, field: str, high: int) -> int:
+    value = need(data, field)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+        raise BadInput(field, f"expected a whole number from 1 to {high}", code="errors.range",
+                       params={"low": 1, "high": high})
+    return value
 
 
 @bp.get("/api/history.csv")

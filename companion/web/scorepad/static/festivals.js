@@ -26,14 +26,34 @@ historyForm?.addEventListener("submit", async (event) => {
     showError(historyForm, "history", t("form.missing"));
     return;
   }
-  const answer = await postJSON(historyForm.dataset.api, { history: await file.text() });
-  if (!answer.ok) {
-    showError(historyForm, "history", errorText(answer.data));
-    return;
+  const parts = pieces(await file.text(), Number(historyForm.dataset.piece));
+  let answer;
+  for (const [i, piece] of parts.entries()) {
+    status.textContent = parts.length > 1 ? t("history.sending", { percent: Math.floor((100 * i) / parts.length) }) : "";
+    answer = await postJSON(historyForm.dataset.api, { history: piece, part: i + 1, parts: parts.length });
+    if (!answer.ok) {
+      status.textContent = "";
+      showError(historyForm, "history", errorText(answer.data));
+      return;
+    }
   }
   status.textContent = t("history.imported", { shows: answer.data.imported.show });
   window.location.reload();
 });
+
+// A file's text in pieces of at most `length` UTF-16 units (a body is small, a history need not be),
+// never splitting a character in two; an empty file is one empty piece, for the table to refuse.
+function pieces(text, length) {
+  const found = [];
+  for (let start = 0; start < text.length || !found.length; ) {
+    let end = Math.min(start + length, text.length);
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end -= 1; // the first half of a pair: keep them together
+    found.push(text.slice(start, end));
+    start = end;
+  }
+  return found;
+}
 
 // Ready: a submit before now would have gone to the page as a plain form.
 for (const form of [festivalForm, historyForm, ...deleteForms]) if (form) form.dataset.ready = "yes";
