@@ -16,7 +16,7 @@ from companion.geese.strategies import STRATEGIES
 from companion.skyrockets.events import parse_event
 from companion.skyrockets.festivals import event_id
 from companion.table import demo_table
-from companion.web.scorepad.pieces import piece_length
+from companion.web.scorepad.pieces import MAX_UPLOAD_BYTES, piece_length
 from companion.web.server import ServerThread, make_server
 
 from .conftest import unlock
@@ -253,9 +253,18 @@ def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, dem
         page = context.pages[0] if context.pages else context.new_page()
         unlock(page, server.url, "/scorepad")
         expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
+        sent = []
+        page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/api/history") else None)
+        too_big = tmp_path / "too-big.jsonl"
+        too_big.write_bytes(b"x" * (MAX_UPLOAD_BYTES + 1))
+        page.set_input_files("#history-file", str(too_big))
+        page.click("#history-form button[type=submit]")
+        expect(page.locator("#history-error")).to_contain_text("larger than 16 MiB")
+        assert sent == []  # refused on the phone, before a byte of it went to the table
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
         expect(page.locator("#next-event")).to_have_text(re.compile("Every festival is won"), timeout=30_000)
+        assert sent
         assert fresh.scorepad() == demo.table.scorepad()
         assert fresh.store.events() == demo.table.store.events()
     finally:

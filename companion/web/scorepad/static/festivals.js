@@ -26,10 +26,16 @@ historyForm?.addEventListener("submit", async (event) => {
     showError(historyForm, "history", t("form.missing"));
     return;
   }
+  const maxBytes = Number(historyForm.dataset.maxBytes);
+  if (file.size > maxBytes) { // the table would refuse it: say so before sending any of it
+    showError(historyForm, "history", t("history.refused.too_large", { mib: maxBytes / 2 ** 20 }));
+    return;
+  }
   const parts = pieces(await file.text(), Number(historyForm.dataset.piece));
   let answer;
   for (const [i, piece] of parts.entries()) {
-    status.textContent = parts.length > 1 ? t("history.sending", { percent: Math.floor((100 * i) / parts.length) }) : "";
+    const percent = Math.floor((100 * i) / parts.length);
+    status.textContent = parts.length > 1 ? t("history.sending", { percent }) : "";
     answer = await postJSON(historyForm.dataset.api, { history: piece, part: i + 1, parts: parts.length });
     if (!answer.ok) {
       status.textContent = "";
