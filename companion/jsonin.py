@@ -96,3 +96,15 @@ def check_line(text: str, where: str, *, keep: str = "") -> str:
         if ch not in keep and unicodedata.category(ch) in NOT_TEXT:
             raise BadInput(where, f"contains the control character U+{ord(ch):04X}", code="errors.control")
     return text
+
+
+def whole(value: object, field: str, low: int, high: int) -> int:
+    """`value` if it is a whole number from `low` to `high` (true and false are not), else BadInput naming `field`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        shown = repr(value)
+        raise BadInput(field, f"expected a whole number, got {shown if len(shown) <= 30 else shown[:27] + '...'}",
+                       code="errors.whole")
+    if not low <= value <= high:
+        raise BadInput(field, f"{value} is out of range ({low}-{high})",
+                       code="errors.range", params={"low": low, "high": high})
+    return value

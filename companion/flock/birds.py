@@ -86,16 +86,6 @@ def read_bird(value, players: list[str], field: str) -> dict:
     return {"owner": owner, "sex": sex}
 
 
-def read_int(value, field: str, low: int, high: int) -> int:
-    """A whole number within [low, high]."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(field, f"{_show(value)}: expected a whole number", code="errors.whole")
-    if not low <= value <= high:
-        raise BadInput(field, f"{value} is out of range ({low}-{high})",
-                       code="errors.range", params={"low": low, "high": high})
-    return value
-
-
 def _show(value) -> str:
     text = repr(value)
     return text if len(text) <= 30 else text[:27] + "..."

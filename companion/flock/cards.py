@@ -10,7 +10,8 @@ once; these functions check what they entered and score with it.
 """
 
 from companion.errors import BadInput
-from companion.flock.birds import ROWS, read_int
+from companion.flock.birds import ROWS
+from companion.jsonin import whole
 
 MAX_POINTS = 99  # no printed card gives more for one line or one space
 MAX_NEST_ENTRIES = 7  # a nest card's points for 1..this many landed birds (a player lands one per column at most)
@@ -32,8 +33,8 @@ def read_nest(value, field: str = "nest") -> dict:
         raise BadInput(f"{field}.points",
                        f"expected a list of 1-{MAX_NEST_ENTRIES} points (for 1, 2, ... birds landed)",
                        code="flock.refused.nest_points", params={"limit": MAX_NEST_ENTRIES})
-    return {"points": [read_int(p, f"{field}.points[{i}]", 0, MAX_POINTS) for i, p in enumerate(points)],
-            "pair": read_int(value.get("pair"), f"{field}.pair", -MAX_POINTS, MAX_POINTS)}
+    return {"points": [whole(p, f"{field}.points[{i}]", 0, MAX_POINTS) for i, p in enumerate(points)],
+            "pair": whole(value.get("pair"), f"{field}.pair", -MAX_POINTS, MAX_POINTS)}
 
 
 def read_movement(value, columns: int, field: str) -> dict:
@@ -53,9 +54,9 @@ def read_movement(value, columns: int, field: str) -> dict:
         where = f"{field}.spaces[{i}]"
         if not isinstance(space, dict) or set(space) != {"row", "col", "points"}:
             raise BadInput(where, "expected {row, col, points}", code="errors.shape")
-        read.append({"row": read_int(space["row"], f"{where}.row", 0, ROWS - 1),
-                     "col": read_int(space["col"], f"{where}.col", 0, columns - 1),
-                     "points": read_int(space["points"], f"{where}.points", 0, MAX_POINTS)})
+        read.append({"row": whole(space["row"], f"{where}.row", 0, ROWS - 1),
+                     "col": whole(space["col"], f"{where}.col", 0, columns - 1),
+                     "points": whole(space["points"], f"{where}.points", 0, MAX_POINTS)})
     if (read[0]["row"], read[0]["col"]) == (read[1]["row"], read[1]["col"]):
         raise BadInput(f"{field}.spaces[1]", "the two marked spaces are the same", code="flock.refused.same_spaces")
     card = {"spaces": read}

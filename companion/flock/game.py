@@ -15,12 +15,13 @@ import random
 
 from companion.errors import BadInput
 from companion.flock.birds import (COLUMN_LIMIT, DISPLAY, FACE_UP_BIRDS, HAND_LIMIT, STAGES, TILES_PER_PLAYER,
-                                   NEUTRAL_TILES, read_bird, read_int)
+                                   NEUTRAL_TILES, read_bird)
 from companion.flock.board import birds_of, count, land, refilled, shortfall, start_player, with_column, column
 from companion.flock.cards import movement_points, read_movement, read_nest
 from companion.flock.moves import FLIGHTS, REACH, flown, swap_allowed
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.stage import read_hands, scored, tie_break, winners
+from companion.jsonin import whole
 
 STANDARD = ("fly_side", "fly_line", "add", "take")
 TOP_PRICE = 4  # a standard action costs 1, 2, 3, 4 for its 1st-4th use in a stage (and 4 after)
@@ -36,7 +37,7 @@ class Game:
     """One game of Über den Wolken as it stands, with the seeded draws it still has to make."""
 
     def __init__(self, players, seed: int, movement_set: int = DEFAULT_MOVEMENT_SET):
-        seed = read_int(seed, "seed", 0, MAX_SEED)
+        seed = whole(seed, "seed", 0, MAX_SEED)
         self.rng = random.Random(seed)
         laid = setup(players, self.rng, movement_set)
         self.players, self.depths = laid["players"], laid["depths"]

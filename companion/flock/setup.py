@@ -11,8 +11,9 @@ True
 import random
 
 from companion.flock.birds import (CUBES, DEALT_CARDS, DECK_TILES, DISPLAY, FACE_UP_BIRDS, FLOCK_TILES, NEUTRAL,
-                                   NEUTRALS_IN_DECK, NEUTRALS_IN_FLOCK, columns_for, depths, read_int, read_players)
+                                   NEUTRALS_IN_DECK, NEUTRALS_IN_FLOCK, columns_for, depths, read_players)
 from companion.flock.board import empty, refilled, start_player
+from companion.jsonin import whole
 
 DEFAULT_MOVEMENT_SET = 30  # movement cards in a player count's set, when the players do not count theirs
 MAX_MOVEMENT_SET = 99
@@ -28,7 +29,7 @@ def setup(players, rng: random.Random, movement_set: int = DEFAULT_MOVEMENT_SET)
     players = read_players(players)
     n = len(players)
     needed = n * DEALT_CARDS + DISPLAY[n]
-    movement_set = read_int(movement_set, "movement_set", needed, MAX_MOVEMENT_SET)
+    movement_set = whole(movement_set, "movement_set", needed, MAX_MOVEMENT_SET)
     columns = columns_for(n)
     flock = tiles(players, FLOCK_TILES, NEUTRALS_IN_FLOCK)
     rng.shuffle(flock)

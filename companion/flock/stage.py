@@ -13,9 +13,10 @@
 """
 
 from companion.errors import BadInput
-from companion.flock.birds import read_int, read_players
+from companion.flock.birds import read_players
 from companion.flock.board import birds_of, land, read_board, width
 from companion.flock.cards import MAX_CARDS_SCORED, movement_points, nest_points, read_movement, read_nest, tally
+from companion.jsonin import whole
 
 FIELDS = ("players", "board", "nest", "movement_cards", "scores_before", "final")
 MAX_TOTAL = 10_000  # far beyond any game's score; keeps numbers from outside small
@@ -63,7 +64,7 @@ def read_scores(value, players: list[str], field: str = "scores_before") -> dict
     for player in value:
         if player not in players:
             raise BadInput(f"{field}.{player}", "not a player in this game", code="errors.choice")
-    return {p: read_int(value.get(p, 0), f"{field}.{p}", -MAX_TOTAL, MAX_TOTAL) for p in players}
+    return {p: whole(value.get(p, 0), f"{field}.{p}", -MAX_TOTAL, MAX_TOTAL) for p in players}
 
 
 def scored(players, board, nest, cards, before, final) -> dict:

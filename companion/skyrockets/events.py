@@ -8,7 +8,7 @@ event, files a table keeps, and inline objects in show logs all pass through
 from dataclasses import asdict, dataclass, field, replace
 
 from companion.errors import BadInput
-from companion.jsonin import check_line, check_text
+from companion.jsonin import check_line, check_text, whole
 from companion.skyrockets.colours import COLOURS, check_colour, next_longer
 
 MAX_START_SPACE = 9
@@ -117,11 +117,11 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
     return Event(
         id=event_id,
         name=_text(need("name", event_id), f"{where}.name", required=True, limit=MAX_EVENT_NAME),
-        hand_size=_whole(need("hand_size", 4), f"{where}.hand_size", 0, MAX_HAND_SIZE),
+        hand_size=whole(need("hand_size", 4), f"{where}.hand_size", 0, MAX_HAND_SIZE),
         countdown=countdown,
         running=running,
         lying=lying,
-        countdown_start=_whole(need("countdown_start", 4), f"{where}.countdown_start", 1, MAX_START_SPACE),
+        countdown_start=whole(need("countdown_start", 4), f"{where}.countdown_start", 1, MAX_START_SPACE),
         rules=_text(need("rules", ""), f"{where}.rules", limit=MAX_EVENT_RULES, keep=RULES_KEEP),
     )
 
@@ -138,15 +138,6 @@ def _text(value: object, field: str, *, required: bool = False, limit: int, keep
     if len(value) > limit:
         raise BadInput(field, f"is {len(value)} characters long (at most {limit})",
                        code="errors.too_long", params={"limit": limit})
-    return value
-
-
-def _whole(value: object, field: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(field, f"expected a whole number, got {value!r}", code="errors.whole")
-    if not low <= value <= high:
-        raise BadInput(field, f"{value} is out of range ({low}-{high})",
-                       code="errors.range", params={"low": low, "high": high})
     return value
 
 

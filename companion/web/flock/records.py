@@ -9,10 +9,11 @@ import random
 import secrets
 
 from companion.errors import BadInput, Conflict, NothingToUndo
-from companion.flock.birds import STAGES, read_int
+from companion.flock.birds import STAGES
 from companion.flock.game import MAX_LOG, MAX_SEED, Game
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.sheet import read_stage, sheet
+from companion.jsonin import whole
 from companion.players import MAX_NAME, check_name
 from companion.web.download import cell
 
@@ -24,7 +25,7 @@ MAX_CARDS = 200  # cards kept per table: every nest and movement card of the gam
 
 
 def read_seed(value) -> int:
-    return secrets.randbelow(MAX_SEED) if value is None else read_int(value, "seed", 0, MAX_SEED)
+    return secrets.randbelow(MAX_SEED) if value is None else whole(value, "seed", 0, MAX_SEED)
 
 
 def new_record(mode, players, seed, movement_set=DEFAULT_MOVEMENT_SET, names=None) -> dict:

@@ -7,6 +7,7 @@ from flask import current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
+from companion.jsonin import whole
 from companion.records.database import MAX_ROW_ID, iso
 from companion.skyrockets.festivals import event_number
 from companion.skyrockets.log import replay
@@ -113,8 +114,8 @@ def import_history():
     if not isinstance(text, str):
         raise BadInput("history", "expected the history file's text", code="errors.text")
     if "part" in data or "parts" in data:
-        parts = _count(data, "parts", MAX_PIECES)
-        part = _count(data, "part", parts)
+        parts = whole(need(data, "parts"), "parts", 1, MAX_PIECES)
+        part = whole(need(data, "part"), "part", 1, parts)
         text = current_app.extensions.setdefault("history_pieces", Pieces()).add(text, part, parts)
         if text is None:
             return jsonify({"received": part, "parts": parts})
@@ -126,14 +127,6 @@ def import_history():
         line = re.match(r"line (\d+)", e.field)
         raise BadInput(e.field, e.problem, code="history.refused.line" if line else "history.refused.file",
                        params={"line": int(line[1])} if line else None) from None
-
-
-def _count(data: dict, field: str, high: int) -> int:
-    value = need(data, field)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-        raise BadInput(field, f"expected a whole number from 1 to {high}", code="errors.range",
-                       params={"low": 1, "high": high})
-    return value
 
 
 @bp.get("/api/history.csv")
