@@ -221,12 +221,9 @@ def _allowed_hosts(names) -> tuple[str, ...]:
 
 def check_table_name(name: str, field: str) -> str:
     """A table's name: one line of at most MAX_TABLE_NAME characters (empty: none)."""
-    from companion.jsonin import check_line
+    from companion.fields import line
 
-    if len(name) > MAX_TABLE_NAME:
-        raise BadInput(field, f"expected at most {MAX_TABLE_NAME} characters, got {len(name)}",
-                       code="errors.too_long", params={"limit": MAX_TABLE_NAME})
-    return check_line(name, field).strip()
+    return line(name, field, MAX_TABLE_NAME, empty=True).strip()
 
 
 def check_pin(pin: str, field: str) -> str:

@@ -14,15 +14,11 @@ companion.errors.BadInput: body: not valid JSON (NaN is not a number JSON allows
 """
 
 import json
-import unicodedata
 
 from companion.errors import BadInput
 
 MAX_DEPTH = 32  # no document of ours nests deeper than a handful of levels
 MAX_INT_DIGITS = 18  # every count, id and time of ours fits in 64 bits
-# Characters that are not text: C0/C1 controls and lone surrogates. (U+2028 and U+2029 are text,
-# and a log keeps them: it splits lines at \n only.)
-NOT_TEXT = frozenset({"Cc", "Cs"})
 
 
 def _refuse_constant(name: str):
@@ -80,31 +76,3 @@ def check_text(text: str, where: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput(where, "contains a lone surrogate (not valid Unicode text)", code="errors.control") from None
-
-
-def check_line(text: str, where: str, *, keep: str = "") -> str:
-    r"""`text` if it is printable text (control characters other than those in `keep` refused).
-
-    >>> check_line("Ann 🎉", "players[0]")
-    'Ann 🎉'
-    >>> check_line("Ann\x07", "players[0]")
-    Traceback (most recent call last):
-    ...
-    companion.errors.BadInput: players[0]: contains the control character U+0007
-    """
-    for ch in text:
-        if ch not in keep and unicodedata.category(ch) in NOT_TEXT:
-            raise BadInput(where, f"contains the control character U+{ord(ch):04X}", code="errors.control")
-    return text
-
-
-def whole(value: object, field: str, low: int, high: int) -> int:
-    """`value` if it is a whole number from `low` to `high` (true and false are not), else BadInput naming `field`."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        shown = repr(value)
-        raise BadInput(field, f"expected a whole number, got {shown if len(shown) <= 30 else shown[:27] + '...'}",
-                       code="errors.whole")
-    if not low <= value <= high:
-        raise BadInput(field, f"{value} is out of range ({low}-{high})",
-                       code="errors.range", params={"low": low, "high": high})
-    return value

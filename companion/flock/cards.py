@@ -11,7 +11,7 @@ once; these functions check what they entered and score with it.
 
 from companion.errors import BadInput
 from companion.flock.birds import ROWS
-from companion.jsonin import whole
+from companion.fields import whole
 
 MAX_POINTS = 99  # no printed card gives more for one line or one space
 MAX_NEST_ENTRIES = 7  # a nest card's points for 1..this many landed birds (a player lands one per column at most)

@@ -21,7 +21,7 @@ from companion.flock.cards import movement_points, read_movement, read_nest
 from companion.flock.moves import FLIGHTS, REACH, flown, swap_allowed
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.stage import read_hands, scored, tie_break, winners
-from companion.jsonin import whole
+from companion.fields import whole
 
 STANDARD = ("fly_side", "fly_line", "add", "take")
 TOP_PRICE = 4  # a standard action costs 1, 2, 3, 4 for its 1st-4th use in a stage (and 4 after)

@@ -13,7 +13,7 @@ import random
 from companion.flock.birds import (CUBES, DEALT_CARDS, DECK_TILES, DISPLAY, FACE_UP_BIRDS, FLOCK_TILES, NEUTRAL,
                                    NEUTRALS_IN_DECK, NEUTRALS_IN_FLOCK, columns_for, depths, read_players)
 from companion.flock.board import empty, refilled, start_player
-from companion.jsonin import whole
+from companion.fields import whole
 
 DEFAULT_MOVEMENT_SET = 30  # movement cards in a player count's set, when the players do not count theirs
 MAX_MOVEMENT_SET = 99

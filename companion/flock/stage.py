@@ -16,7 +16,7 @@ from companion.errors import BadInput
 from companion.flock.birds import read_players
 from companion.flock.board import birds_of, land, read_board, width
 from companion.flock.cards import MAX_CARDS_SCORED, movement_points, nest_points, read_movement, read_nest, tally
-from companion.jsonin import whole
+from companion.fields import whole
 
 FIELDS = ("players", "board", "nest", "movement_cards", "scores_before", "final")
 MAX_TOTAL = 10_000  # far beyond any game's score; keeps numbers from outside small

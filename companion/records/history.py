@@ -17,7 +17,7 @@ games or festivals) takes an import: ids are kept as they were.
 import json
 import math
 
-from companion import jsonin
+from companion import fields, jsonin
 from companion.clock import MAX_SPEED, MIN_SPEED
 from companion.errors import BadInput, Conflict
 from companion.records.database import MAX_ROW_ID, Database, iso
@@ -171,7 +171,7 @@ def _text(data: dict, field: str, limit: int, *, empty=False, none=False) -> str
         return None
     if not isinstance(value, str) or (not value and not empty) or len(value) > limit:
         raise BadInput(field, f"expected text of {0 if empty else 1}-{limit} characters")
-    jsonin.check_line(value, field)
+    fields.line(value, field, limit, empty=True)
     return value
 
 

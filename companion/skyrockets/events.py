@@ -8,7 +8,7 @@ event, files a table keeps, and inline objects in show logs all pass through
 from dataclasses import asdict, dataclass, field, replace
 
 from companion.errors import BadInput
-from companion.jsonin import check_line, check_text, whole
+from companion.fields import line, whole
 from companion.skyrockets.colours import COLOURS, check_colour, next_longer
 
 MAX_START_SPACE = 9
@@ -128,17 +128,7 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
 
 def _text(value: object, field: str, *, required: bool = False, limit: int, keep: str = "") -> str:
     """Printable text (only the control characters in `keep` allowed), stripped, within `limit`."""
-    if not isinstance(value, str):
-        raise BadInput(field, f"expected text, got {type(value).__name__}", code="errors.text")
-    check_text(value, field)  # a lone surrogate could never be saved or sent
-    check_line(value, field, keep=keep)
-    value = value.strip()
-    if required and not value:
-        raise BadInput(field, "must not be empty", code="errors.empty")
-    if len(value) > limit:
-        raise BadInput(field, f"is {len(value)} characters long (at most {limit})",
-                       code="errors.too_long", params={"limit": limit})
-    return value
+    return line(value, field, limit, keep=keep, empty=not required).strip()
 
 
 def _colour_list(value: object, field: str) -> tuple[str, ...]:

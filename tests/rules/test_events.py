@@ -52,7 +52,7 @@ def test_purple_countdown_has_no_challenge():
     ({"id": "x", "countdown": "red", "running": ["red"], "countdown_start": 0}, "event.countdown_start: 0 is out of range (1-9)"),
     ({"id": "x", "countdown": "red", "running": ["red"], "countdown_start": True}, "event.countdown_start: expected a whole number"),
     ({"id": "x", "countdown": "red", "running": ["red"], "runing": []}, "event.runing: unknown field"),
-    ({"id": "x", "countdown": "red", "running": ["red"], "rules": 5}, "event.rules: expected text, got int"),
+    ({"id": "x", "countdown": "red", "running": ["red"], "rules": 5}, "event.rules: expected text, got 5"),
 ])
 def test_bad_events_name_the_field(data, message):
     with pytest.raises(BadInput) as e:

@@ -13,7 +13,7 @@ from companion.flock.birds import STAGES
 from companion.flock.game import MAX_LOG, MAX_SEED, Game
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.sheet import read_stage, sheet
-from companion.jsonin import whole
+from companion.fields import whole
 from companion.players import MAX_NAME, check_name
 from companion.web.download import cell
 

@@ -3,7 +3,6 @@
 
 from flask import jsonify
 
-from companion import jsonin
 from companion.web import get_table
 from companion.web.api import json_body, need
 from companion.web.download import cell, csv_download
@@ -28,8 +27,4 @@ def scorepad_csv():
 @needs_pin
 def players():
     data = json_body("players")
-    names = need(data, "players")
-    for i, name in enumerate(names if isinstance(names, list) else ()):
-        if isinstance(name, str):
-            jsonin.check_line(name, f"players[{i}]")  # a name is one line of text
-    return jsonify(get_table().set_players(names))
+    return jsonify(get_table().set_players(need(data, "players")))

@@ -7,7 +7,7 @@ from flask import current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
-from companion.jsonin import whole
+from companion.fields import whole
 from companion.records.database import MAX_ROW_ID, iso
 from companion.skyrockets.festivals import event_number
 from companion.skyrockets.log import replay
