@@ -52,13 +52,24 @@ def whole(value, field: str, low: int, high: int) -> int:
 
 
 def real(value, field: str, low: float, high: float) -> float:
-    """`value` as a float if it is a finite number from `low` to `high` (a whole number counts), else BadInput."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    """`value` as a float if it is a finite number from `low` to `high` (a whole number counts), else BadInput.
+
+    >>> real(10**400, "seconds", 0, 3600)
+    Traceback (most recent call last):
+    companion.errors.BadInput: seconds: a number of 401 digits is out of range (0-3600)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (isinstance(value, float) and not math.isfinite(value)):
         raise BadInput(field, f"expected a number, got {shown(value)}", code="errors.number")
-    if not low <= value <= high:
-        raise BadInput(field, f"{value:g} is out of range ({low:g}-{high:g})",
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond every float: out of any range
+        number = math.inf if value > 0 else -math.inf
+    if not (math.isfinite(number) and low <= number <= high):
+        told = f"{number:g}" if math.isfinite(number) else f"a number of {len(str(abs(value)))} digits"
+        raise BadInput(field, f"{told} is out of range ({low:g}-{high:g})",
                        code="errors.range", params={"low": low, "high": high})
-    return float(value)
+    return number
 
 
 def yes_no(value, field: str) -> bool:

@@ -55,6 +55,7 @@ import colorsys
 from dataclasses import dataclass
 
 from companion.errors import BadInput
+from companion.fields import whole
 from companion.skyrockets.colours import COLOURS, SYMBOLS
 from companion.skyrockets.show import CROWD_TOKENS
 
@@ -110,7 +111,7 @@ class StripLayout:
 
     def __post_init__(self):
         length = self.segment_len
-        if isinstance(length, bool) or not (isinstance(length, int) and 4 <= length <= 64 and length % 2 == 0):
+        if whole(length, "strip.segment_leds", 4, 64) % 2:
             raise BadInput("strip.segment_leds", f"must be an even number of LEDs from 4 to 64, not {length!r}")
         colours = tuple(self.colours)
         if not colours or len(set(colours)) != len(colours) or not set(colours) <= set(COLOURS):

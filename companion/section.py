@@ -13,6 +13,7 @@ Traceback (most recent call last):
 companion.errors.BadInput: web.prot: unknown key
 """
 
+from companion import fields
 from companion.errors import BadInput
 from companion.hardware.pins import GPIO_NUMBERS
 from companion.skyrockets.colours import check_seconds
@@ -58,10 +59,7 @@ class Section:
         return value
 
     def boolean(self, key: str, default: bool) -> bool:
-        value = self._get(key, default)
-        if not isinstance(value, bool):
-            raise BadInput(self._key(key), f"expected true or false, got {value!r}", code="errors.yes_no")
-        return value
+        return fields.yes_no(self._get(key, default), self._key(key))
 
     def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
         value = self._get(key, default)
@@ -75,13 +73,10 @@ class Section:
 
     def number(self, key: str, default, low: float, high: float, *, whole: bool = False) -> float:
         value = self._get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
-            raise BadInput(self._key(key), f"expected a {'whole ' if whole else ''}number, got {value!r}",
-                           code="errors.range", params={"low": low, "high": high})
-        if not low <= value <= high:
-            raise BadInput(self._key(key), f"{value} is out of range ({low:g}-{high:g})",
-                           code="errors.range", params={"low": low, "high": high})
-        return value
+        if whole:
+            return fields.whole(value, self._key(key), low, high)
+        fields.real(value, self._key(key), low, high)
+        return value  # as written: a whole number stays one
 
     def pins(self, key: str, default: tuple[int, ...], *, single: bool = False) -> tuple[int, ...]:
         value = self._get(key, list(default))
@@ -90,8 +85,7 @@ class Section:
             raise BadInput(self._key(key), f"expected {'a GPIO number' if single else 'a list of one or two GPIO numbers'}",
                            code="errors.setup.pins")
         for pin in values:
-            if isinstance(pin, bool) or not isinstance(pin, int):
-                raise BadInput(self._key(key), f"expected a GPIO number, got {pin!r}", code="errors.setup.pins")
+            fields.whole(pin, self._key(key), 0, max(GPIO_NUMBERS) * 2)  # a number first; then a GPIO there is
             if pin not in GPIO_NUMBERS:
                 raise BadInput(self._key(key), f"GPIO {pin} does not exist (valid 2-27)",
                                code="errors.setup.no_gpio", params={"pin": pin})

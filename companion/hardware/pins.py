@@ -17,6 +17,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.fields import whole
 from companion.skyrockets.colours import COLOURS, check_colour
 
 GPIO_NUMBERS = range(2, 28)  # BCM GPIOs on the 40-pin header (0 and 1 belong to the HAT EEPROM)
@@ -165,8 +166,7 @@ def check_pinout(pinout: dict) -> None:
             raise BadInput(f"timers.{colour}.pins", "expected a list of one or two GPIO numbers")
     used: dict[int, str] = {}
     for field, value in _numbers(pinout):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise BadInput(field, f"expected a GPIO number, got {value!r}")
+        whole(value, field, 0, max(GPIO_NUMBERS) * 2)  # a number first; then a GPIO there is
         if value not in GPIO_NUMBERS:
             raise BadInput(field, f"GPIO {value} does not exist (valid 2-27)")
         if value in used:

@@ -29,6 +29,7 @@ from typing import Protocol
 import adafruit_pixelbuf
 
 from companion.errors import BadInput
+from companion.fields import real, whole
 from companion.leds import StripLayout
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ ORDERS = ("GRB", "RGB", "GRBW", "RGBW")
 SPI_MOSI = 10
 DEFAULT_PIN = 18
 DRIVERS = ("spi", "pwm", "pi5", "fake")
+MAX_LEDS = 1024  # a strip SPI still refreshes many times a second; the longest layout of ours is some 400
 
 
 @dataclass(frozen=True)
@@ -191,9 +193,7 @@ def check_order(order: object) -> str:
 
 def check_brightness(brightness: object) -> float:
     """`brightness` as a float cap within 0..1, else BadInput."""
-    if isinstance(brightness, bool) or not isinstance(brightness, (int, float)) or not 0.01 <= brightness <= 1.0:
-        raise BadInput("strip.brightness", f"must be a number from 0.01 to 1, not {brightness!r}")
-    return float(brightness)
+    return real(brightness, "strip.brightness", 0.01, 1.0)
 
 
 @dataclass(frozen=True)
@@ -232,8 +232,7 @@ def open_strip(kind: str = "spi", n: int = 104, *, order: str = "GRB", brightnes
     needs root. Raises BadInput for bad settings and StripUnavailable when the
     driver cannot start here.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise BadInput("strip.n", f"must be a whole number of LEDs, at least 1, not {n!r}")
+    whole(n, "strip.n", 1, MAX_LEDS)
     order, brightness = check_order(order), check_brightness(brightness)
     if kind == "fake":
         return FakeStrip(n, order=order, brightness=brightness)

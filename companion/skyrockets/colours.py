@@ -5,9 +5,11 @@ The nominal table is the default only: a table's config and a show log's
 printings have a 90 s purple).
 """
 
+import math
 from typing import NamedTuple
 
 from companion.errors import BadInput
+from companion.fields import real, shown
 
 COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "purple")
 
@@ -59,22 +61,16 @@ def next_longer(colour: str) -> str | None:
 
 def check_seconds(value: object, field: str, *, positive: bool = False, limit: float = MAX_DURATION_S) -> float:
     """A finite number of seconds within 0..limit (strictly above 0 when `positive`)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadInput(field, f"expected a number of seconds, got {value!r}",
-                       code="errors.seconds", params={"limit": limit})
     try:
-        seconds = float(value)
-    except OverflowError:  # an integer too large for any float
-        raise BadInput(field, "is too large a number of seconds",
+        seconds = real(value, field, -math.inf, math.inf)
+    except BadInput:
+        raise BadInput(field, f"expected a number of seconds, got {shown(value)}",
                        code="errors.seconds", params={"limit": limit}) from None
-    if seconds != seconds or seconds in (float("inf"), float("-inf")):
-        raise BadInput(field, f"expected a finite number of seconds, got {value!r}",
-                       code="errors.seconds", params={"limit": limit})
     if seconds < 0 or (positive and seconds == 0):
-        raise BadInput(field, f"must be {'above' if positive else 'at least'} 0 s, got {value!r}",
+        raise BadInput(field, f"must be {'above' if positive else 'at least'} 0 s, got {shown(value)}",
                        code="errors.seconds", params={"limit": limit})
     if seconds > limit:
-        raise BadInput(field, f"{value!r} s is more than the {limit:g} s allowed",
+        raise BadInput(field, f"{seconds:g} s is more than the {limit:g} s allowed",
                        code="errors.seconds", params={"limit": limit})
     return seconds
 

@@ -10,6 +10,7 @@ from typing import Iterable
 
 from companion import jsonin
 from companion.errors import BadInput
+from companion.fields import yes_no
 from companion.skyrockets.colours import COLOURS, check_colour, check_durations, check_seconds, directions_json
 from companion.skyrockets.events import Event, parse_event
 from companion.skyrockets.hourglass import Pose
@@ -66,9 +67,7 @@ def parse_setup(data: dict, known_events: dict[str, Event] | None = None) -> Set
     """A Setup from a setup line's fields (raises BadInput naming the field)."""
     if "event" not in data:
         raise BadInput("event", "missing")
-    challenge = data.get("challenge", False)
-    if not isinstance(challenge, bool):
-        raise BadInput("challenge", f"expected true or false, got {challenge!r}")
+    challenge = yes_no(data.get("challenge", False), "challenge")
     setup = Setup(
         event=parse_event(data["event"], "event", known_events),
         challenge=challenge,

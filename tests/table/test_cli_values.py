@@ -23,7 +23,7 @@ def test_bad_demo_options_are_refused_in_one_line(cli, args, message, tmp_path):
     ('[web]\nhost = "999.1.1.1"\n', "web.host: '999.1.1.1' is not an IP address or host name"),
     ('[web]\nport = -5\n', "web.port: expected a port number from 1 to 65535, got -5"),
     ('[web]\npin = "\u0661\u0662\u0663\u0664"\n', "web.pin: expected 4 to 8 digits (0-9)"),
-    ('[strip]\nsegment_leds = 3\n', "strip.segment_leds: must be an even number of LEDs from 4 to 64"),
+    ('[strip]\nsegment_leds = 3\n', "strip.segment_leds: 3 is out of range (4-64)"),
     ('[strip]\norder = "BGR"\n', "strip.order: 'BGR' is not a pixel order"),
     ('[strip]\nmarkers = "no"\n', "strip.markers: "),
 ])

@@ -55,7 +55,7 @@ pin = "2468"
     ("[table]\nwarn_lead_s = \"ten\"\n", "table.warn_lead_s: expected a number of seconds"),
     ("[tabel]\n", "tabel: unknown key"),
     ("[strip]\ndriver = \"usb\"\n", "strip.driver: 'usb' is not one of spi, pwm, pi5, fake"),
-    ("[strip]\nbrightness = 2\n", "strip.brightness: must be a number from 0.01 to 1, not 2"),
+    ("[strip]\nbrightness = 2\n", "strip.brightness: 2 is out of range (0.01-1)"),
     ("[buzzer]\nenabled = true\npin = 4\n", "buzzer.pin: GPIO 4 is already used by timers.red.pins"),
     ("[web]\nport = 99999\n", "web.port: expected a port number from 1 to 65535, got 99999"),
     ("[web]\npin = \"12\"\n", "web.pin: expected 4 to 8 digits"),

@@ -42,7 +42,7 @@ def test_a_dry_run_checks_and_writes_nothing(tmp_path):
     path.write_text("# mine\n")
     checked = write_settings(load_or_fresh(path), {"table": {"name": "Den"}}, dry_run=True)
     assert checked.name == "Den" and path.read_text() == "# mine\n"
-    with pytest.raises(BadInput, match=r"^table.name: expected at most 40 characters"):
+    with pytest.raises(BadInput, match=r"^table.name: longer than 40 characters"):
         write_settings(load_or_fresh(path), {"table": {"name": "x" * 41}})
 
 
