@@ -134,7 +134,7 @@ def record(value, field: str, allowed, required=()) -> dict:
     """`value` if it is an object with no field outside `allowed` and every field in `required`."""
     if not isinstance(value, dict):
         raise BadInput(field or "body", f"expected an object, got {shown(value)}", code="errors.shape")
-    unknown = [key for key in value if key not in allowed]
+    unknown = sorted((key for key in value if key not in allowed), key=str)
     if unknown:
         raise BadInput(at(field, unknown[0][:SHOWN]), f"unknown field (expected {', '.join(allowed) or 'none'})",
                        code="errors.unknown_field")

@@ -55,7 +55,7 @@ import colorsys
 from dataclasses import dataclass
 
 from companion.errors import BadInput
-from companion.fields import whole
+from companion.fields import whole, yes_no
 from companion.skyrockets.colours import COLOURS, SYMBOLS
 from companion.skyrockets.show import CROWD_TOKENS
 
@@ -117,12 +117,11 @@ class StripLayout:
         if not colours or len(set(colours)) != len(colours) or not set(colours) <= set(COLOURS):
             raise BadInput("strip.colours", f"must be distinct timer colours ({' '.join(COLOURS)}), not {colours!r}")
         object.__setattr__(self, "colours", colours)
-        if isinstance(self.countdown_leds, bool) or self.countdown_leds not in (0, *range(2, 11)):
-            raise BadInput("strip.countdown_leds", f"must be 0 (no track) or 2 to 10, not {self.countdown_leds!r}")
-        if isinstance(self.token_leds, bool) or self.token_leds not in (0, CROWD_TOKENS):
+        if whole(self.countdown_leds, "strip.countdown_leds", 0, 10) == 1:
+            raise BadInput("strip.countdown_leds", "must be 0 (no track) or 2 to 10, not 1")
+        if whole(self.token_leds, "strip.token_leds", 0, CROWD_TOKENS) not in (0, CROWD_TOKENS):
             raise BadInput("strip.token_leds", f"must be 0 or {CROWD_TOKENS} (one per crowd token), not {self.token_leds!r}")
-        if not isinstance(self.markers, bool):
-            raise BadInput("strip.markers", f"must be true or false, not {self.markers!r}")
+        yes_no(self.markers, "strip.markers")
 
     def segment_start(self, colour: str) -> int:
         """The index of the first LED of `colour`'s segment (its top bulb's far end)."""

@@ -9,7 +9,7 @@ import math
 from typing import NamedTuple
 
 from companion.errors import BadInput
-from companion.fields import real, shown
+from companion.fields import real, record, shown
 
 COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "purple")
 
@@ -95,13 +95,7 @@ def check_durations(value: object, field: str = "durations") -> dict[str, tuple[
 def check_directions(value: object, field: str) -> tuple[float, float]:
     """One glass's seconds as (A up, B up), from a number or an {"a_up": s, "b_up": s} object."""
     if isinstance(value, dict):
-        unknown = sorted(set(value) - set(DIRECTIONS))
-        if unknown:
-            raise BadInput(f"{field}.{unknown[0]}", f"unknown direction (expected {' and '.join(DIRECTIONS)})",
-                           code="errors.unknown_field")
-        missing = [d for d in DIRECTIONS if d not in value]
-        if missing:
-            raise BadInput(f"{field}.{missing[0]}", "missing", code="errors.missing")
+        record(value, field, DIRECTIONS, required=DIRECTIONS)
         a_up, b_up = (check_seconds(value[d], f"{field}.{d}", positive=True) for d in DIRECTIONS)
         return a_up, b_up
     seconds = check_seconds(value, field, positive=True)

@@ -8,7 +8,7 @@ event, files a table keeps, and inline objects in show logs all pass through
 from dataclasses import asdict, dataclass, field, replace
 
 from companion.errors import BadInput
-from companion.fields import line, whole
+from companion.fields import line, record, whole
 from companion.skyrockets.colours import COLOURS, check_colour, next_longer
 
 MAX_START_SPACE = 9
@@ -91,10 +91,7 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
     if not isinstance(data, dict):
         raise BadInput(where, f"expected an event id or an event object, got {type(data).__name__}",
                        code="errors.shape")
-    unknown = sorted(set(data) - set(EVENT_FIELDS))
-    if unknown:
-        raise BadInput(f"{where}.{unknown[0]}", f"unknown field (event fields are {', '.join(EVENT_FIELDS)})",
-                       code="errors.unknown_field")
+    record(data, where, EVENT_FIELDS)
 
     def need(key: str, default: object = None) -> object:
         if key in data:

@@ -61,7 +61,7 @@ def test_both_directions_are_kept_in_the_config_file_and_read_back(tmp_path):
     ("[timers.red]\nduration = 95\n", "timers.red.duration: 95 s is not a 30 s glass"),
     ("[timers.red]\nduration = {a_up = 30, b_up = 60}\n", "timers.red.duration.b_up: 60 s is not a 30 s glass"),
     ("[timers.red]\nduration = {a_up = 30}\n", "timers.red.duration.b_up: missing"),
-    ("[timers.red]\nduration = {a_up = 30, b_up = 31, c_up = 2}\n", "timers.red.duration.c_up: unknown direction"),
+    ("[timers.red]\nduration = {a_up = 30, b_up = 31, c_up = 2}\n", "timers.red.duration.c_up: unknown field"),
     ("[nominal]\npurple = 90\n[timers.purple]\nduration = 60\n", "timers.purple.duration: 60 s is not a 90 s glass"),
 ])
 def test_a_config_calibration_is_checked_where_it_is_read(tmp_path, toml, message):
