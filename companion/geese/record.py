@@ -20,21 +20,23 @@ from companion.geese.cards import Card, copies, parse_card
 from companion.geese.ground import WinteringGround
 from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import final_scores
+from companion.fields import items, record, whole
 from companion.players import check_name
+
 MAX_ACTIONS = 2000  # far more turns than a game of 80 cards can take
 RECORD_FIELDS = frozenset({"players", "wintering", "actions", "hands"})
 MIGRATION_FIELDS = frozenset({"players", "migrations", "wintering_vp"})
 ACTION_KINDS = ("arrive", "migrate")
+ACTION_FIELDS = ("player", "arrive", "take", "migrate")
+MAX_VP = 10_000  # far beyond any game's score; keeps numbers from outside small
 
 
 def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
     """The final scores of a record in either form (CONTRACTS-style output: players, ranking, winner)."""
-    if not isinstance(data, dict):
-        raise BadInput("", "expected a JSON object with players and migrations, or players and actions",
-                       code="errors.shape")
+    record(data, "", sorted(RECORD_FIELDS | MIGRATION_FIELDS))
     if "actions" in data or "wintering" in data:
         return Replay.of(data, rules, strict=strict).result()
-    _only(data, MIGRATION_FIELDS, "")
+    record(data, "", sorted(MIGRATION_FIELDS))
     players = read_players(data, rules)
     migrations = read_migrations(data.get("migrations"), players, rules, strict)
     vp = read_wintering_vp(data.get("wintering_vp", {}), players)
@@ -43,13 +45,15 @@ def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
 
 def read_players(data: dict, rules: Rules) -> list[str]:
     players = data.get("players")
-    if not isinstance(players, list):
-        raise BadInput("players", "expected the list of player names in turn order from the start player",
-                       code="errors.shape")
     counts = rules.player_counts
-    if len(players) not in counts:
+    try:
+        items(players, "players", counts[0], counts[-1])
+        rules.hand_size(len(players))  # a count between two the rules deal for is not one either
+    except BadInput as e:
+        if e.field != "players" or getattr(e, "error_code", None) == "errors.shape":
+            raise
         raise BadInput("players", f"the game is for {counts[0]}–{counts[-1]} players, not {len(players)}",
-                       code="geese.new.count", params={"low": counts[0], "high": counts[-1]})
+                       code="geese.new.count", params={"low": counts[0], "high": counts[-1]}) from None
     for i, name in enumerate(players):
         if check_name(name, f"players[{i}]") != name:  # the record's other fields name players as written
             raise BadInput(f"players[{i}]", "expected the name without spaces around it, in Unicode NFC",
@@ -99,8 +103,7 @@ def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
     for name, vp in value.items():
         if name not in players:
             raise _not_a_player(f"wintering_vp.{name}", name)
-        if isinstance(vp, bool) or not isinstance(vp, int) or not 0 <= vp <= 10_000:
-            raise BadInput(f"wintering_vp.{name}", "expected a whole number of VP, 0 or more", code="errors.whole")
+        whole(vp, f"wintering_vp.{name}", 0, MAX_VP)
     return dict(value)
 
 
@@ -139,21 +142,14 @@ class Replay:
 
     @classmethod
     def of(cls, data: dict, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> "Replay":
-        _only(data, RECORD_FIELDS, "")
+        record(data, "", sorted(RECORD_FIELDS))
         players = read_players(data, rules)
-        setup = data.get("wintering", [])
-        if not isinstance(setup, list):
-            raise BadInput("wintering", "expected the list of cards laid out at setup", code="errors.shape")
+        setup = items(data.get("wintering", []), "wintering", 0, rules.deck_size(len(players)))
         in_deck = len(players) if strict else None
         cards = [parse_card(c, f"wintering[{i}]", rules, in_deck) for i, c in enumerate(setup)]
         hands = read_hands(data["hands"], players, cards, rules) if "hands" in data else None
         replay = cls(players, cards, rules, strict=strict, hands=hands)
-        actions = data.get("actions", [])
-        if not isinstance(actions, list):
-            raise BadInput("actions", "expected a list of actions", code="errors.shape")
-        if len(actions) > MAX_ACTIONS:
-            raise BadInput("actions", f"more than {MAX_ACTIONS} actions",
-                           code="errors.game_full", params={"limit": MAX_ACTIONS})
+        actions = items(data.get("actions", []), "actions", 0, MAX_ACTIONS)
         for i, action in enumerate(actions):
             replay.play(action, i)
         return replay
@@ -170,14 +166,12 @@ class Replay:
     def play(self, action, i: int) -> None:
         """Apply action number `i`, or raise BadInput("actions[i]...", why it is not allowed)."""
         where = f"actions[{i}]"
-        if not isinstance(action, dict):
-            raise BadInput(where, 'expected {"player": ..., "arrive": [...]} or {"player": ..., "migrate": {...}}',
-                           code="errors.shape")
+        record(action, where, ACTION_FIELDS)
         kinds = [k for k in ACTION_KINDS if k in action]
         if len(kinds) != 1:
             raise BadInput(where, "an action either arrives or migrates (exactly one of arrive, migrate)",
                            code="errors.shape")
-        _only(action, {"player", "arrive", "take"} if kinds == ["arrive"] else {"player", "migrate"}, where)
+        record(action, where, ("player", "arrive", "take") if kinds == ["arrive"] else ("player", "migrate"))
         player = action.get("player")
         if player not in self.players:
             raise _not_a_player(f"{where}.player", player)
@@ -254,13 +248,9 @@ class Replay:
             self._to_hand(player, taken)
 
     def _migrate(self, move, player: str, where: str) -> None:
-        if not isinstance(move, dict):
-            raise BadInput(f"{where}.migrate", 'expected {"value": v, "cards": [card, ...]}', code="errors.shape")
-        _only(move, {"value", "cards"}, f"{where}.migrate")
-        value, cards = move.get("value"), move.get("cards")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise BadInput(f"{where}.migrate.value", "expected the value migrated as, a whole number 1 or more",
-                           code="errors.whole")
+        record(move, f"{where}.migrate", ("value", "cards"))
+        value = whole(move.get("value"), f"{where}.migrate.value", 1, sum(self.deck.values()))
+        cards = move.get("cards")
         if not isinstance(cards, list) or len(cards) != value:
             got = len(cards) if isinstance(cards, list) else "no"
             raise BadInput(f"{where}.migrate.cards", f"migrating as {value} takes exactly {value} cards, not {got}",
@@ -322,13 +312,6 @@ def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> di
 
 def _not_a_player(field: str, name) -> BadInput:
     return BadInput(field, "not one of the players", code="geese.refused.not_player", params={"name": name})
-
-
-def _only(data: dict, allowed, where: str) -> None:
-    unknown = sorted(set(data) - set(allowed))
-    if unknown:
-        field = f"{where}.{unknown[0]}" if where else unknown[0]
-        raise BadInput(field, f"unknown field (expected {', '.join(sorted(allowed))})", code="errors.unknown_field")
 
 
 def _span(low: int, high: int) -> str:

@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 
 from companion.errors import BadInput
+from companion.fields import digits, items, yes_no
 
 SUITS = ("thrush", "crane", "gull", "eagle", "goose")
 GOOSE = "goose"  # wild when suits are counted
@@ -86,9 +87,7 @@ class Rules:
                 changes[key] = _int(data[key], f"{prefix}{key}", 0, 100)
         for key in ("no_goose_bonus", "rainbow"):
             if key in data:
-                if not isinstance(data[key], bool):
-                    raise BadInput(f"{prefix}{key}", "expected true or false")
-                changes[key] = data[key]
+                changes[key] = yes_no(data[key], f"{prefix}{key}")
         if "max_number" in changes and not 1 <= changes["max_number"] <= MAX_CARD_NUMBER:
             raise BadInput(f"{prefix}max_number", f"expected 1–{MAX_CARD_NUMBER}")
         if "copies_per_suit" in changes and not 1 <= changes["copies_per_suit"] <= MAX_COPIES:
@@ -107,8 +106,7 @@ class Rules:
         if "removed" in data:
             removed = dict(rules.removed)
             for k, v in _table(data["removed"], f"{prefix}removed").items():
-                if not isinstance(v, list):
-                    raise BadInput(f"{prefix}removed.{k}", "expected a list of numbers")
+                items(v, f"{prefix}removed.{k}", 0, MAX_CARD_NUMBER)
                 removed[_int(k, f"{prefix}removed.{k}", 2, 8)] = tuple(
                     _int(n, f"{prefix}removed.{k}[{i}]", 1, top) for i, n in enumerate(v))
             changes["removed"] = removed
@@ -131,11 +129,7 @@ def _table(value, field: str) -> dict:
 
 
 def _int(value, field: str, low: int, high: int) -> int:
-    if isinstance(value, str) and value.isdigit():
-        value = int(value)  # TOML table keys are strings
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadInput(field, f"expected a whole number {low}–{high}")
-    return value
+    return digits(value, field, low, high)  # TOML table keys are strings: their digits count
 
 
 def _counts(rules: Rules) -> str:

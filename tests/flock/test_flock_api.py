@@ -6,8 +6,9 @@ import threading
 import pytest
 
 from companion.records import GameShelf
-from companion.table.games import TableGames
+from companion.table.games import KINDS, TableGames
 from companion.web import create_app
+from companion.flock.kind import FLOCK
 from companion.web.flock.api import answer
 from companion.web.live import game_stream
 from flockdata import NEST_EXAMPLE, board
@@ -110,10 +111,9 @@ def test_cards_are_entered_once_and_kept(client):
 
 
 def test_the_live_feed_sends_each_new_version_of_a_game(tmp_path):
-    shelf = GameShelf(tmp_path / "g.sqlite3")
+    shelf = GameShelf(tmp_path / "g.sqlite3", KINDS)
     table = TableGames(shelf)
-    game = table.new_game("flock", {"mode": "sheet", "players": ["crane", "kite"], "stages": [],
-                                    "start_board": board(*[". " * 5] * 3)})
+    game = table.new_game("flock", FLOCK.new("sheet", ["crane", "kite"], 5))
     stream = game_stream(table, "flock", game["id"], answer, None, keepalive_s=15.0, retry_ms=3000,
                          closing=threading.Event())
     assert next(stream).startswith("retry:")
@@ -129,10 +129,9 @@ def test_the_live_feed_sends_each_new_version_of_a_game(tmp_path):
 
 def test_a_phone_reconnecting_with_a_foreign_last_event_id_hears_the_next_change(tmp_path):
     """An id the game never reached (from another database) is unknown: the phone is brought up to date."""
-    shelf = GameShelf(tmp_path / "g.sqlite3")
+    shelf = GameShelf(tmp_path / "g.sqlite3", KINDS)
     table = TableGames(shelf)
-    game = table.new_game("flock", {"mode": "sheet", "players": ["crane", "kite"], "stages": [],
-                                    "start_board": board(*[". " * 5] * 3)})
+    game = table.new_game("flock", FLOCK.new("sheet", ["crane", "kite"], 5))
     stream = game_stream(table, "flock", game["id"], answer, 99, keepalive_s=15.0, retry_ms=3000,
                          closing=threading.Event())
     next(stream)
