@@ -66,7 +66,7 @@ class FlockKind:
     def check(self, state, field: str = "state") -> dict:
         """The whole state checked: its fields, every move replayed (or every stage scored); BadInput under `field`.
 
-        Answers the state as it is kept (the names trimmed and in NFC).
+        Only a state the API could have kept passes: the start board the seed lays out, names as read.
         """
         record(state, field, tuple(dict.fromkeys(MOVES_FIELDS + SHEET_FIELDS)), required=("mode",))
         mode = choice(state["mode"], at(field, "mode"), MODES)
@@ -82,11 +82,12 @@ class FlockKind:
                     raise BadInput("start_board", "is not the flock the seed lays out",
                                    code="flock.refused.start_board")
                 sheet(players, state["stages"], state["start_board"])  # every stage read and scored
-            names = read_names(state["names"], players) if "names" in state else {}
+            if "names" in state and (not state["names"] or read_names(state["names"], players) != state["names"]):
+                raise BadInput("names", "expected each name trimmed and in NFC (or no names at all)",
+                               code="flock.refused.name_form")  # as the game was started: names kept as read
         except BadInput as e:
             raise e.within(field) from None
-        checked = {key: value for key, value in state.items() if key != "names"}
-        return {**checked, "names": names} if names else checked
+        return state
 
     def play(self, state: dict, action) -> dict:
         """The state with `action` added to its log (refused, naming why, when the rules do not allow it)."""
