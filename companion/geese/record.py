@@ -20,7 +20,7 @@ from companion.geese.cards import Card, copies, parse_card
 from companion.geese.ground import WinteringGround
 from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import final_scores
-from companion.fields import items, record, whole
+from companion.fields import SHOWN, at, items, record, whole
 from companion.players import check_name
 
 MAX_ACTIONS = 2000  # far more turns than a game of 80 cards can take
@@ -64,22 +64,14 @@ def read_players(data: dict, rules: Rules) -> list[str]:
 
 
 def read_migrations(value, players: list[str], rules: Rules, strict: bool = False) -> dict:
-    if not isinstance(value, dict):
-        raise BadInput("migrations", "expected each player's migrations: {name: [[card, ...], ...]}",
-                       code="errors.shape")
     deck = copies(rules, len(players))
     seen = Counter()
     result = {}
-    for name, sets in value.items():
-        if name not in players:
-            raise _not_a_player(f"migrations.{name}", name)
-        if not isinstance(sets, list):
-            raise BadInput(f"migrations.{name}", "expected a list of migrations", code="errors.shape")
+    for name, sets in _by_player(value, "migrations", players).items():
         result[name] = []
-        for i, cards in enumerate(sets):
+        for i, cards in enumerate(items(sets, f"migrations.{name}", 0, MAX_ACTIONS)):
             field = f"migrations.{name}[{i}]"
-            if not isinstance(cards, list) or not cards:
-                raise BadInput(field, "expected a migration: a list of at least one card", code="errors.shape")
+            items(cards, field, 1, sum(deck.values()))  # a migration: at least one card
             parsed = [parse_card(c, f"{field}[{j}]", rules, len(players) if strict else None)
                       for j, c in enumerate(cards)]
             for j, card in enumerate(parsed):
@@ -98,11 +90,7 @@ def read_migrations(value, players: list[str], rules: Rules, strict: bool = Fals
 
 
 def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
-    if not isinstance(value, dict):
-        raise BadInput("wintering_vp", "expected {name: VP}", code="errors.shape")
-    for name, vp in value.items():
-        if name not in players:
-            raise _not_a_player(f"wintering_vp.{name}", name)
+    for name, vp in _by_player(value, "wintering_vp", players).items():
         whole(vp, f"wintering_vp.{name}", 0, MAX_VP)
     return dict(value)
 
@@ -222,9 +210,11 @@ class Replay:
 
     def _arrive(self, action: dict, player: str, i: int, where: str) -> None:
         cards = action["arrive"]
-        if not isinstance(cards, list) or len(cards) not in (1, 2):
+        try:
+            items(cards, f"{where}.arrive", 1, 2)
+        except BadInput:
             raise BadInput(f"{where}.arrive", "birds arrive as 1 card, or 2 cards with 1 taken back",
-                           code="geese.refused.arrive_count")
+                           code="geese.refused.arrive_count") from None
         parsed = [self._card(c, f"{where}.arrive[{j}]") for j, c in enumerate(cards)]
         if len(parsed) == 1 and "take" in action:
             raise BadInput(f"{where}.take", "a card is taken back only when 2 cards arrive",
@@ -251,11 +241,12 @@ class Replay:
         record(move, f"{where}.migrate", ("value", "cards"))
         value = whole(move.get("value"), f"{where}.migrate.value", 1, sum(self.deck.values()))
         cards = move.get("cards")
-        if not isinstance(cards, list) or len(cards) != value:
-            got = len(cards) if isinstance(cards, list) else "no"
+        try:
+            items(cards, f"{where}.migrate.cards", value, value)
+        except BadInput as e:
+            got = len(cards) if e.error_code == "errors.count" else 0  # a count of no list at all is none
             raise BadInput(f"{where}.migrate.cards", f"migrating as {value} takes exactly {value} cards, not {got}",
-                           code="geese.refused.migrate_count",
-                           params={"value": value, "cards": len(cards) if isinstance(cards, list) else 0})
+                           code="geese.refused.migrate_count", params={"value": value, "cards": got}) from None
         parsed = [self._card(c, f"{where}.migrate.cards[{j}]") for j, c in enumerate(cards)]
         for j, card in enumerate(parsed):
             if not self.ground.usable(card, value):
@@ -280,21 +271,20 @@ class Replay:
 
 def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> dict[str, list[Card]]:
     """The deal of a record: each player's hand, the size the player count gives; the ground holds the rest."""
-    if not isinstance(value, dict):
-        raise BadInput("hands", "expected each player's dealt hand: {name: [card, ...]}", code="errors.shape")
     size = rules.hand_size(len(players))
+    value = _by_player(value, "hands", players)
     hands = {}
     for name in players:
         if name not in value:
             raise BadInput(f"hands.{name}", "missing: the deal names every player's hand",
                            code="geese.refused.hand_missing", params={"name": name})
     for name, cards in value.items():
-        if name not in players:
-            raise _not_a_player(f"hands.{name}", name)
-        if not isinstance(cards, list) or len(cards) != size:
-            got = len(cards) if isinstance(cards, list) else "no"
+        try:
+            items(cards, f"hands.{name}", size, size)
+        except BadInput as e:
+            got = len(cards) if e.error_code == "errors.count" else "no"
             raise BadInput(f"hands.{name}", f"a hand of {len(players)} players is dealt {size} cards, not {got}",
-                           code="geese.refused.hand_size", params={"players": len(players), "n": size})
+                           code="geese.refused.hand_size", params={"players": len(players), "n": size}) from None
         hands[name] = [parse_card(c, f"hands.{name}[{j}]", rules, len(players)) for j, c in enumerate(cards)]
     dealt = Counter(setup)
     for cards in hands.values():
@@ -308,6 +298,17 @@ def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> di
         raise BadInput("hands", f"the hands and the wintering ground are not the deck: {why}",
                        code="geese.refused.not_the_deck")
     return hands
+
+
+def _by_player(value, field: str, players: list[str]) -> dict:
+    """`value` if it is an object keyed by players' names; a name not playing is refused as such."""
+    try:
+        return record(value, field, players)
+    except BadInput as e:
+        if getattr(e, "error_code", None) != "errors.unknown_field":
+            raise
+        name = next(key for key in value if at(field, key[:SHOWN]) == e.field)
+        raise _not_a_player(at(field, name), name) from None
 
 
 def _not_a_player(field: str, name) -> BadInput:

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from companion.errors import BadInput, Conflict
 from companion.fields import choice
@@ -74,11 +74,13 @@ class VersionClash(Conflict):
         self.details = {"version": current}
 
 
+@runtime_checkable
 class GameKind(Protocol):
-    """What the shelf asks of a board game's kind: its limits, and the checks of a whole state and a kept card.
+    """A board game's kind, as every door sees it: its limits, its checks, and what its states look like.
 
-    Each rules package has one (companion.flock.kind.FLOCK, companion.geese.kind.GEESE), which also makes
-    and changes its states and says what the pages show; the shelf needs only this much of it.
+    Each rules package has one (companion.flock.kind.FLOCK, companion.geese.kind.GEESE); each also makes
+    and changes its states by its own moves (a flock action or stage, a 帰る雁 turn or setup card). The
+    shelf asks only the checks and the size; the pages ask the rest.
     """
 
     name: str
@@ -95,6 +97,15 @@ class GameKind(Protocol):
 
     def check_room(self, kept: int) -> None:
         """BadInput when one more card may not join the `kept` ones."""
+
+    def undo(self, state: dict) -> dict:
+        """The state without its last entry (NothingToUndo when there is none)."""
+
+    def view(self, state: dict) -> dict:
+        """What the pages show of a (checked) state."""
+
+    def export_rows(self, game: dict) -> list[list]:
+        """A saved game's scores as CSV rows, the header first (values as they are: the web escapes cells)."""
 
 
 class NotKept(LookupError):

@@ -14,6 +14,7 @@ from companion.errors import BadInput
 from companion.flock.kind import FLOCK, MAX_CARDS, MAX_STATE_BYTES
 from companion.geese.kind import GEESE
 from companion.records import GameShelf
+from companion.records.games import GameKind
 from companion.table.games import KINDS
 from companion.web import create_app
 
@@ -107,7 +108,7 @@ def test_a_card_of_another_door_is_checked_by_its_kind(table):
 
 def test_the_shelf_names_what_it_refuses(tmp_path):
     shelf = GameShelf(tmp_path / "g.sqlite3", KINDS)
-    assert set(shelf.kinds) == {"flock", "geese"}
+    assert set(shelf.kinds) == {"flock", "geese"} and all(isinstance(k, GameKind) for k in shelf.kinds.values())
     state = GEESE.act(GEESE.new(["ann", "ben", "cho"]), {"player": "ann", "arrive": [{"n": 2, "suit": "gull"}]})
     assert shelf.check("geese", state) == state
     with pytest.raises(BadInput) as refused:

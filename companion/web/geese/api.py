@@ -4,7 +4,7 @@
 from flask import jsonify
 
 from companion.errors import BadInput
-from companion.fields import items, whole, yes_no
+from companion.fields import items, record, whole, yes_no
 from companion.geese import deck, parse_card, score
 from companion.geese.grouping import check_hand
 from companion.geese.kind import GEESE, KIND
@@ -58,15 +58,15 @@ def check():
         raise BadInput("hand", f"expected a list of up to {MAX_HAND} cards",
                        code="geese.refused.hand_long", params={"limit": MAX_HAND}) from None
     cards = [parse_card(c, f"hand[{i}]") for i, c in enumerate(hand)]
-    w = data.get("wintering", {})
-    if not isinstance(w, dict):
-        raise BadInput("wintering", 'expected w(n) by number: {"1": 0, ...}', code="errors.shape")
-    counts = {}
-    for key, count in w.items():
-        if key not in {str(n) for n in range(1, DEFAULT_RULES.max_number + 1)}:
-            raise BadInput(f"wintering.{key}", f"expected a number 1–{DEFAULT_RULES.max_number}",
-                           code="errors.range", params={"low": 1, "high": DEFAULT_RULES.max_number})
-        counts[int(key)] = whole(count, f"wintering.{key}", 0, MAX_GROUND)  # how many of that number lie there
+    numbers = [str(n) for n in range(1, DEFAULT_RULES.max_number + 1)]
+    try:
+        w = record(data.get("wintering", {}), "wintering", numbers)  # w(n) by number: {"1": 0, ...}
+    except BadInput as e:
+        if e.error_code != "errors.unknown_field":
+            raise
+        raise BadInput(e.field, f"expected a number 1–{DEFAULT_RULES.max_number}",
+                       code="errors.range", params={"low": 1, "high": DEFAULT_RULES.max_number}) from None
+    counts = {int(key): whole(count, f"wintering.{key}", 0, MAX_GROUND) for key, count in w.items()}
     return jsonify(check_hand(cards, counts))
 
 
