@@ -28,15 +28,6 @@ STATE_FIELDS = ("players", "wintering", "actions")
 MAX_STATE_BYTES = 256 * 1024  # a whole game's turns (a few hundred at most) fit many times
 
 
-def setup_size(players: int) -> int:
-    """The cards the deal leaves over for the wintering ground.
-
-    >>> setup_size(3), setup_size(4), setup_size(5)
-    (8, 8, 5)
-    """
-    return DEFAULT_RULES.deck_size(players) - players * DEFAULT_RULES.hand_size(players)
-
-
 class GeeseKind:
     """The tracked 帰る雁 game: new, a card laid out or a turn at a time, undone, checked whole, shown."""
 
@@ -58,7 +49,7 @@ class GeeseKind:
         record(state, field, STATE_FIELDS, required=STATE_FIELDS)
         try:
             replayed(state)
-            left_over = setup_size(len(state["players"]))
+            left_over = DEFAULT_RULES.setup_size(len(state["players"]))
             if len(state["wintering"]) > left_over:
                 raise full(left_over, "wintering")
         except BadInput as e:
@@ -72,7 +63,7 @@ class GeeseKind:
                            code="geese.refused.setup_closed")
         laid = parse_card(card, "card", DEFAULT_RULES, len(state["players"])).to_json()
         wintering = list(state["wintering"])
-        left_over = setup_size(len(state["players"]))
+        left_over = DEFAULT_RULES.setup_size(len(state["players"]))
         if put and len(wintering) >= left_over:
             raise full(left_over, "card")
         if put:

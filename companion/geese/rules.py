@@ -50,6 +50,14 @@ class Rules:
         numbers = [n for n in range(1, self.max_number + 1) if n not in self.removed_numbers(players)]
         return sum(len(PLAIN_SUITS) * self.copies_per_suit + self.geese.get(n, 0) for n in numbers)
 
+    def setup_size(self, players: int) -> int:
+        """The cards the deal leaves over for the wintering ground at setup.
+
+        >>> DEFAULT_RULES.setup_size(3), DEFAULT_RULES.setup_size(4), DEFAULT_RULES.setup_size(5)
+        (8, 8, 5)
+        """
+        return self.deck_size(players) - players * self.hand_size(players)
+
     def hand_size(self, players: int) -> int:
         if players not in self.deal:
             raise BadInput("players", f"the game is for {_counts(self)} players, not {players}",

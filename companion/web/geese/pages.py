@@ -9,7 +9,6 @@ from companion.geese.cards import SUITS
 from companion.players import MAX_NAME
 from companion.geese.rules import DEFAULT_RULES
 from companion.geese.sheet import score_sheet
-from companion.geese.kind import setup_size
 from companion.web.geese import bp
 from companion.web.geese.api import MAX_GROUND, MAX_HAND, found, saved, view
 from companion.web.security import unlocked
@@ -19,7 +18,7 @@ def setup_plan(players: int) -> dict:
     """What the table does before the first turn with `players` players."""
     rules = DEFAULT_RULES
     return {"players": players, "removed": list(rules.removed_numbers(players)),
-            "deck": rules.deck_size(players), "hand": rules.hand_size(players), "wintering": setup_size(players)}
+            "deck": rules.deck_size(players), "hand": rules.hand_size(players), "wintering": rules.setup_size(players)}
 
 
 def page_rules() -> str:
