@@ -3,9 +3,10 @@
 A state is either a game kept move by move (`{"mode": "moves", "players",
 "seed", "movement_set", "log"}`, replayed by the rules on every read) or a
 score sheet (`{"mode": "sheet", "players", "seed", "start_board", "stages"}`),
-either with the people playing each species (`"names"`, optional). Every
-door that stores one (the API, a history import) asks `FLOCK.check` first,
-so a state the rules cannot replay is never kept. Cards the players entered
+either with the people playing each species (`"names"`, optional). The
+table's game shelf asks `FLOCK.check` of every state, whichever door it
+comes by (the API, a history import), so a state the rules cannot replay is
+never kept. Cards the players entered
 once are kept under `nest/NAME` or `movement/NAME`.
 
 >>> state = FLOCK.new("moves", ["crane", "kite"], 3)
@@ -70,8 +71,8 @@ class FlockKind:
         """
         record(state, field, tuple(dict.fromkeys(MOVES_FIELDS + SHEET_FIELDS)), required=("mode",))
         mode = choice(state["mode"], at(field, "mode"), MODES)
-        record(state, field, MOVES_FIELDS if mode == "moves" else SHEET_FIELDS,
-               required=[f for f in (MOVES_FIELDS if mode == "moves" else SHEET_FIELDS) if f != "names"])
+        held = MOVES_FIELDS if mode == "moves" else SHEET_FIELDS
+        record(state, field, held, required=[f for f in held if f != "names"])
         try:
             players = read_players(state["players"])
             if mode == "moves":
@@ -165,9 +166,23 @@ class FlockKind:
             return f"{card_type}/{card_name}", read_nest(card, "card")
         return f"{card_type}/{card_name}", {"spaces": read_movement(card, columns, "card")["spaces"]}
 
+    def split_key(self, key: str) -> tuple[str, str]:
+        """A kept card's type and name, from its key (`nest/NAME`)."""
+        card_type, _, card_name = key.partition("/")
+        return card_type, card_name
+
+    def by_type(self, kept: dict[str, dict]) -> dict[str, dict[str, dict]]:
+        """The kept cards (by key) as the pages list them: by type, then by name."""
+        listed = {card_type: {} for card_type in CARD_TYPES}
+        for key, card in kept.items():
+            card_type, card_name = self.split_key(key)
+            if card_type in listed:  # every card kept since the shelf checks cards is; an older row may not be
+                listed[card_type][card_name] = card
+        return listed
+
     def check_card(self, key, card) -> dict:
         """A kept card checked whole, by its key; answers the card as it is kept."""
-        card_type, _, card_name = text(key, "name").partition("/")
+        card_type, card_name = self.split_key(text(key, "name"))
         read_key, read = self.read_card(card_type, card_name, card)
         if read_key != key:
             raise BadInput("name", "expected the name trimmed and in NFC", code="flock.refused.card_name")

@@ -3,8 +3,9 @@
 A state is a whole-game record (`{"players", "wintering", "actions"}`, the
 form `companion score geese` reads): the cards laid out at setup and every
 turn since, replayed through the rules with this deck (`strict`) on every
-read. Every door that stores one (the API, a history import) asks
-`GEESE.check` first, so a state the rules cannot replay is never kept.
+read. The table's game shelf asks `GEESE.check` of every state, whichever
+door it comes by (the API, a history import), so a state the rules cannot
+replay is never kept.
 
 >>> state = GEESE.new(["ann", "ben", "cho"])
 >>> state = GEESE.act(state, {"player": "ann", "arrive": [{"n": 2, "suit": "gull"}]})

@@ -13,9 +13,9 @@ from flask import jsonify, request
 
 from companion.fields import digits
 from companion.flock import score
-from companion.flock.birds import columns_for, read_players
+from companion.flock.birds import SPECIES, columns_for, read_players
 from companion.flock.game import MAX_SEED
-from companion.flock.kind import CARD_TYPES, FLOCK, KIND, WIDEST
+from companion.flock.kind import FLOCK, KIND, WIDEST
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.web import get_table
 from companion.web.api import changed_game, document, game_feed, json_body, read_version, saved_game
@@ -24,7 +24,6 @@ from companion.web.flock import bp
 from companion.web.security import changes_nothing, needs_pin
 
 NAME = "Über den Wolken"
-DEFAULT_PLAYERS = ["crane", "kite", "goose", "swallow"]  # a movement card entered for no game fits the widest board
 
 
 def answer(game: dict) -> dict:
@@ -110,23 +109,18 @@ def game_events(game_id: int):
 
 @bp.get("/api/flock/cards")
 def cards():
-    kept = {t: {} for t in CARD_TYPES}
-    for key, card in get_table().game_cards(KIND).items():
-        card_type, _, name = key.partition("/")
-        if card_type in kept:
-            kept[card_type][name] = card
-    return jsonify(kept)
+    return jsonify(FLOCK.by_type(get_table().game_cards(KIND)))
 
 
 @bp.post("/api/flock/cards")
 @needs_pin
 def save_card():
     data = json_body("type", "name", "card", "players")
-    movement = data.get("type") == "movement"  # its spaces must lie on the board of its players
-    columns = columns_for(len(read_players(data.get("players", DEFAULT_PLAYERS)))) if movement else WIDEST
+    movement = data.get("type") == "movement"  # its spaces lie on its players' board (no players: the widest)
+    columns = columns_for(len(read_players(data.get("players", list(SPECIES))))) if movement else WIDEST
     key, card = FLOCK.read_card(data.get("type"), data.get("name"), data.get("card"), columns)
     card = get_table().keep_game_card(KIND, key, card)
-    card_type, _, name = key.partition("/")
+    card_type, name = FLOCK.split_key(key)
     return jsonify({"type": card_type, "name": name, "card": card}), 201
 
 
