@@ -10,10 +10,12 @@ handed to the pages as data.
 """
 
 from companion.errors import BadInput
+from companion.fields import items, record
 
 SPECIES = ("crane", "kite", "goose", "swallow")  # the players' colours: pink, orange, beige, purple
 NEUTRAL = "neutral"  # the swifts (white): they fly in the flock and score for nobody
 SEXES = ("M", "F")
+BIRD_FIELDS = ("owner", "sex")
 ROWS = 3  # row 0 is the front (the arrow's tip), row 2 the back
 COLUMN_LIMIT = 3  # a column holds at most this many birds
 PLAYER_COUNTS = (2, 3, 4)
@@ -48,11 +50,14 @@ def depths(columns: int) -> list[int]:
 
 def read_players(value, field: str = "players") -> list[str]:
     """The players' species in seat order: 2-4 different species."""
-    if not isinstance(value, list):
-        raise BadInput(field, "expected a list of species", code="errors.shape")
-    if len(value) not in PLAYER_COUNTS:
+    try:
+        items(value, field, PLAYER_COUNTS[0], PLAYER_COUNTS[-1])
+    except BadInput as e:
+        if e.error_code != "errors.count":
+            raise
         raise BadInput(field, f"{len(value)} players: the game is for {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]}",
-                       code="flock.refused.players", params={"low": PLAYER_COUNTS[0], "high": PLAYER_COUNTS[-1]})
+                       code="flock.refused.players",
+                       params={"low": PLAYER_COUNTS[0], "high": PLAYER_COUNTS[-1]}) from None
     for i, name in enumerate(value):
         if name not in SPECIES:
             raise BadInput(f"{field}[{i}]", f"{_show(name)} is not a species ({', '.join(SPECIES)})",
@@ -72,11 +77,7 @@ def read_owner(value, players: list[str], field: str) -> str:
 
 def read_bird(value, players: list[str], field: str) -> dict:
     """A bird tile: its owner (a player or neutral) and, for a player's bird, its sex."""
-    if not isinstance(value, dict):
-        raise BadInput(field, "expected null or a bird {owner, sex}", code="errors.shape")
-    unknown = sorted(set(value) - {"owner", "sex"})
-    if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a bird has owner and sex)", code="errors.unknown_field")
+    record(value, field, BIRD_FIELDS)
     owner = read_owner(value.get("owner"), players, f"{field}.owner")
     sex = value.get("sex")
     if sex is None and owner == NEUTRAL:

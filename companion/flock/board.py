@@ -14,6 +14,7 @@ board they are given; they return a new one.
 import random
 
 from companion.errors import BadInput
+from companion.fields import items
 from companion.flock.birds import COLUMN_LIMIT, NEUTRAL, NEUTRAL_TILES, ROWS, TILES_PER_PLAYER, columns_for, read_bird
 
 Board = list[list[dict | None]]
@@ -60,13 +61,10 @@ def with_column(board: Board, col: int, birds: list[dict]) -> Board:
 def read_board(value, players: list[str], field: str = "board") -> Board:
     """A board checked cell by cell: its size for the player count, its birds, and the column rule."""
     columns = columns_for(len(players))
-    if not isinstance(value, list) or len(value) != ROWS:
-        raise BadInput(field, f"expected {ROWS} rows (row 0 is the front)", code="errors.shape")
+    items(value, field, ROWS, ROWS)
     board = []
     for r, row in enumerate(value):
-        if not isinstance(row, list) or len(row) != columns:
-            raise BadInput(f"{field}[{r}]", f"expected {columns} columns for {len(players)} players",
-                           code="errors.shape")
+        items(row, f"{field}[{r}]", columns, columns)
         board.append([None if cell is None else read_bird(cell, players, f"{field}[{r}][{c}]")
                       for c, cell in enumerate(row)])
     check_columns(board, field)

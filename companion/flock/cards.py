@@ -11,57 +11,54 @@ once; these functions check what they entered and score with it.
 
 from companion.errors import BadInput
 from companion.flock.birds import ROWS
-from companion.fields import whole
+from companion.fields import items, line, record, whole
 
 MAX_POINTS = 99  # no printed card gives more for one line or one space
 MAX_NEST_ENTRIES = 7  # a nest card's points for 1..this many landed birds (a player lands one per column at most)
 SPACES_PER_CARD = 2  # a movement card's scoring part marks two spaces
 BOTH_BONUS = 2  # for holding both marked spaces
+NEST_FIELDS = ("points", "pair")
+MOVEMENT_FIELDS = ("spaces", "name")
+SPACE_FIELDS = ("row", "col", "points")
+MAX_CARD_NAME = 40  # a card's name fits one line of a phone's list
 MAX_CARDS_SCORED = 16  # movement cards one player scores in one stage, far more than a hand holds
 
 
 def read_nest(value, field: str = "nest") -> dict:
     """A nest card: points[k-1] for k birds landed, and the bonus (or penalty) per landed pair."""
-    if not isinstance(value, dict):
-        raise BadInput(field, "expected a nest card {points, pair}", code="errors.shape")
-    unknown = sorted(set(value) - {"points", "pair"})
-    if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a nest card has points and pair)",
-                       code="errors.unknown_field")
+    record(value, field, NEST_FIELDS)
     points = value.get("points")
-    if not isinstance(points, list) or not 1 <= len(points) <= MAX_NEST_ENTRIES:
+    try:
+        items(points, f"{field}.points", 1, MAX_NEST_ENTRIES)
+    except BadInput:
         raise BadInput(f"{field}.points",
                        f"expected a list of 1-{MAX_NEST_ENTRIES} points (for 1, 2, ... birds landed)",
-                       code="flock.refused.nest_points", params={"limit": MAX_NEST_ENTRIES})
+                       code="flock.refused.nest_points", params={"limit": MAX_NEST_ENTRIES}) from None
     return {"points": [whole(p, f"{field}.points[{i}]", 0, MAX_POINTS) for i, p in enumerate(points)],
             "pair": whole(value.get("pair"), f"{field}.pair", -MAX_POINTS, MAX_POINTS)}
 
 
 def read_movement(value, columns: int, field: str) -> dict:
     """A movement card's scoring part: two different spaces on the board, each with its points."""
-    if not isinstance(value, dict) or not isinstance(value.get("spaces"), list):
-        raise BadInput(field, "expected a movement card {spaces: [{row, col, points}, ...]}", code="errors.shape")
-    unknown = sorted(set(value) - {"spaces", "name"})
-    if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a movement card has spaces)",
-                       code="errors.unknown_field")
+    record(value, field, MOVEMENT_FIELDS, required=("spaces",))
     spaces = value["spaces"]
-    if len(spaces) != SPACES_PER_CARD:
-        raise BadInput(f"{field}.spaces", f"a movement card marks {SPACES_PER_CARD} spaces, not {len(spaces)}",
-                       code="errors.shape")
+    try:
+        items(spaces, f"{field}.spaces", SPACES_PER_CARD, SPACES_PER_CARD)
+    except BadInput:
+        raise BadInput(f"{field}.spaces", f"a movement card marks {SPACES_PER_CARD} spaces",
+                       code="errors.shape") from None
     read = []
     for i, space in enumerate(spaces):
         where = f"{field}.spaces[{i}]"
-        if not isinstance(space, dict) or set(space) != {"row", "col", "points"}:
-            raise BadInput(where, "expected {row, col, points}", code="errors.shape")
+        record(space, where, SPACE_FIELDS, required=SPACE_FIELDS)
         read.append({"row": whole(space["row"], f"{where}.row", 0, ROWS - 1),
                      "col": whole(space["col"], f"{where}.col", 0, columns - 1),
                      "points": whole(space["points"], f"{where}.points", 0, MAX_POINTS)})
     if (read[0]["row"], read[0]["col"]) == (read[1]["row"], read[1]["col"]):
         raise BadInput(f"{field}.spaces[1]", "the two marked spaces are the same", code="flock.refused.same_spaces")
     card = {"spaces": read}
-    if isinstance(value.get("name"), str):
-        card["name"] = value["name"]
+    if "name" in value:  # a card scored straight from the kept ones carries its name along
+        card["name"] = line(value["name"], f"{field}.name", MAX_CARD_NAME)
     return card
 
 

@@ -21,7 +21,7 @@ from companion.flock.cards import movement_points, read_movement, read_nest
 from companion.flock.moves import FLIGHTS, REACH, flown, swap_allowed
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
 from companion.flock.stage import read_hands, scored, tie_break, winners
-from companion.fields import whole
+from companion.fields import items, record as fields_record, whole
 
 STANDARD = ("fly_side", "fly_line", "add", "take")
 TOP_PRICE = 4  # a standard action costs 1, 2, 3, 4 for its 1st-4th use in a stage (and 4 after)
@@ -31,6 +31,9 @@ CARD_COSTS = {"dodge": 2, "sharp_dodge": 2, "lead_change": 2, "standard": 2, "ne
 PLACES = ("front", "back")
 MAX_SEED = 2**53  # a seed a phone's script can hold exactly
 MAX_LOG = 2000  # actions in one game: three stages of 16 cubes each need a few hundred at most
+RECORD_FIELDS = ("mode", "players", "seed", "movement_set", "log", "names")  # a game kept move by move
+# Every field an action may carry: what it does, then where, which bird or card, and a stage's landing.
+ACTION_FIELDS = ("do", "from", "to", "bird", "col", "at", "card", "as", "action", "spaces", "nest", "movement_cards")
 
 
 class Game:
@@ -60,13 +63,9 @@ class Game:
     @classmethod
     def replay(cls, record: dict) -> "Game":
         """The game a record describes: its setup, then every action of its log in order."""
-        if not isinstance(record, dict):
-            raise BadInput("game", "expected {players, seed, log}", code="errors.shape")
+        fields_record(record, "game", RECORD_FIELDS)
         game = cls(record.get("players"), record.get("seed"), record.get("movement_set", DEFAULT_MOVEMENT_SET))
-        log = record.get("log", [])
-        if not isinstance(log, list) or len(log) > MAX_LOG:
-            raise BadInput("log", f"expected a list of at most {MAX_LOG} actions",
-                           code="errors.game_full", params={"limit": MAX_LOG})
+        log = items(record.get("log", []), "log", 0, MAX_LOG)
         for i, action in enumerate(log):
             try:
                 game._checked(action)  # no copy to fall back on: a bad entry refuses the whole record
@@ -91,9 +90,7 @@ class Game:
         self.__dict__.update(trial.__dict__)
 
     def _checked(self, action) -> None:
-        if not isinstance(action, dict):
-            raise BadInput("action", "expected an action object {do, ...}", code="errors.shape")
-        self._act(action)
+        self._act(fields_record(action, "action", ACTION_FIELDS))
 
     def _act(self, action: dict) -> None:
         kind = action.get("do")
@@ -157,19 +154,22 @@ class Game:
             if not self.deck:
                 raise BadInput(field, "the bird deck is empty", code="flock.refused.deck_empty")
             return self.deck.pop(0)
-        if not _index(which, len(self.face_up)):
+        try:
+            which = whole(which, field, 0, len(self.face_up) - 1)
+        except BadInput:
             raise BadInput(field, f"expected \"deck\" or a face-up bird (0-{len(self.face_up) - 1})",
-                           code="errors.choice")
+                           code="errors.choice") from None
         bird = self.face_up.pop(which)
         if self.deck:
             self.face_up.insert(which, self.deck.pop(0))  # the taken one is replaced from the deck
         return bird
 
     def _add(self, bird: dict, action: dict, field: str) -> None:
-        col = action.get("col")
-        if not _index(col, len(self.depths)):
+        try:
+            col = whole(action.get("col"), f"{field}.col", 0, len(self.depths) - 1)
+        except BadInput:  # said as people number the columns, from 1
             raise BadInput(f"{field}.col", f"expected a column 0-{len(self.depths) - 1}",
-                           code="errors.range", params={"low": 1, "high": len(self.depths)})
+                           code="errors.range", params={"low": 1, "high": len(self.depths)}) from None
         if count(self.board, col) == COLUMN_LIMIT:
             raise BadInput(f"{field}.col", f"column {col} is full ({COLUMN_LIMIT} birds)",
                            code="flock.refused.column_full", params={"col": col + 1})
@@ -201,8 +201,8 @@ class Game:
         if used in FLIGHTS:
             self.board = flown(self.board, used, self.turn, action)
         elif used == "standard":
-            inner = action.get("action")
-            if not isinstance(inner, dict) or inner.get("do") not in STANDARD:
+            inner = fields_record(action.get("action"), "action.action", ACTION_FIELDS)
+            if inner.get("do") not in STANDARD:
                 raise BadInput("action.action", f"expected a standard action ({', '.join(STANDARD)})",
                                code="errors.choice")
             self._standard(inner["do"], inner, "action.action")
@@ -344,7 +344,3 @@ class Game:
             view["tie_break"] = tie_break(self.scores, view["birds_on_board"])
         return view
 
-
-def _index(value, size: int) -> bool:
-    """True for a whole number 0 <= value < size (not a bool, not a float)."""
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < size

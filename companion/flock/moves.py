@@ -10,6 +10,7 @@ False
 """
 
 from companion.errors import BadInput
+from companion.fields import items, whole
 from companion.flock.birds import NEUTRAL, ROWS
 
 # (rows apart, columns apart) each flight allows; None: any other space.
@@ -36,14 +37,13 @@ def swap_allowed(kind: str, start: tuple[int, int], target: tuple[int, int]) -> 
 
 
 def read_space(value, columns: int, field: str) -> tuple[int, int]:
-    if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-        raise BadInput(field, "expected [row, col]", code="errors.shape")
-    row, col = value
-    if not (0 <= row < ROWS and 0 <= col < columns):
-        raise BadInput(field, f"[{row}, {col}] is not on the board ({ROWS} rows, {columns} columns)",
-                       code="errors.shape")
-    return row, col
+    """A space on the board as `[row, col]` (counted from 0, row 0 the front)."""
+    try:
+        row, col = items(value, field, 2, 2)
+        return whole(row, field, 0, ROWS - 1), whole(col, field, 0, columns - 1)
+    except BadInput:  # one refusal for any space that is not on the board, as the page shows it
+        raise BadInput(field, f"{value!r:.30} is not a space on the board ({ROWS} rows, {columns} columns)",
+                       code="errors.shape") from None
 
 
 def flown(board, kind: str, player: str, action: dict, field: str = "action"):

@@ -11,6 +11,7 @@ forward and the deck's draws entered in the spaces behind them.
 """
 
 from companion.errors import BadInput
+from companion.fields import items, record
 from companion.flock.birds import STAGES, columns_for, depths, read_players
 from companion.flock.board import read_board, refill_spaces
 from companion.flock.cards import read_nest
@@ -21,12 +22,7 @@ STAGE_FIELDS = ("board", "nest", "movement_cards")
 
 def read_stage(value, players: list[str], field: str) -> dict:
     """One stage's end as entered: the board, the nest card and the movement cards scored."""
-    if not isinstance(value, dict):
-        raise BadInput(field, "expected {board, nest, movement_cards}", code="errors.shape")
-    unknown = sorted(set(value) - set(STAGE_FIELDS))
-    if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", f"unknown field (expected {', '.join(STAGE_FIELDS)})",
-                       code="errors.unknown_field")
+    record(value, field, STAGE_FIELDS)
     board = read_board(value.get("board"), players, f"{field}.board")
     return {"board": board, "nest": read_nest(value.get("nest"), f"{field}.nest"),
             "movement_cards": read_hands(value.get("movement_cards", {}), players, len(board[0]),
@@ -36,14 +32,16 @@ def read_stage(value, players: list[str], field: str) -> dict:
 def sheet(players, stages, start_board=None) -> dict:
     """The sheet's stages scored in turn, with the running totals, the next stage's board and the winner."""
     players = read_players(players)
-    if not isinstance(stages, list) or len(stages) > STAGES:
-        raise BadInput("stages", f"expected a list of at most {STAGES} stages", code="errors.shape")
+    items(stages, "stages", 0, STAGES)
     totals = {p: 0 for p in players}
     results, board = [], start_board
     for i, entry in enumerate(stages):
         stage = read_stage(entry, players, f"stages[{i}]")
         final = i == STAGES - 1
-        result = scored(players, stage["board"], stage["nest"], stage["movement_cards"], totals, final)
+        try:
+            result = scored(players, stage["board"], stage["nest"], stage["movement_cards"], totals, final)
+        except BadInput as e:  # a landing the nest card does not cover: named under its stage
+            raise e.within(f"stages[{i}]") from None
         totals = {p: s["total"] for p, s in result["scores"].items()}
         results.append({**stage, **result})
         board = result["board_after_landing"]

@@ -16,7 +16,7 @@ from companion.errors import BadInput
 from companion.flock.birds import read_players
 from companion.flock.board import birds_of, land, read_board, width
 from companion.flock.cards import MAX_CARDS_SCORED, movement_points, nest_points, read_movement, read_nest, tally
-from companion.fields import whole
+from companion.fields import items, record, whole, yes_no
 
 FIELDS = ("players", "board", "nest", "movement_cards", "scores_before", "final")
 MAX_TOTAL = 10_000  # far beyond any game's score; keeps numbers from outside small
@@ -24,46 +24,31 @@ MAX_TOTAL = 10_000  # far beyond any game's score; keeps numbers from outside sm
 
 def score(data) -> dict:
     """The stage scored from the public input format (bad input: BadInput naming the field)."""
-    if not isinstance(data, dict):
-        raise BadInput("", "expected a JSON object with players, board and nest", code="errors.shape")
-    unknown = sorted(set(data) - set(FIELDS))
-    if unknown:
-        raise BadInput(unknown[0], f"unknown field (expected {', '.join(FIELDS)})", code="errors.unknown_field")
-    for field in ("players", "board", "nest"):
-        if field not in data:
-            raise BadInput(field, "missing", code="errors.missing")
+    record(data, "", FIELDS, required=("players", "board", "nest"))
     players = read_players(data["players"])
     board = read_board(data["board"], players)
     nest = read_nest(data["nest"])
     cards = read_hands(data.get("movement_cards", {}), players, width(board))
     before = read_scores(data.get("scores_before", {}), players)
-    final = data.get("final", False)
-    if not isinstance(final, bool):
-        raise BadInput("final", "expected true or false", code="errors.yes_no")
+    final = yes_no(data.get("final", False), "final")
     return scored(players, board, nest, cards, before, final)
 
 
 def read_hands(value, players: list[str], columns: int, field: str = "movement_cards") -> dict[str, list[dict]]:
     """Each player's movement cards scored this stage (players left out score none)."""
-    if not isinstance(value, dict):
-        raise BadInput(field, "expected {player: [card, ...]}", code="errors.shape")
     hands = {p: [] for p in players}
-    for player, cards in value.items():
-        if player not in players:
-            raise BadInput(f"{field}.{player}", "not a player in this game", code="errors.choice")
-        if not isinstance(cards, list) or len(cards) > MAX_CARDS_SCORED:
+    for player, cards in record(value, field, players).items():  # players left out score none
+        try:
+            items(cards, f"{field}.{player}", 0, MAX_CARDS_SCORED)
+        except BadInput:
             raise BadInput(f"{field}.{player}", f"expected a list of at most {MAX_CARDS_SCORED} cards",
-                           code="flock.refused.cards_scored", params={"limit": MAX_CARDS_SCORED})
+                           code="flock.refused.cards_scored", params={"limit": MAX_CARDS_SCORED}) from None
         hands[player] = [read_movement(card, columns, f"{field}.{player}[{i}]") for i, card in enumerate(cards)]
     return hands
 
 
 def read_scores(value, players: list[str], field: str = "scores_before") -> dict[str, int]:
-    if not isinstance(value, dict):
-        raise BadInput(field, "expected {player: points}", code="errors.shape")
-    for player in value:
-        if player not in players:
-            raise BadInput(f"{field}.{player}", "not a player in this game", code="errors.choice")
+    record(value, field, players)
     return {p: whole(value.get(p, 0), f"{field}.{p}", -MAX_TOTAL, MAX_TOTAL) for p in players}
 
 

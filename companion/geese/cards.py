@@ -13,10 +13,11 @@ from collections import Counter
 from typing import NamedTuple
 
 from companion.errors import BadInput
+from companion.fields import choice, record, whole
 from companion.geese.rules import DEFAULT_RULES, GOOSE, PLAIN_SUITS, SUITS, Rules
 
 __all__ = ["CARD_FIELDS", "Card", "GOOSE", "PLAIN_SUITS", "SUITS", "copies", "deck", "parse_card"]
-CARD_FIELDS = frozenset({"n", "suit"})
+CARD_FIELDS = ("n", "suit")
 
 
 class Card(NamedTuple):
@@ -53,17 +54,9 @@ def parse_card(value, field: str, rules: Rules = DEFAULT_RULES, players: int | N
 
     With `players`, the card must also be in that game's deck (no goose 5, no 6 with 3 players).
     """
-    if not isinstance(value, dict):
-        raise BadInput(field, 'expected a card like {"n": 3, "suit": "gull"}', code="errors.shape")
-    unknown = sorted(set(value) - CARD_FIELDS)
-    if unknown:
-        raise BadInput(f"{field}.{unknown[0]}", "unknown field (a card has n and suit)", code="errors.unknown_field")
-    n, suit = value.get("n"), value.get("suit")
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= rules.max_number:
-        raise BadInput(f"{field}.n", f"expected a number 1–{rules.max_number}, got {_show(n)}",
-                       code="errors.range", params={"low": 1, "high": rules.max_number})
-    if suit not in SUITS:
-        raise BadInput(f"{field}.suit", f"expected one of {', '.join(SUITS)}, got {_show(suit)}", code="errors.choice")
+    record(value, field, CARD_FIELDS)
+    n = whole(value.get("n"), f"{field}.n", 1, rules.max_number)
+    suit = choice(value.get("suit"), f"{field}.suit", SUITS)
     card = Card(n, suit)
     if players is None:
         return card
@@ -74,7 +67,3 @@ def parse_card(value, field: str, rules: Rules = DEFAULT_RULES, players: int | N
                        code="geese.refused.removed", params={"n": n, "players": players})
     return card
 
-
-def _show(value) -> str:
-    text = repr(value) if not isinstance(value, str) else f'"{value}"'
-    return "nothing" if value is None else text[:40]

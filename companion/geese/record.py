@@ -20,21 +20,23 @@ from companion.geese.cards import Card, copies, parse_card
 from companion.geese.ground import WinteringGround
 from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import final_scores
+from companion.fields import SHOWN, at, items, record, whole
 from companion.players import check_name
+
 MAX_ACTIONS = 2000  # far more turns than a game of 80 cards can take
 RECORD_FIELDS = frozenset({"players", "wintering", "actions", "hands"})
 MIGRATION_FIELDS = frozenset({"players", "migrations", "wintering_vp"})
 ACTION_KINDS = ("arrive", "migrate")
+ACTION_FIELDS = ("player", "arrive", "take", "migrate")
+MAX_VP = 10_000  # far beyond any game's score; keeps numbers from outside small
 
 
 def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
     """The final scores of a record in either form (CONTRACTS-style output: players, ranking, winner)."""
-    if not isinstance(data, dict):
-        raise BadInput("", "expected a JSON object with players and migrations, or players and actions",
-                       code="errors.shape")
+    record(data, "", sorted(RECORD_FIELDS | MIGRATION_FIELDS))
     if "actions" in data or "wintering" in data:
         return Replay.of(data, rules, strict=strict).result()
-    _only(data, MIGRATION_FIELDS, "")
+    record(data, "", sorted(MIGRATION_FIELDS))
     players = read_players(data, rules)
     migrations = read_migrations(data.get("migrations"), players, rules, strict)
     vp = read_wintering_vp(data.get("wintering_vp", {}), players)
@@ -43,13 +45,15 @@ def score(data, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> dict:
 
 def read_players(data: dict, rules: Rules) -> list[str]:
     players = data.get("players")
-    if not isinstance(players, list):
-        raise BadInput("players", "expected the list of player names in turn order from the start player",
-                       code="errors.shape")
     counts = rules.player_counts
-    if len(players) not in counts:
+    try:
+        items(players, "players", counts[0], counts[-1])
+        rules.hand_size(len(players))  # a count between two the rules deal for is not one either
+    except BadInput as e:
+        if e.field != "players" or getattr(e, "error_code", None) == "errors.shape":
+            raise
         raise BadInput("players", f"the game is for {counts[0]}–{counts[-1]} players, not {len(players)}",
-                       code="geese.new.count", params={"low": counts[0], "high": counts[-1]})
+                       code="geese.new.count", params={"low": counts[0], "high": counts[-1]}) from None
     for i, name in enumerate(players):
         if check_name(name, f"players[{i}]") != name:  # the record's other fields name players as written
             raise BadInput(f"players[{i}]", "expected the name without spaces around it, in Unicode NFC",
@@ -60,22 +64,14 @@ def read_players(data: dict, rules: Rules) -> list[str]:
 
 
 def read_migrations(value, players: list[str], rules: Rules, strict: bool = False) -> dict:
-    if not isinstance(value, dict):
-        raise BadInput("migrations", "expected each player's migrations: {name: [[card, ...], ...]}",
-                       code="errors.shape")
     deck = copies(rules, len(players))
     seen = Counter()
     result = {}
-    for name, sets in value.items():
-        if name not in players:
-            raise _not_a_player(f"migrations.{name}", name)
-        if not isinstance(sets, list):
-            raise BadInput(f"migrations.{name}", "expected a list of migrations", code="errors.shape")
+    for name, sets in _by_player(value, "migrations", players).items():
         result[name] = []
-        for i, cards in enumerate(sets):
+        for i, cards in enumerate(items(sets, f"migrations.{name}", 0, MAX_ACTIONS)):
             field = f"migrations.{name}[{i}]"
-            if not isinstance(cards, list) or not cards:
-                raise BadInput(field, "expected a migration: a list of at least one card", code="errors.shape")
+            items(cards, field, 1, sum(deck.values()))  # a migration: at least one card
             parsed = [parse_card(c, f"{field}[{j}]", rules, len(players) if strict else None)
                       for j, c in enumerate(cards)]
             for j, card in enumerate(parsed):
@@ -94,13 +90,8 @@ def read_migrations(value, players: list[str], rules: Rules, strict: bool = Fals
 
 
 def read_wintering_vp(value, players: list[str]) -> dict[str, int]:
-    if not isinstance(value, dict):
-        raise BadInput("wintering_vp", "expected {name: VP}", code="errors.shape")
-    for name, vp in value.items():
-        if name not in players:
-            raise _not_a_player(f"wintering_vp.{name}", name)
-        if isinstance(vp, bool) or not isinstance(vp, int) or not 0 <= vp <= 10_000:
-            raise BadInput(f"wintering_vp.{name}", "expected a whole number of VP, 0 or more", code="errors.whole")
+    for name, vp in _by_player(value, "wintering_vp", players).items():
+        whole(vp, f"wintering_vp.{name}", 0, MAX_VP)
     return dict(value)
 
 
@@ -139,21 +130,14 @@ class Replay:
 
     @classmethod
     def of(cls, data: dict, rules: Rules = DEFAULT_RULES, *, strict: bool = False) -> "Replay":
-        _only(data, RECORD_FIELDS, "")
+        record(data, "", sorted(RECORD_FIELDS))
         players = read_players(data, rules)
-        setup = data.get("wintering", [])
-        if not isinstance(setup, list):
-            raise BadInput("wintering", "expected the list of cards laid out at setup", code="errors.shape")
+        setup = items(data.get("wintering", []), "wintering", 0, rules.deck_size(len(players)))
         in_deck = len(players) if strict else None
         cards = [parse_card(c, f"wintering[{i}]", rules, in_deck) for i, c in enumerate(setup)]
         hands = read_hands(data["hands"], players, cards, rules) if "hands" in data else None
         replay = cls(players, cards, rules, strict=strict, hands=hands)
-        actions = data.get("actions", [])
-        if not isinstance(actions, list):
-            raise BadInput("actions", "expected a list of actions", code="errors.shape")
-        if len(actions) > MAX_ACTIONS:
-            raise BadInput("actions", f"more than {MAX_ACTIONS} actions",
-                           code="errors.game_full", params={"limit": MAX_ACTIONS})
+        actions = items(data.get("actions", []), "actions", 0, MAX_ACTIONS)
         for i, action in enumerate(actions):
             replay.play(action, i)
         return replay
@@ -170,14 +154,12 @@ class Replay:
     def play(self, action, i: int) -> None:
         """Apply action number `i`, or raise BadInput("actions[i]...", why it is not allowed)."""
         where = f"actions[{i}]"
-        if not isinstance(action, dict):
-            raise BadInput(where, 'expected {"player": ..., "arrive": [...]} or {"player": ..., "migrate": {...}}',
-                           code="errors.shape")
+        record(action, where, ACTION_FIELDS)
         kinds = [k for k in ACTION_KINDS if k in action]
         if len(kinds) != 1:
             raise BadInput(where, "an action either arrives or migrates (exactly one of arrive, migrate)",
                            code="errors.shape")
-        _only(action, {"player", "arrive", "take"} if kinds == ["arrive"] else {"player", "migrate"}, where)
+        record(action, where, ("player", "arrive", "take") if kinds == ["arrive"] else ("player", "migrate"))
         player = action.get("player")
         if player not in self.players:
             raise _not_a_player(f"{where}.player", player)
@@ -228,9 +210,11 @@ class Replay:
 
     def _arrive(self, action: dict, player: str, i: int, where: str) -> None:
         cards = action["arrive"]
-        if not isinstance(cards, list) or len(cards) not in (1, 2):
+        try:
+            items(cards, f"{where}.arrive", 1, 2)
+        except BadInput:
             raise BadInput(f"{where}.arrive", "birds arrive as 1 card, or 2 cards with 1 taken back",
-                           code="geese.refused.arrive_count")
+                           code="geese.refused.arrive_count") from None
         parsed = [self._card(c, f"{where}.arrive[{j}]") for j, c in enumerate(cards)]
         if len(parsed) == 1 and "take" in action:
             raise BadInput(f"{where}.take", "a card is taken back only when 2 cards arrive",
@@ -254,18 +238,15 @@ class Replay:
             self._to_hand(player, taken)
 
     def _migrate(self, move, player: str, where: str) -> None:
-        if not isinstance(move, dict):
-            raise BadInput(f"{where}.migrate", 'expected {"value": v, "cards": [card, ...]}', code="errors.shape")
-        _only(move, {"value", "cards"}, f"{where}.migrate")
-        value, cards = move.get("value"), move.get("cards")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise BadInput(f"{where}.migrate.value", "expected the value migrated as, a whole number 1 or more",
-                           code="errors.whole")
-        if not isinstance(cards, list) or len(cards) != value:
-            got = len(cards) if isinstance(cards, list) else "no"
+        record(move, f"{where}.migrate", ("value", "cards"))
+        value = whole(move.get("value"), f"{where}.migrate.value", 1, sum(self.deck.values()))
+        cards = move.get("cards")
+        try:
+            items(cards, f"{where}.migrate.cards", value, value)
+        except BadInput as e:
+            got = len(cards) if e.error_code == "errors.count" else 0  # a count of no list at all is none
             raise BadInput(f"{where}.migrate.cards", f"migrating as {value} takes exactly {value} cards, not {got}",
-                           code="geese.refused.migrate_count",
-                           params={"value": value, "cards": len(cards) if isinstance(cards, list) else 0})
+                           code="geese.refused.migrate_count", params={"value": value, "cards": got}) from None
         parsed = [self._card(c, f"{where}.migrate.cards[{j}]") for j, c in enumerate(cards)]
         for j, card in enumerate(parsed):
             if not self.ground.usable(card, value):
@@ -290,21 +271,20 @@ class Replay:
 
 def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> dict[str, list[Card]]:
     """The deal of a record: each player's hand, the size the player count gives; the ground holds the rest."""
-    if not isinstance(value, dict):
-        raise BadInput("hands", "expected each player's dealt hand: {name: [card, ...]}", code="errors.shape")
     size = rules.hand_size(len(players))
+    value = _by_player(value, "hands", players)
     hands = {}
     for name in players:
         if name not in value:
             raise BadInput(f"hands.{name}", "missing: the deal names every player's hand",
                            code="geese.refused.hand_missing", params={"name": name})
     for name, cards in value.items():
-        if name not in players:
-            raise _not_a_player(f"hands.{name}", name)
-        if not isinstance(cards, list) or len(cards) != size:
-            got = len(cards) if isinstance(cards, list) else "no"
+        try:
+            items(cards, f"hands.{name}", size, size)
+        except BadInput as e:
+            got = len(cards) if e.error_code == "errors.count" else "no"
             raise BadInput(f"hands.{name}", f"a hand of {len(players)} players is dealt {size} cards, not {got}",
-                           code="geese.refused.hand_size", params={"players": len(players), "n": size})
+                           code="geese.refused.hand_size", params={"players": len(players), "n": size}) from None
         hands[name] = [parse_card(c, f"hands.{name}[{j}]", rules, len(players)) for j, c in enumerate(cards)]
     dealt = Counter(setup)
     for cards in hands.values():
@@ -320,15 +300,19 @@ def read_hands(value, players: list[str], setup: list[Card], rules: Rules) -> di
     return hands
 
 
+def _by_player(value, field: str, players: list[str]) -> dict:
+    """`value` if it is an object keyed by players' names; a name not playing is refused as such."""
+    try:
+        return record(value, field, players)
+    except BadInput as e:
+        if getattr(e, "error_code", None) != "errors.unknown_field":
+            raise
+        name = next(key for key in value if at(field, key[:SHOWN]) == e.field)
+        raise _not_a_player(at(field, name), name) from None
+
+
 def _not_a_player(field: str, name) -> BadInput:
     return BadInput(field, "not one of the players", code="geese.refused.not_player", params={"name": name})
-
-
-def _only(data: dict, allowed, where: str) -> None:
-    unknown = sorted(set(data) - set(allowed))
-    if unknown:
-        field = f"{where}.{unknown[0]}" if where else unknown[0]
-        raise BadInput(field, f"unknown field (expected {', '.join(sorted(allowed))})", code="errors.unknown_field")
 
 
 def _span(low: int, high: int) -> str:

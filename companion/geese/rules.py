@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 
 from companion.errors import BadInput
+from companion.fields import digits, items, yes_no
 
 SUITS = ("thrush", "crane", "gull", "eagle", "goose")
 GOOSE = "goose"  # wild when suits are counted
@@ -48,6 +49,14 @@ class Rules:
         """How many cards the deck for `players` holds (companion.geese.cards.copies lists them)."""
         numbers = [n for n in range(1, self.max_number + 1) if n not in self.removed_numbers(players)]
         return sum(len(PLAIN_SUITS) * self.copies_per_suit + self.geese.get(n, 0) for n in numbers)
+
+    def setup_size(self, players: int) -> int:
+        """The cards the deal leaves over for the wintering ground at setup.
+
+        >>> DEFAULT_RULES.setup_size(3), DEFAULT_RULES.setup_size(4), DEFAULT_RULES.setup_size(5)
+        (8, 8, 5)
+        """
+        return self.deck_size(players) - players * self.hand_size(players)
 
     def hand_size(self, players: int) -> int:
         if players not in self.deal:
@@ -86,9 +95,7 @@ class Rules:
                 changes[key] = _int(data[key], f"{prefix}{key}", 0, 100)
         for key in ("no_goose_bonus", "rainbow"):
             if key in data:
-                if not isinstance(data[key], bool):
-                    raise BadInput(f"{prefix}{key}", "expected true or false")
-                changes[key] = data[key]
+                changes[key] = yes_no(data[key], f"{prefix}{key}")
         if "max_number" in changes and not 1 <= changes["max_number"] <= MAX_CARD_NUMBER:
             raise BadInput(f"{prefix}max_number", f"expected 1–{MAX_CARD_NUMBER}")
         if "copies_per_suit" in changes and not 1 <= changes["copies_per_suit"] <= MAX_COPIES:
@@ -107,8 +114,7 @@ class Rules:
         if "removed" in data:
             removed = dict(rules.removed)
             for k, v in _table(data["removed"], f"{prefix}removed").items():
-                if not isinstance(v, list):
-                    raise BadInput(f"{prefix}removed.{k}", "expected a list of numbers")
+                items(v, f"{prefix}removed.{k}", 0, MAX_CARD_NUMBER)
                 removed[_int(k, f"{prefix}removed.{k}", 2, 8)] = tuple(
                     _int(n, f"{prefix}removed.{k}[{i}]", 1, top) for i, n in enumerate(v))
             changes["removed"] = removed
@@ -131,11 +137,7 @@ def _table(value, field: str) -> dict:
 
 
 def _int(value, field: str, low: int, high: int) -> int:
-    if isinstance(value, str) and value.isdigit():
-        value = int(value)  # TOML table keys are strings
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadInput(field, f"expected a whole number {low}–{high}")
-    return value
+    return digits(value, field, low, high)  # TOML table keys are strings: their digits count
 
 
 def _counts(rules: Rules) -> str:

@@ -37,11 +37,10 @@ def game_view(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
     players = replay.players
     actions = record.get("actions", [])
     result = replay.result()
-    deck = rules.deck_size(len(players))
     return {"players": players, "wintering": record.get("wintering", []), "actions": actions,
             "ground": ground_view(replay), "log": replay.log, "wintering_vp": replay.wintering_vp,
             "migrations": {name: len(replay.migrations[name]) for name in players},
-            "hands": dict(replay.hand_counts), "setup_size": deck - len(players) * rules.hand_size(len(players)),
+            "hands": dict(replay.hand_counts), "setup_size": rules.setup_size(len(players)),
             "next_player": replay.next_player, "ending": replay.ending, "over": replay.over,
             "ties": ties(result), "result": result}
 

@@ -24,7 +24,7 @@ from companion.records import GameShelf, Store
 from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.beams import beam_durations
 from companion.skyrockets.colours import check_colour, directions_json
-from companion.table.games import TableGames
+from companion.table.games import KINDS, TableGames
 from companion.table.inputs import take_change
 from companion.table.journal import Journal
 from companion.table.memory import few_arenas
@@ -60,7 +60,7 @@ class Table(Records, TableGames, TableSetting):
         self._dirty = False
         self._journal_problem = None
         # The parts, each built from the ones before it ...
-        self._games = GameShelf(store.database)  # the board games' records, beside the shows
+        self._games = GameShelf(store.database, KINDS)  # the board games' records, beside the shows
         self.runtime = Runtime(self.clock)
         self.journal = Journal(store, on_problem=self.runtime.poke)
         turned_by_table = {c for c, t in config.timers.items() if t.source == "emulated"}  # LED glasses have no hands

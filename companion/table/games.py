@@ -2,20 +2,25 @@
 
 A game is a versioned record (companion.records.games): read it, list
 them, wait for its next version, or change it — the change a function of
-the stored state, run inside the one transaction that saves it.
+the stored state, run inside the one transaction that saves it. The table
+keeps the games of `KINDS`, each checked by its own rules on every save.
 """
 
 from collections.abc import Callable
 
+from companion.flock.kind import FLOCK
+from companion.geese.kind import GEESE
 from companion.records import GameShelf
+
+KINDS = {FLOCK.name: FLOCK, GEESE.name: GEESE}  # every board game the table keeps, by the name its records use
 
 
 class TableGames:
     """The board games of a Table (mixed into it; `_games` is the table's GameShelf).
 
-    >>> games = TableGames(GameShelf(":memory:"))
-    >>> games.new_game("flock", {"stage": 1})["version"], games.game("flock", 1)["state"]
-    (1, {'stage': 1})
+    >>> games = TableGames(GameShelf(":memory:", KINDS))
+    >>> games.new_game("geese", GEESE.new(["ann", "ben", "cho"]))["version"], games.game("geese", 1)["state"]["players"]
+    (1, ['ann', 'ben', 'cho'])
     """
 
     _games: GameShelf
@@ -48,5 +53,6 @@ class TableGames:
         """Every card of `kind` the players entered, by name."""
         return self._games.cards(kind)
 
-    def keep_game_card(self, kind: str, name: str, card: dict) -> None:
-        self._games.save_card(kind, name, card)
+    def keep_game_card(self, kind: str, name: str, card: dict) -> dict:
+        """Keep a card the players entered under `name`, checked by its kind; answers it as kept."""
+        return self._games.save_card(kind, name, card)

@@ -6,8 +6,9 @@ import threading
 import pytest
 
 from companion.records import GameShelf
-from companion.table.games import TableGames
+from companion.table.games import KINDS, TableGames
 from companion.web import create_app
+from companion.flock.kind import FLOCK
 from companion.web.flock.api import answer
 from companion.web.live import game_stream
 from flockdata import NEST_EXAMPLE, board
@@ -110,10 +111,9 @@ def test_cards_are_entered_once_and_kept(client):
 
 
 def test_the_live_feed_sends_each_new_version_of_a_game(tmp_path):
-    shelf = GameShelf(tmp_path / "g.sqlite3")
+    shelf = GameShelf(tmp_path / "g.sqlite3", KINDS)
     table = TableGames(shelf)
-    game = table.new_game("flock", {"mode": "sheet", "players": ["crane", "kite"], "stages": [],
-                                    "start_board": board(*[". " * 5] * 3)})
+    game = table.new_game("flock", FLOCK.new("sheet", ["crane", "kite"], 5))
     stream = game_stream(table, "flock", game["id"], answer, None, keepalive_s=15.0, retry_ms=3000,
                          closing=threading.Event())
     assert next(stream).startswith("retry:")
@@ -129,10 +129,9 @@ def test_the_live_feed_sends_each_new_version_of_a_game(tmp_path):
 
 def test_a_phone_reconnecting_with_a_foreign_last_event_id_hears_the_next_change(tmp_path):
     """An id the game never reached (from another database) is unknown: the phone is brought up to date."""
-    shelf = GameShelf(tmp_path / "g.sqlite3")
+    shelf = GameShelf(tmp_path / "g.sqlite3", KINDS)
     table = TableGames(shelf)
-    game = table.new_game("flock", {"mode": "sheet", "players": ["crane", "kite"], "stages": [],
-                                    "start_board": board(*[". " * 5] * 3)})
+    game = table.new_game("flock", FLOCK.new("sheet", ["crane", "kite"], 5))
     stream = game_stream(table, "flock", game["id"], answer, 99, keepalive_s=15.0, retry_ms=3000,
                          closing=threading.Event())
     next(stream)
@@ -155,3 +154,25 @@ def test_undo_with_nothing_to_undo_is_409_with_one_code(client):
     game = client.post("/api/flock/games", json={"players": ["crane", "kite"], "seed": 5}, headers=PIN).json
     empty = client.post(f"/api/flock/games/{game['id']}/undo", json={}, headers=PIN)
     assert empty.status_code == 409 and empty.json["code"] == "errors.nothing_to_undo"
+
+
+def test_a_stage_the_nest_card_cannot_score_is_refused_when_entered_and_the_games_page_still_answers(client):
+    game = client.post("/api/flock/games", json={"mode": "sheet", "players": ["crane", "kite"], "seed": 5},
+                       headers=PIN).json
+    three = board(". . . . .", ". kM . . .", "kF kF kM . n")  # kite lands three birds
+    stage = {"board": three, "nest": {"points": [3], "pair": 0}}  # points for one bird landed only
+    refused = client.post(f"/api/flock/games/{game['id']}/stages", json={"stage": stage}, headers=PIN)
+    assert refused.status_code == 400 and refused.json["field"] == "stage.nest.points"
+    assert refused.json["code"] == "flock.refused.nest_short"
+    assert client.get(f"/api/flock/games/{game['id']}").json["version"] == 1  # nothing kept of it
+    assert client.get("/flock").status_code == 200 and client.get(f"/flock/games/{game['id']}").status_code == 200
+    stage["nest"] = NEST_EXAMPLE
+    assert client.post(f"/api/flock/games/{game['id']}/stages", json={"stage": stage}, headers=PIN).status_code == 200
+
+
+def test_an_action_with_a_field_no_action_has_is_refused_naming_it(client):
+    game = client.post("/api/flock/games", json={"players": ["crane", "kite"], "seed": 5}, headers=PIN).json
+    answer = client.post(f"/api/flock/games/{game['id']}/actions", json={"action": {"do": "pass", "count": 2}},
+                         headers=PIN)
+    assert answer.status_code == 400 and answer.json["field"] == "action.count"
+    assert answer.json["code"] == "errors.unknown_field"

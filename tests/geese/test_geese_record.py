@@ -129,7 +129,7 @@ def test_the_contract_wintering_example_with_three_players_and_6s_scores():
 
 
 @pytest.mark.parametrize("data, field", [
-    ([], ""),
+    ([], "body"),  # the whole document, as the API names it
     ({"players": ["a", "b"], "migrations": {}}, "players"),
     ({"players": ["a", "a", "b"], "migrations": {}}, "players[1]"),
     ({"players": ["a", "b", ""], "migrations": {}}, "players[2]"),

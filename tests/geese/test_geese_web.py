@@ -6,9 +6,9 @@ import threading
 import pytest
 
 from companion.records import GameShelf
-from companion.table.games import TableGames
+from companion.table.games import KINDS, TableGames
 from companion.web import create_app
-from companion.web.geese.games import view
+from companion.web.geese.api import view
 from companion.web.live import game_stream
 
 PIN = {"X-Table-Pin": "1234"}
@@ -21,7 +21,7 @@ def c(n, suit):
 @pytest.fixture
 def client(tmp_path):
     """An app on a table that has only what this area asks of it: the PIN and the board games."""
-    shelf = GameShelf(tmp_path / "games.sqlite3")
+    shelf = GameShelf(tmp_path / "games.sqlite3", KINDS)
     table = TableGames(shelf)
     table.pin = "1234"
     yield create_app(table, testing=True).test_client()
@@ -138,7 +138,7 @@ def test_the_score_sheet_explains_a_tie(client):
 
 
 def test_the_live_feed_sends_each_new_version(tmp_path):
-    shelf = GameShelf(tmp_path / "g.sqlite3")
+    shelf = GameShelf(tmp_path / "g.sqlite3", KINDS)
     table = TableGames(shelf)
     game = table.new_game("geese", {"players": ["a", "b", "c"], "wintering": [], "actions": []})
     closing = threading.Event()

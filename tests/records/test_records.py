@@ -12,9 +12,27 @@ from companion.table.games import TableGames
 from companion.web import create_app
 
 
+class AnyObject:
+    """A kind that keeps any JSON object: the shelf's own mechanics (versions, threads, busy), not a game's rules."""
+
+    max_cards, max_state_bytes = 10, 256 * 1024
+
+    def check(self, state, field="state"):
+        return state
+
+    def check_card(self, key, card):
+        return card
+
+    def check_room(self, kept):
+        pass
+
+
+PLAIN = {"flock": AnyObject(), "geese": AnyObject()}
+
+
 @pytest.fixture
 def shelf(tmp_path):
-    shelf = GameShelf(tmp_path / "g.sqlite3")
+    shelf = GameShelf(tmp_path / "g.sqlite3", PLAIN)
     yield shelf
     shelf.close()
 
@@ -59,7 +77,7 @@ def test_a_step_that_refuses_leaves_the_game_as_it_was(shelf):
 
 def test_a_database_held_by_another_writer_is_reported_busy_and_readers_do_not_wait(tmp_path, monkeypatch):
     monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.05)
-    shelf = GameShelf(tmp_path / "g.sqlite3")
+    shelf = GameShelf(tmp_path / "g.sqlite3", PLAIN)
     game = shelf.create("geese", {"n": 1})
     other = sqlite3.connect(tmp_path / "g.sqlite3", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
@@ -109,7 +127,7 @@ def test_the_journal_takes_only_its_own_writes(tmp_path):
 
 def test_games_and_shows_share_one_file_and_one_way_in(tmp_path):
     store = Store(tmp_path / "t.sqlite3")
-    shelf = GameShelf(store.database)
+    shelf = GameShelf(store.database, PLAIN)
     shelf.create("flock", {})
     assert [r["kind"] for r in store.database.read("SELECT kind FROM games")] == ["flock"]
     shelf.close()

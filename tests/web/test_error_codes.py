@@ -32,7 +32,7 @@ KINDS = {"colour": "timer.", "timer": "timer.", "species": "flock.species.", "su
 PLAYER_MODULES = [
     "skyrockets/events.py", "skyrockets/colours.py", "skyrockets/festivals.py", "players.py", "jsonin.py",
     "section.py", "config.py", "calibration.py", "mqtt/settings.py",
-    "web/api.py", "web/flock/api.py", "web/flock/records.py", "web/geese/api.py", "web/geese/games.py",
+    "web/api.py", "web/flock/api.py", "web/geese/api.py", "flock/kind.py", "geese/kind.py", "records/games.py",
     "web/scorepad/results.py", "web/scorepad/pieces.py", "records/festivals.py", "table/__init__.py",
     "table/setting.py",
     "flock/birds.py", "flock/board.py", "flock/cards.py", "flock/game.py", "flock/moves.py", "flock/sheet.py",

@@ -4,25 +4,39 @@
 from flask import jsonify
 
 from companion.errors import BadInput
+from companion.fields import items, record, whole, yes_no
 from companion.geese import deck, parse_card, score
 from companion.geese.grouping import check_hand
+from companion.geese.kind import GEESE, KIND
 from companion.geese.rules import DEFAULT_RULES
 from companion.web import get_table
 from companion.web.api import changed_game, document, game_feed, json_body, read_version, saved_game
-from companion.web.download import csv_download, json_download
-from companion.web.geese import bp, games
+from companion.web.download import cell, csv_download, json_download
+from companion.web.geese import bp
 from companion.web.security import changes_nothing, needs_pin
 
+NAME = "帰る雁"
+LIST_LIMIT = 30  # saved games offered for resuming
 MAX_HAND = max(DEFAULT_RULES.deal.values()) + 10  # a dealt hand, and what can be taken back into it
 MAX_GROUND = len(deck(DEFAULT_RULES, max(DEFAULT_RULES.player_counts)))  # every card of the deck, at most
 
 
+def view(game: dict) -> dict:
+    """A stored game as the pages and the API show it."""
+    return {"id": game["id"], "version": game["version"], "updated": game["updated"], **GEESE.view(game["state"])}
+
+
+def saved() -> list[dict]:
+    """The games offered for resuming, most recently changed first."""
+    return [view(g) for g in get_table().saved_games(KIND, LIST_LIMIT)]
+
+
 def found(game_id: int) -> dict:
-    return saved_game(games.KIND, game_id, games.NAME)
+    return saved_game(KIND, game_id, NAME)
 
 
 def changed(game_id: int, step, data: dict) -> dict:
-    return games.view(changed_game(games.KIND, game_id, games.NAME, step, read_version(data)))
+    return view(changed_game(KIND, game_id, NAME, step, read_version(data)))
 
 
 @bp.post("/api/geese/score")
@@ -38,40 +52,39 @@ def check():
     """The migration checker: a hand and w(n) → every value it can migrate as, each best group explained."""
     data = json_body("hand", "wintering")
     hand = data.get("hand", [])
-    if not isinstance(hand, list) or len(hand) > MAX_HAND:
+    try:
+        items(hand, "hand", 0, MAX_HAND)
+    except BadInput:
         raise BadInput("hand", f"expected a list of up to {MAX_HAND} cards",
-                       code="geese.refused.hand_long", params={"limit": MAX_HAND})
+                       code="geese.refused.hand_long", params={"limit": MAX_HAND}) from None
     cards = [parse_card(c, f"hand[{i}]") for i, c in enumerate(hand)]
-    w = data.get("wintering", {})
-    if not isinstance(w, dict):
-        raise BadInput("wintering", 'expected w(n) by number: {"1": 0, ...}', code="errors.shape")
-    counts = {}
-    for key, count in w.items():
-        if key not in {str(n) for n in range(1, DEFAULT_RULES.max_number + 1)}:
-            raise BadInput(f"wintering.{key}", f"expected a number 1–{DEFAULT_RULES.max_number}",
-                           code="errors.range", params={"low": 1, "high": DEFAULT_RULES.max_number})
-        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_GROUND:
-            raise BadInput(f"wintering.{key}", f"expected how many cards of that number lie there (0–{MAX_GROUND})",
-                           code="errors.range", params={"low": 0, "high": MAX_GROUND})
-        counts[int(key)] = count
+    numbers = [str(n) for n in range(1, DEFAULT_RULES.max_number + 1)]
+    try:
+        w = record(data.get("wintering", {}), "wintering", numbers)  # w(n) by number: {"1": 0, ...}
+    except BadInput as e:
+        if e.error_code != "errors.unknown_field":
+            raise
+        raise BadInput(e.field, f"expected a number 1–{DEFAULT_RULES.max_number}",
+                       code="errors.range", params={"low": 1, "high": DEFAULT_RULES.max_number}) from None
+    counts = {int(key): whole(count, f"wintering.{key}", 0, MAX_GROUND) for key, count in w.items()}
     return jsonify(check_hand(cards, counts))
 
 
 @bp.get("/api/geese/games")
 def list_games():
-    return jsonify([games.view(g) for g in get_table().saved_games(games.KIND, games.LIST_LIMIT)])
+    return jsonify(saved())
 
 
 @bp.post("/api/geese/games")
 @needs_pin
 def create_game():
     data = json_body("players")
-    return jsonify(games.view(get_table().new_game(games.KIND, games.new_record(data.get("players"))))), 201
+    return jsonify(view(get_table().new_game(KIND, GEESE.new(data.get("players"))))), 201
 
 
 @bp.get("/api/geese/games/<int:game_id>")
 def game(game_id: int):
-    return jsonify(games.view(found(game_id)))
+    return jsonify(view(found(game_id)))
 
 
 @bp.post("/api/geese/games/<int:game_id>/setup")
@@ -79,36 +92,34 @@ def game(game_id: int):
 def lay_out(game_id: int):
     data = json_body("card", "put", "version")
     found(game_id)
-    put = data.get("put", True)
-    if not isinstance(put, bool):
-        raise BadInput("put", "expected true (into the ground) or false (out again)", code="errors.yes_no")
-    return jsonify(changed(game_id, games.laid_out(data.get("card"), put), data))
+    put = yes_no(data.get("put", True), "put")  # true: into the ground; false: out again
+    return jsonify(changed(game_id, lambda state: GEESE.lay_out(state, data.get("card"), put), data))
 
 
 @bp.post("/api/geese/games/<int:game_id>/actions")
 @needs_pin
 def add_action(game_id: int):
     data = json_body("action", "version")
-    return jsonify(changed(game_id, games.acted(data.get("action")), data))
+    return jsonify(changed(game_id, lambda state: GEESE.act(state, data.get("action")), data))
 
 
 @bp.post("/api/geese/games/<int:game_id>/undo")
 @needs_pin
 def undo(game_id: int):
     data = json_body("version")
-    return jsonify(changed(game_id, games.undone, data))
+    return jsonify(changed(game_id, GEESE.undo, data))
 
 
 @bp.get("/api/geese/games/<int:game_id>/events")
 def game_events(game_id: int):
-    return game_feed(games.KIND, game_id, games.NAME, games.view)
+    return game_feed(KIND, game_id, NAME, view)
 
 
 @bp.get("/api/geese/games/<int:game_id>/export.json")
 def export_json(game_id: int):
     """A game as a whole-game record (what `companion score geese` reads) with its result."""
     game = found(game_id)
-    shown = games.view(game)
+    shown = view(game)
     body = {"game": game_id, "updated": game["updated"], "over": shown["over"], "record": game["state"],
             "result": shown["result"]}
     return json_download(body, f"geese-{game_id}.json")
@@ -117,4 +128,5 @@ def export_json(game_id: int):
 @bp.get("/api/geese/games/<int:game_id>/export.csv")
 def export_csv(game_id: int):
     """A game's scores, one row a player in ranking order, for a spreadsheet."""
-    return csv_download(games.export_rows(found(game_id)), f"geese-{game_id}.csv")
+    rows = GEESE.export_rows(found(game_id))
+    return csv_download([[cell(v) if isinstance(v, str) else v for v in row] for row in rows], f"geese-{game_id}.csv")

@@ -5,23 +5,20 @@ import json
 from flask import render_template, request
 from werkzeug.exceptions import NotFound
 
-from companion.geese.cards import SUITS, copies
+from companion.geese.cards import SUITS
 from companion.players import MAX_NAME
 from companion.geese.rules import DEFAULT_RULES
 from companion.geese.sheet import score_sheet
-from companion.web.geese import bp, games
-from companion.web import get_table
-from companion.web.geese.api import MAX_GROUND, MAX_HAND, found
+from companion.web.geese import bp
+from companion.web.geese.api import MAX_GROUND, MAX_HAND, found, saved, view
 from companion.web.security import unlocked
 
 
 def setup_plan(players: int) -> dict:
     """What the table does before the first turn with `players` players."""
     rules = DEFAULT_RULES
-    deck = sum(copies(rules, players).values())
-    hand = rules.deal[players]
-    return {"players": players, "removed": list(rules.removed_numbers(players)), "deck": deck, "hand": hand,
-            "wintering": deck - players * hand}
+    return {"players": players, "removed": list(rules.removed_numbers(players)),
+            "deck": rules.deck_size(players), "hand": rules.hand_size(players), "wintering": rules.setup_size(players)}
 
 
 def page_rules() -> str:
@@ -39,13 +36,13 @@ def index():
     chosen = request.args.get("players", type=int)
     chosen = chosen if chosen in counts else 4
     return render_template("geese/index.html", area="geese", plans=[setup_plan(p) for p in counts],
-                           chosen=chosen, saved=[games.view(g) for g in get_table().saved_games(games.KIND, games.LIST_LIMIT)],
+                           chosen=chosen, saved=saved(),
                            unlocked=unlocked(), rules_json=page_rules(), counts=counts, max_name=MAX_NAME)
 
 
 @bp.get("/geese/games/<int:game_id>")
 def tracker(game_id: int):
-    game = games.view(found(game_id))
+    game = view(found(game_id))
     return render_template("geese/tracker.html", area="geese", game=game, unlocked=unlocked(),
                            rules_json=page_rules(), suits=SUITS)
 
@@ -53,17 +50,17 @@ def tracker(game_id: int):
 @bp.get("/geese/games/<int:game_id>/score")
 def sheet(game_id: int):
     game = found(game_id)
-    return render_template("geese/sheet.html", area="geese", game=games.view(game), sheet=score_sheet(game["state"]))
+    return render_template("geese/sheet.html", area="geese", game=view(game), sheet=score_sheet(game["state"]))
 
 
 @bp.get("/geese/check")
 def checker():
-    saved = [games.view(g) for g in get_table().saved_games(games.KIND, games.LIST_LIMIT)]
+    games = saved()
     chosen = request.args.get("game", type=int)
-    ground = next((g["ground"] for g in saved if g["id"] == chosen), None)
+    ground = next((g["ground"] for g in games if g["id"] == chosen), None)
     if chosen is not None and ground is None:
         raise NotFound(f"no game {chosen}")
-    return render_template("geese/check.html", area="geese", saved=saved, chosen=chosen,
+    return render_template("geese/check.html", area="geese", saved=games, chosen=chosen,
                            w={row["n"]: row["w"] for row in ground} if ground else {},
                            numbers=range(1, DEFAULT_RULES.max_number + 1), rules_json=page_rules(), suits=SUITS,
                            max_ground=MAX_GROUND)
