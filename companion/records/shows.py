@@ -18,8 +18,7 @@ from companion import jsonin
 from companion.clock import MAX_SPEED, MIN_SPEED
 from companion.errors import BadInput, Conflict
 from companion.records.database import Database, DamagedRow, iso, text_cell
-from companion.records.festivals import SCHEMA as FESTIVALS_SCHEMA, migrate
-from companion.records.games import SCHEMA as GAMES_SCHEMA
+from companion.records.tally import score_pad
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
 
@@ -29,14 +28,9 @@ log = logging.getLogger(__name__)
 # other), so the pad reads one row per event instead of grouping every stored show on each request.
 # A show's write recounts its event's shows alone, through the shows_by_event index.
 PAD_EVENT = """DELETE FROM pad WHERE event_id = {row}.event_id;
-    INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win' THEN stars END),
-        SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)
-        FROM shows WHERE event_id = {row}.event_id GROUP BY event_id;"""
+    INSERT INTO pad """ + score_pad("shows", by="event_id", where="event_id = {row}.event_id") + ";"
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS pad (
-    event_id TEXT PRIMARY KEY, name TEXT, best_stars INTEGER, attempts INTEGER, wins INTEGER, last_played TEXT
-);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, data TEXT NOT NULL, saved TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS shows (
@@ -67,7 +61,11 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 );
 CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started, event_name);
 CREATE INDEX IF NOT EXISTS shows_running ON shows (outcome, id);
-""" + "".join(f"""
+"""
+PAD = """
+CREATE TABLE IF NOT EXISTS pad (
+    event_id TEXT PRIMARY KEY, name TEXT, best_stars INTEGER, attempts INTEGER, wins INTEGER, last_played TEXT
+);""" + "".join(f"""
 CREATE TRIGGER IF NOT EXISTS pad_on_{change} AFTER {change} ON shows BEGIN
     {body}
 END;""" for change, body in (
@@ -171,20 +169,10 @@ class Store:
     """
 
     def __init__(self, path: Path | str):
-        self.database = Database(path, SCHEMA + GAMES_SCHEMA + FESTIVALS_SCHEMA)
-        self.path = self.database.path
-        migrate(self.database)
-        self._count_pad()
+        from companion.records.schema import TABLE_FILE  # the file's versions name every record module, this one too
 
-    def _count_pad(self) -> None:
-        """Count the score pad afresh once, for a database written before the triggers kept it."""
-        with self.database.transaction() as db:
-            if db.execute("SELECT 1 FROM meta WHERE key = 'pad'").fetchone() is None:
-                db.execute("DELETE FROM pad")
-                db.execute("INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win'"
-                           " THEN stars END), SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)"
-                           " FROM shows GROUP BY event_id")
-                db.execute("INSERT INTO meta (key, value) VALUES ('pad', '1')")
+        self.database = Database(path, TABLE_FILE)
+        self.path = self.database.path
 
     def close(self) -> None:
         self.database.close()

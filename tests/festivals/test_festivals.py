@@ -6,7 +6,7 @@ import pytest
 
 from companion.errors import BadInput, Conflict
 from companion.records import Store
-from companion.records.festivals import SCHEMA_VERSION, schema_version
+from companion.records.schema import TABLE_FILE
 from companion.records.history import export_history, import_history
 from companion.skyrockets.events import parse_event
 from companion.skyrockets.festivals import (campaign, current_festival, custom_festival, event_id, event_number,
@@ -74,11 +74,12 @@ def test_a_custom_festival_names_the_field_that_is_wrong():
 def test_a_table_file_is_migrated_to_the_current_schema_version(tmp_path):
     store = Store(tmp_path / "t.sqlite3")
     with store.database.transaction() as db:
-        db.execute("DELETE FROM meta WHERE key = 'schema'")  # as a table written before festivals left it
+        db.execute("DROP TABLE festivals")  # as a table written before festivals left it
+        db.execute("PRAGMA user_version = 1")
     store.close()
     store = Store(tmp_path / "t.sqlite3")
-    with store.database.connection() as db:
-        assert schema_version(db) == SCHEMA_VERSION == 2
+    assert TABLE_FILE.version(store.database) == TABLE_FILE.latest
+    assert store.database.read("SELECT COUNT(*) FROM festivals")[0][0] == 0
 
 
 def test_stars_are_kept_at_their_best_and_every_attempt_counts(tmp_path):
