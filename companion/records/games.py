@@ -156,6 +156,25 @@ class GameShelf:
         with self._changed:
             self._changed.notify_all()
 
+    # ---- checks every door makes ----------------------------------------------------
+
+    def check(self, kind: str, state) -> dict:
+        """`state` if the API would keep it as a `kind` game, else BadInput naming the field (a stand-in)."""
+        _kind(kind)
+        if not isinstance(state, dict):
+            raise BadInput("state", "expected the game's state object", code="errors.shape")
+        _text(state)
+        return state
+
+    def check_card(self, kind: str, name: str, card) -> dict:
+        """`card` if the API would keep it as a `kind` card named `name`, else BadInput naming the field (a stand-in)."""
+        _kind(kind)
+        if not isinstance(name, str) or not name:
+            raise BadInput("name", "expected the card's name", code="errors.text")
+        if not isinstance(card, dict):
+            raise BadInput("card", "expected the card object", code="errors.shape")
+        return card
+
     # ---- cards entered once -------------------------------------------------------
 
     def save_card(self, kind: str, name: str, card: dict) -> None:
@@ -169,6 +188,12 @@ class GameShelf:
         """Every card of `kind` kept so far, by name."""
         rows = self._db.read("SELECT name, card FROM game_cards WHERE kind = ? ORDER BY name", (kind,))
         return {row["name"]: _object(row["card"], f"game_cards row {kind}/{row['name']}") for row in rows}
+
+
+def _kind(kind) -> str:
+    if kind not in ("flock", "geese"):
+        raise BadInput("kind", f"expected flock or geese, got {str(kind)[:40]!r}", code="errors.choice")
+    return kind
 
 
 def _text(state: dict) -> str:
