@@ -18,7 +18,9 @@ import logging
 
 from companion import fields, jsonin
 from companion.errors import BadInput
-from companion.records.database import Database, DamagedRow, iso
+from companion.records.database import MAX_ROW_ID, Database, DamagedRow, iso
+from companion.records.kinds import Kind, Known
+from companion.skyrockets.festivals import MAX_FESTIVALS, custom_festival
 
 log = logging.getLogger(__name__)
 
@@ -61,3 +63,31 @@ def festivals(database: Database) -> list[dict]:
             continue
         kept.append({"id": row["id"], "name": str(row["name"]), "events": events})
     return kept
+
+
+# ---- the history file (companion.records.kinds) ----------------------------------------------------------
+
+def _festival_lines(db):
+    for r in db.execute("SELECT id, name, events, saved FROM festivals ORDER BY id"):
+        yield {"record": "festival", "id": r["id"], "name": r["name"], "events": json.loads(r["events"]),
+               "saved": r["saved"]}
+
+
+def _read_festival(data: dict, known: Known) -> dict:
+    """A festival as the API takes one: of events the table knows by then, at most MAX_FESTIVALS of them."""
+    if known.counts.get("festival", 0) > MAX_FESTIVALS:
+        raise BadInput("festival", f"a table keeps at most {MAX_FESTIVALS} festivals",
+                       code="errors.festival.full", params={"limit": MAX_FESTIVALS})
+    festival = custom_festival({"name": data["name"], "events": data["events"]}, known.events)
+    saved = fields.instant(data["saved"], "saved") if "saved" in data else known.exported
+    return {"id": fields.whole(data["id"], "id", 1, MAX_ROW_ID), "name": festival.name,
+            "events": list(festival.events), "saved": saved}
+
+
+def _restore_festival(db, r: dict) -> None:
+    db.execute("INSERT INTO festivals (id, name, events, saved) VALUES (?, ?, ?, ?)",
+               (r["id"], r["name"], json.dumps(r["events"], ensure_ascii=False), r["saved"]))
+
+
+FESTIVALS = Kind("festival", ("id", "name", "events", "saved"), ("id", "name", "events"), _festival_lines,
+                 _read_festival, _restore_festival, key=lambda r: r["id"])

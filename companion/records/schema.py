@@ -3,8 +3,9 @@
 A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
 each step past its version, in order, in one transaction with the new
 version, so a file is at one version or the one before, never between. The
-tables are created by the record modules' own statements (shows.py,
-festivals.py, games.py); this module only says in which order they came.
+tables are created here (the shows, their journals, the players, the score
+pad) or by their record module's own statements (festivals.py, games.py),
+and the steps say in which order they came.
 
 A file written before the version moved to `user_version` (version 0 there)
 kept it in its `meta` table under 'schema' (1 or 2): its steps run from
@@ -20,7 +21,57 @@ adds, so a file whose old marks are missing is brought forward all the same.
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from companion.records import festivals, games, shows, tally
+from companion.records import festivals, games
+from companion.records.tally import score_pad
+
+# The score pad's figures per event, kept by triggers as shows are written (by this program or any
+# other), so the pad reads one row per event instead of grouping every stored show on each request.
+# A show's write recounts its event's shows alone, through the shows_by_event index.
+PAD_EVENT = """DELETE FROM pad WHERE event_id = {row}.event_id;
+    INSERT INTO pad """ + score_pad("shows", by="event_id", where="event_id = {row}.event_id") + ";"
+
+SHOWS = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, data TEXT NOT NULL, saved TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS shows (
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    event_name TEXT NOT NULL,
+    challenge INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    started_wall REAL NOT NULL,
+    speed REAL NOT NULL,
+    outcome TEXT NOT NULL DEFAULT 'running',
+    stars INTEGER NOT NULL DEFAULT 0,
+    ended TEXT,
+    start_player TEXT,
+    orientation TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS journal (
+    show_id INTEGER NOT NULL REFERENCES shows(id),
+    n INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (show_id, n)
+);
+CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    show_id INTEGER PRIMARY KEY REFERENCES shows(id),
+    lines INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started, event_name);
+CREATE INDEX IF NOT EXISTS shows_running ON shows (outcome, id);
+"""
+PAD = """
+CREATE TABLE IF NOT EXISTS pad (
+    event_id TEXT PRIMARY KEY, name TEXT, best_stars INTEGER, attempts INTEGER, wins INTEGER, last_played TEXT
+);""" + "".join(f"""
+CREATE TRIGGER IF NOT EXISTS pad_on_{change} AFTER {change} ON shows BEGIN
+    {body}
+END;""" for change, body in (
+    ("insert", "{new}"), ("delete", "{old}"), ("update", "{old} {new}"))).format(
+    old=PAD_EVENT.format(row="OLD"), new=PAD_EVENT.format(row="NEW"))
+
 
 Step = Callable[[object], None]  # one step, given the open transaction's connection
 
@@ -90,9 +141,9 @@ def _older_table_file(db) -> int:
 
 def _count_pad(db) -> None:
     """The score pad kept by triggers from now on, and counted afresh once from every show."""
-    script(shows.PAD)(db)
+    script(PAD)(db)
     db.execute("DELETE FROM pad")
-    db.execute(f"INSERT INTO pad {tally.score_pad('shows', by='event_id')}")
+    db.execute(f"INSERT INTO pad {score_pad('shows', by='event_id')}")
     db.execute("DELETE FROM meta WHERE key IN ('pad', 'schema')")  # the version is user_version's alone now
 
 
@@ -108,7 +159,7 @@ def _festival_ids_never_reused(db) -> None:
 
 
 TABLE_FILE = Schema(steps=(
-    script(shows.SCHEMA + games.SCHEMA),  # 1: the shows, their journals, the players, the board games
+    script(SHOWS + games.SCHEMA),  # 1: the shows, their journals, the players, the board games
     script(festivals.SCHEMA),  # 2: custom festivals
     _count_pad,  # 3: the score pad kept by triggers (a file of before them carried a 'pad' mark in meta)
     _festival_ids_never_reused,  # 4

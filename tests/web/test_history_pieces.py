@@ -3,7 +3,7 @@
 import pytest
 
 from companion.errors import BadInput, Conflict
-from companion.skyrockets.events import parse_event
+from companion.records.fakes import played_show
 from companion.table import demo_table
 from companion.web import create_app
 from companion.web.scorepad import pieces as pieces_module
@@ -16,11 +16,7 @@ WALL = 1_746_387_000.0
 def big_history(table, shows: int = 60) -> str:
     """A table's history file of `shows` shows, each of an event with a long rules text, far past one body."""
     for n in range(shows):
-        event = parse_event({"id": f"night-{n}", "name": f"花火 {n} 🎆", "hand_size": 4, "countdown": "orange",
-                             "running": ["red", "orange"], "lying": ["green"], "rules": "🎆花火" * 600}, "event")
-        table.store.save_event(event, WALL)
-        show = table.store.begin_show(event, False, {"t": 0, "type": "setup"}, WALL + n, 1.0)
-        table.store.finish_show(show, {"t": 120, "type": "end"}, "win", 2, WALL + n + 300)
+        played_show(table.store, f"night-{n}", "win", 2, name=f"花火 {n} 🎆", rules="🎆花火" * 600, wall=WALL + n)
     return table.export_history()
 
 

@@ -135,5 +135,5 @@ def history_csv():
     rows = [["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"]]
     rows += [[show["id"], cell(show["event"]), cell(show["event_name"]), "yes" if show["challenge"] else "no",
               show["outcome"], show["stars"], show["started"], show["ended"] or "", cell(show["start_player"])]
-             for show in reversed(get_table().shows())]
+             for show in reversed(get_table().shows(limit=None))]
     return csv_download(rows, "shows.csv")
