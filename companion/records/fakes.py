@@ -29,8 +29,9 @@ WALL = 1_746_387_000.0  # 2025-05-04 19:30 UTC
 
 
 def played_show(store, event_id: str, outcome: str, stars: int = 0, *, name: str = "", rules: str = "",
-                wall: float = WALL) -> int:
-    """Record a finished show of `event_id` won with `stars` (1-3), or lost; its id. The event is saved as played."""
+                wall: float = WALL, ended: float | None = None) -> int:
+    """Record a finished show of `event_id` won with `stars` (1-3), or lost, started at `wall` and ended at `ended`
+    (by default as soon as it is over, at speed 1); its id. The event is saved as played."""
     runouts = CROWD_TOKENS if outcome == "loss" else CROWD_TOKENS - stars
     event = parse_event({"id": event_id, "name": name or event_id, "hand_size": 4, "countdown": COUNTDOWN,
                          "running": [COUNTDOWN, *SHORT], "countdown_start": 1, "rules": rules}, "event")
@@ -44,5 +45,6 @@ def played_show(store, event_id: str, outcome: str, stars: int = 0, *, name: str
         store.write([JournalLine(show, {"t": end, "type": "flip", "timer": COUNTDOWN})])
     else:
         end = NOMINAL_S[SHORT[-1]]  # the third run-out
-    store.finish_show(show, {"t": end, "type": "end"}, outcome, stars if outcome == "win" else 0, wall + end)
+    store.finish_show(show, {"t": end, "type": "end"}, outcome, stars if outcome == "win" else 0,
+                      wall + end if ended is None else ended)
     return show
