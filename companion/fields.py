@@ -120,6 +120,14 @@ def items(value, field: str, low: int, high: int) -> list:
     return value
 
 
+def mapping(value, field: str) -> dict:
+    """`value` if it is an object: its fields are each their reader's to check, and fields nobody reads are let be
+    (a message from a newer program may carry more)."""
+    if not isinstance(value, dict):
+        raise BadInput(field or "body", f"expected an object, got {shown(value)}", code="errors.shape")
+    return value
+
+
 def record(value, field: str, allowed, required=()) -> dict:
     """`value` if it is an object with no field outside `allowed` and every field in `required`."""
     if not isinstance(value, dict):

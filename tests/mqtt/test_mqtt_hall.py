@@ -172,10 +172,10 @@ def test_a_card_keeps_which_glasses_ran_out_in_order():
 
 
 @pytest.mark.parametrize("runouts, field", [
-    ([{"timer": "pink"}], "state.runouts.0.timer"),
+    ([{"timer": "pink"}], "state.runouts[0].timer"),
     ([{"timer": "red"}] * 4, "state.runouts"),  # more run-outs than crowd tokens
     ("red", "state.runouts"),
-    ([["red"]], "state.runouts.0"),
+    ([["red"]], "state.runouts[0]"),
 ])
 def test_bad_run_outs_name_their_field(runouts, field):
     with pytest.raises(BadInput) as caught:
