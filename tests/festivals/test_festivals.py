@@ -155,3 +155,14 @@ def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_p
     assert done.stderr.strip() == (f"companion history: {saved}: line 5.outcome: expected one of win, loss, aborted,"
                                    " got 'draw'")
     assert not (tmp_path / "other.sqlite3").exists()  # a refused import leaves no new empty file behind
+
+
+def test_the_shows_csv_holds_every_show_not_only_the_newest_hundred(table):
+    from companion.web import create_app
+
+    for n in range(105):
+        played_show(table.store, "night", "win" if n % 2 else "loss", 2, wall=WALL + n)
+    rows = create_app(table, testing=True).test_client().get("/api/history.csv").get_data(as_text=True)
+    lines = rows.strip().splitlines()
+    assert len(lines) == 1 + 105
+    assert lines[1].startswith("1,") and lines[-1].startswith("105,")  # oldest first, every one
