@@ -90,4 +90,4 @@ def _restore_festival(db, r: dict) -> None:
 
 
 FESTIVALS = Kind("festival", ("id", "name", "events", "saved"), ("id", "name", "events"), _festival_lines,
-                 _read_festival, _restore_festival, key=lambda r: r["id"])
+                 _read_festival, _restore_festival, key=lambda r: r["id"], table="festivals")

@@ -56,7 +56,7 @@ def _restore_card(db, r: dict) -> None:
 GAME_KINDS = (
     Kind("game", ("id", "kind", "version", "state", "created", "updated"),
          ("id", "kind", "version", "state", "created", "updated"), _game_lines, _read_game, _restore_game,
-         key=lambda r: r["id"]),
+         key=lambda r: r["id"], table="games"),
     Kind("card", ("kind", "name", "card", "saved"), ("kind", "name", "card", "saved"), _card_lines, _read_card,
-         _restore_card, key=lambda r: (r["kind"], r["name"])),
+         _restore_card, key=lambda r: (r["kind"], r["name"]), table="game_cards"),
 )

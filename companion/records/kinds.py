@@ -32,3 +32,4 @@ class Kind:
     read: Callable[[dict, Known], dict]  # a line checked as its API route checks it (BadInput naming the field)
     restore: Callable[[object, dict], None]  # a checked line written back, in the import's transaction
     key: Callable[[dict], object] | None = None  # what no two lines may share (None: one line of the kind at most)
+    table: str | None = None  # the table whose rows it restores, if a row there means the table is not fresh

@@ -317,7 +317,7 @@ def _restore_event(db, r: dict) -> None:
 
 
 EVENTS = Kind("event", ("event", "saved"), ("event", "saved"), _event_lines, _read_event, _restore_event,
-              key=lambda r: r["event"].id)
+              key=lambda r: r["event"].id, table="events")
 
 SHOW_FIELDS = ("id", "event", "event_name", "challenge", "started", "started_wall", "speed", "outcome", "stars",
                "ended", "start_player", "orientation", "journal")
@@ -381,7 +381,8 @@ def _restore_show(db, r: dict) -> None:
                    [(r["id"], n, line) for n, line in enumerate(r["journal"], start=1)])
 
 
-SHOWS = Kind("show", SHOW_FIELDS, SHOW_FIELDS, _show_lines, _read_show, _restore_show, key=lambda r: r["id"])
+SHOWS = Kind("show", SHOW_FIELDS, SHOW_FIELDS, _show_lines, _read_show, _restore_show, key=lambda r: r["id"],
+             table="shows")
 
 
 def _players_lines(db):
@@ -427,7 +428,10 @@ def _text(value) -> str | None:
 
 
 def _count(value) -> int:
-    return value if isinstance(value, int) and 0 <= value <= MAX_COUNT else 0
+    try:
+        return fields.whole(value, "count", 0, MAX_COUNT)
+    except BadInput:
+        return 0
 
 
 def _pad_row(event_id: str, name: str, row) -> dict:
@@ -442,7 +446,7 @@ def _line_t(line) -> float | None:
     """The show time of a stored journal line, or None if the line does not read."""
     try:
         data = jsonin.parse(line_text(line), "line")
-        return fields.real(data.get("t") if isinstance(data, dict) else None, "t", 0, MAX_SHOW_S)
+        return fields.real(fields.mapping(data, "line").get("t"), "t", 0, MAX_SHOW_S)
     except BadInput:
         return None
 
