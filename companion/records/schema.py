@@ -1,6 +1,6 @@
-"""The table's SQLite file, version by version: every step that built it, run in order, in one place.
+"""The records' SQLite files, version by version: every step that built each, run in order, in one place.
 
-A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
+The table's file is TABLE_FILE; the hall's board has its own (mqtt/hall/board.py). A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
 each step past its version, in order, in one transaction with the new
 version, so a file is at one version or the one before, never between. The
 tables are created here (the shows, their journals, the players, the score
@@ -18,6 +18,7 @@ adds, so a file whose old marks are missing is brought forward all the same.
 (4, 4)
 """
 
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -76,6 +77,10 @@ END;""" for change, body in (
 Step = Callable[[object], None]  # one step, given the open transaction's connection
 
 
+class NewerFile(sqlite3.DatabaseError):
+    """A file written by a newer program (a database error: a command that opens it answers in one line)."""
+
+
 @dataclass(frozen=True)
 class Schema:
     """The ordered steps of one kind of file; step n brings a file at version n-1 to version n."""
@@ -97,7 +102,7 @@ class Schema:
         if version == 0:
             version = self.older(db)
         if version > self.latest:
-            raise RuntimeError(f"the file is at version {version}, newer than this program's {self.latest}:"
+            raise NewerFile(f"the file is at version {version}, newer than this program's {self.latest}:"
                                " update the program")
         for number in range(version + 1, self.latest + 1):
             self.steps[number - 1](db)
@@ -119,8 +124,6 @@ def statements(sql: str) -> list[str]:
     >>> len(statements("CREATE TABLE a (x); CREATE TRIGGER t AFTER INSERT ON a BEGIN DELETE FROM a; END;"))
     2
     """
-    import sqlite3
-
     found, current = [], ""
     for piece in sql.split(";"):
         current += piece + ";"

@@ -6,7 +6,7 @@ import pytest
 
 from companion.records import Store
 from companion.records import festivals as festival_records
-from companion.records.schema import TABLE_FILE
+from companion.records.schema import TABLE_FILE, NewerFile
 
 # The file as earlier programs wrote it, statement for statement (what such a file holds on a table's SD card).
 OLD_SHOWS = """
@@ -98,5 +98,5 @@ def test_a_file_from_a_newer_program_is_refused_not_rewritten(tmp_path):
     db.execute(f"PRAGMA user_version = {TABLE_FILE.latest + 1}")
     db.commit()
     db.close()
-    with pytest.raises(RuntimeError, match="newer than this program"):
+    with pytest.raises(NewerFile, match="newer than this program"):
         Store(path)
