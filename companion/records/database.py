@@ -61,7 +61,7 @@ def iso(wall: float) -> str:
 
 
 def connect(path: str, durable: bool = True) -> sqlite3.Connection:
-    """A connection as every part of the records uses one: rows by name, autocommit, full sync (unless not `durable`)."""
+    """A connection as every part of the records uses one: rows by name, autocommit, full sync (if `durable`)."""
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     db.row_factory = sqlite3.Row
     db.text_factory = text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error

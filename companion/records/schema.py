@@ -1,6 +1,8 @@
 """The records' SQLite files, version by version: every step that built each, run in order, in one place.
 
-The table's file is TABLE_FILE; the hall's board has its own (mqtt/hall/board.py). A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
+The table's file is TABLE_FILE; the hall's board has its own (mqtt/hall/board.py).
+
+A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
 each step past its version, in order, in one transaction with the new
 version, so a file is at one version or the one before, never between. The
 tables are created here (the shows, their journals, the players, the score

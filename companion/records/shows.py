@@ -335,7 +335,7 @@ def _show_lines(db):
 
 
 def _read_show(data: dict, known: Known) -> dict:
-    """A finished show, its journal replayed as `companion replay` replays it: its outcome and stars must be the replay's."""
+    """A finished show, its journal replayed as `companion replay` replays it: its outcome and stars, the replay's."""
     show = {"id": fields.whole(data["id"], "id", 1, MAX_ROW_ID),
             "event": fields.line(data["event"], "event", MAX_EVENT_ID),
             "event_name": fields.line(data["event_name"], "event_name", MAX_EVENT_NAME),

@@ -212,8 +212,8 @@ def test_a_hall_file_from_before_the_standings_opens_through_the_records_way_in(
 
     path = tmp_path / "hall.sqlite3"
     old = sqlite3.connect(path)  # as the first hall wrote it: its shows only, no version
-    old.execute("CREATE TABLE shows (tbl TEXT NOT NULL, id INTEGER NOT NULL, started TEXT NOT NULL, event TEXT NOT NULL,"
-                " event_name TEXT NOT NULL, outcome TEXT NOT NULL, stars INTEGER NOT NULL,"
+    old.execute("CREATE TABLE shows (tbl TEXT NOT NULL, id INTEGER NOT NULL, started TEXT NOT NULL,"
+                " event TEXT NOT NULL, event_name TEXT NOT NULL, outcome TEXT NOT NULL, stars INTEGER NOT NULL,"
                 " PRIMARY KEY (tbl, id, started))")
     old.executemany("INSERT INTO shows VALUES ('alpha', ?, 'x', 'training', 'Training', ?, ?)",
                     [(1, "win", 2), (2, "loss", 0), (3, "aborted", 0)])

@@ -17,7 +17,8 @@ WALL = 1_746_387_000.0
 def big_history(table, shows: int = 60) -> str:
     """A table's history file of `shows` shows, each of an event with a long rules text, far past one body."""
     for n in range(shows):
-        played_show(table.store, f"night-{n}", "win", 2, name=f"花火 {n} 🎆", rules="🎆花火" * 600, wall=WALL + n)
+        played_show(table.store, f"night-{n}", "win", 2, name=f"花火 {n} 🎆", rules="🎆花火" * 600,
+                    wall=WALL + n)
     return table.export_history()
 
 
