@@ -174,3 +174,23 @@ def _festival(name: str, store: Store) -> tuple[str, list[str]]:
 
     festival = custom_festival({"name": name, "events": ["night"]}, store.events())
     return festival.name, list(festival.events)
+
+
+def test_more_festivals_than_a_table_keeps_are_refused_as_the_api_refuses_the_next():
+    from companion.skyrockets.festivals import MAX_FESTIVALS
+
+    def more(lines):
+        festival = record(lines, "festival")
+        at = lines.index(festival)
+        lines[at:at + 1] = [{**festival, "id": n} for n in range(1, MAX_FESTIVALS + 2)]
+
+    problem = refused(exported(more))
+    assert problem.field == f"line {7 + MAX_FESTIVALS}.festival" and problem.error_code == "errors.festival.full"
+
+
+def test_a_journal_of_another_event_is_refused():
+    def swapped(lines):
+        night, day = record(lines, "show"), record(lines, "show", 1)
+        night["journal"], night["outcome"], night["stars"] = day["journal"], "loss", 0
+
+    assert refused(exported(swapped)).field == "line 4.journal[0].event"
