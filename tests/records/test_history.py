@@ -138,7 +138,8 @@ def test_the_board_games_decide_their_own_states_and_cards():
 
 
 # Text of every kind, line breaks of every kind among it: what a free-text field may hold.
-TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from("\u2028\u2029\r\n\x85\u202e"),
+               min_size=1, max_size=30)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
