@@ -17,6 +17,7 @@ companion.errors.BadInput: card.count: unknown field (expected n, suit)
 
 import math
 import unicodedata
+from datetime import datetime
 
 from companion.errors import BadInput
 from companion.jsonin import check_text
@@ -130,6 +131,14 @@ def items(value, field: str, low: int, high: int) -> list:
     return value
 
 
+def mapping(value, field: str) -> dict:
+    """`value` if it is an object: its fields are each their reader's to check, and fields nobody reads are let be
+    (a message from a newer program may carry more)."""
+    if not isinstance(value, dict):
+        raise BadInput(field or "body", f"expected an object, got {shown(value)}", code="errors.shape")
+    return value
+
+
 def record(value, field: str, allowed, required=()) -> dict:
     """`value` if it is an object with no field outside `allowed` and every field in `required`."""
     if not isinstance(value, dict):
@@ -141,6 +150,24 @@ def record(value, field: str, allowed, required=()) -> dict:
     for key in required:
         if key not in value:
             raise BadInput(at(field, key), "missing", code="errors.missing")
+    return value
+
+
+def instant(value, field: str) -> str:
+    """A wall-clock instant as the records write one (UTC, to the second: 2025-05-04T19:30:00Z).
+
+    >>> instant("2025-05-04T19:30:00Z", "started")
+    '2025-05-04T19:30:00Z'
+    """
+    text(value, field)
+    try:
+        ok = len(value) == 20 and value.endswith("Z") and value.isascii() and \
+            datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ") is not None
+    except ValueError:
+        ok = False
+    if not ok:
+        raise BadInput(field, f"expected a UTC instant like 2025-05-04T19:30:00Z, got {shown(value)}",
+                       code="errors.instant")
     return value
 
 

@@ -2,11 +2,13 @@
 
 Moving to a new SD card loses nothing: export on the old table, import on
 the new one. An import checks every line first, names the line and field of
-a problem, and writes all of it in one transaction or nothing.
+a problem, and writes all of it in one transaction or nothing: a database
+file the import itself made is removed again when the file is refused.
 """
 
 import sys
 import time
+from pathlib import Path
 
 from companion.cli.common import Refusal
 from companion.cli.score import read_text
@@ -15,11 +17,15 @@ from companion.errors import BadInput
 ORDER = 45  # place in `companion --help`
 
 
-def _store(args):
+def _database(args) -> Path:
     from companion.config import load_config
+
+    return Path(args.db or load_config(args.config).database)
+
+
+def _store(database: Path):
     from companion.records import Store
 
-    database = args.db or load_config(args.config).database
     try:
         return Store(database)
     except OSError as e:
@@ -29,7 +35,7 @@ def _store(args):
 def cmd_export(args) -> int:
     from companion.records.history import export_history
 
-    store = _store(args)
+    store = _store(_database(args))
     try:
         text = export_history(store.database, wall=time.time())
     finally:
@@ -46,16 +52,24 @@ def cmd_export(args) -> int:
 
 
 def cmd_import(args) -> int:
+    from companion.records import GameShelf
+    from companion.table.games import KINDS
     from companion.records.history import import_history
 
     text = read_text(args.file)
-    store = _store(args)
+    database = _database(args)
+    made = not database.exists()
+    store = _store(database)
     try:
-        counts = import_history(store.database, text)
+        counts = import_history(store.database, text, GameShelf(store.database, KINDS))
     except BadInput as e:
+        store.close()
+        if made:  # nothing was written: leave no new empty file behind either
+            for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+                path.unlink(missing_ok=True)
         raise Refusal(f"{args.file}: {e}") from None
     finally:
-        store.close()
+        store.close()  # closing twice is harmless
     print(", ".join(f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in counts.items() if n) or "nothing", "imported")
     return 0
 

@@ -60,12 +60,13 @@ def iso(wall: float) -> str:
     return datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def connect(path: str) -> sqlite3.Connection:
-    """A connection as every part of the records uses one: rows by name, autocommit, full sync."""
+def connect(path: str, durable: bool = True) -> sqlite3.Connection:
+    """A connection as every part of the records uses one: rows by name, autocommit, full sync (if `durable`)."""
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     db.row_factory = sqlite3.Row
     db.text_factory = text_cell  # a cell of bad UTF-8 (written by another program) reads as text, not an error
-    db.execute("PRAGMA synchronous=FULL")
+    # Not durable: a power cut may cost the last commits, never the file (WAL keeps it whole).
+    db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
     # A small page cache for each connection kept keeps the daemon's memory flat
     # however many shows are stored (SQLite's default is 2 MB a connection; the OS caches the file anyway).
     db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
@@ -96,10 +97,16 @@ def busy_reported():
 
 
 class Database:
-    """One SQLite file with its schema; safe to use from any thread (each use borrows a connection)."""
+    """One SQLite file with its schema; safe to use from any thread (each use borrows a connection).
 
-    def __init__(self, path: Path | str, schema: str):
+    `schema` is the file's versions (a companion.records.schema.Schema: every step the file lacks runs
+    as it opens, in one transaction), or plain statements for a file without versions (a doctest's).
+    `durable=False` is for a file that may lose its last commits in a power cut (the hall's board).
+    """
+
+    def __init__(self, path: Path | str, schema, *, durable: bool = True):
         self.path = str(path)
+        self.durable = durable
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # Each connection to ":memory:" is a database of its own: that one is never closed while in use.
@@ -110,7 +117,12 @@ class Database:
         self._lock = threading.Lock()  # guards the lists only; never held while SQLite waits
         with self.connection() as db, busy_reported():
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(schema)
+        if isinstance(schema, str):
+            with self.connection() as db, busy_reported():
+                db.executescript(schema)
+        else:
+            with self.transaction() as db:
+                schema.migrate(db)
 
     @contextmanager
     def connection(self):
@@ -122,7 +134,7 @@ class Database:
         with self._lock:
             db = self._idle.pop() if self._idle else None  # the most recent: its cache is the warmest
         if db is None:
-            db = connect(self.path)
+            db = connect(self.path, self.durable)
             with self._lock:
                 self._opened.append(db)
         self._local.db = db

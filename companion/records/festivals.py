@@ -1,57 +1,37 @@
-"""Custom festivals in the table's records, and the records' schema version.
+"""Custom festivals in the table's records.
 
 The campaign's festivals are fixed (companion.skyrockets.festivals); the
-festivals players make of any events are kept here, one row each. The
-schema version lives in the `meta` table: version 1 is the file as the
-table first wrote it, version 2 adds the custom festivals. `migrate` brings
-an older file up to date when the table opens it.
+festivals players make of any events are kept here, one row each. A
+festival's id is never handed out twice (AUTOINCREMENT): a phone that
+retries the delete of a festival already gone cannot remove another phone's
+new one.
 
->>> from companion.records.database import Database
->>> from companion.records.shows import SCHEMA as SHOWS
->>> db = Database(":memory:", SHOWS + SCHEMA)
->>> migrate(db), migrate(db)
-(2, 2)
+>>> from companion.records.shows import Store
+>>> store = Store(":memory:")
+>>> first = save_festival(store.database, "Reds", ["training"], 0, 50)
+>>> delete_festival(store.database, first), save_festival(store.database, "Blues", ["training"], 0, 50) > first
+(True, True)
 """
 
 import json
 import logging
 
-from companion import jsonin
+from companion import fields, jsonin
 from companion.errors import BadInput
-from companion.records.database import Database, DamagedRow, iso
+from companion.records.database import MAX_ROW_ID, Database, DamagedRow, iso
+from companion.records.kinds import Kind, Known
+from companion.skyrockets.festivals import MAX_FESTIVALS, custom_festival
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
-
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS festivals (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     name TEXT NOT NULL,
     events TEXT NOT NULL,
     saved TEXT NOT NULL
 );
 """
-
-# Each step brings the file from the version before it to its own; the tables it needs are in SCHEMA.
-MIGRATIONS = {2: ()}
-
-
-def schema_version(db) -> int:
-    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-    return int(row["value"]) if row and str(row["value"]).isdigit() else 1
-
-
-def migrate(database: Database) -> int:
-    """Bring the file to SCHEMA_VERSION in one transaction; the version it is now at."""
-    with database.transaction() as db:
-        version = schema_version(db)
-        for step in range(version + 1, SCHEMA_VERSION + 1):
-            for sql in MIGRATIONS[step]:
-                db.execute(sql)
-            version = step
-        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (str(version),))
-    return version
 
 
 def save_festival(database: Database, name: str, events: list[str], wall: float, limit: int) -> int:
@@ -75,11 +55,39 @@ def festivals(database: Database) -> list[dict]:
     kept = []
     for row in database.read("SELECT id, name, events FROM festivals ORDER BY id"):
         try:
-            events = jsonin.parse(row["events"], "events")
-            if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
-                raise BadInput("events", "expected a list of event ids")
+            events = fields.items(jsonin.parse(row["events"], "events"), "events", 0, len(row["events"]))
+            for i, event in enumerate(events):
+                fields.text(event, fields.at("events", i))
         except BadInput as e:
             log.error("%s", DamagedRow(f"festivals row {row['id']}", e))
             continue
         kept.append({"id": row["id"], "name": str(row["name"]), "events": events})
     return kept
+
+
+# ---- the history file (companion.records.kinds) ----------------------------------------------------------
+
+def _festival_lines(db):
+    for r in db.execute("SELECT id, name, events, saved FROM festivals ORDER BY id"):
+        yield {"record": "festival", "id": r["id"], "name": r["name"], "events": json.loads(r["events"]),
+               "saved": r["saved"]}
+
+
+def _read_festival(data: dict, known: Known) -> dict:
+    """A festival as the API takes one: of events the table knows by then, at most MAX_FESTIVALS of them."""
+    if known.counts.get("festival", 0) > MAX_FESTIVALS:
+        raise BadInput("festival", f"a table keeps at most {MAX_FESTIVALS} festivals",
+                       code="errors.festival.full", params={"limit": MAX_FESTIVALS})
+    festival = custom_festival({"name": data["name"], "events": data["events"]}, known.events)
+    saved = fields.instant(data["saved"], "saved") if "saved" in data else known.exported
+    return {"id": fields.whole(data["id"], "id", 1, MAX_ROW_ID), "name": festival.name,
+            "events": list(festival.events), "saved": saved}
+
+
+def _restore_festival(db, r: dict) -> None:
+    db.execute("INSERT INTO festivals (id, name, events, saved) VALUES (?, ?, ?, ?)",
+               (r["id"], r["name"], json.dumps(r["events"], ensure_ascii=False), r["saved"]))
+
+
+FESTIVALS = Kind("festival", ("id", "name", "events", "saved"), ("id", "name", "events"), _festival_lines,
+                 _read_festival, _restore_festival, key=lambda r: r["id"], table="festivals")

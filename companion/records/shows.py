@@ -8,112 +8,40 @@ most the batch in flight, and a show's log read back is exactly what
 
 import json
 import logging
-import math
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion import jsonin
+from companion import fields, jsonin
 from companion.clock import MAX_SPEED, MIN_SPEED
 from companion.errors import BadInput, Conflict
-from companion.records.database import Database, DamagedRow, iso, text_cell
-from companion.records.festivals import SCHEMA as FESTIVALS_SCHEMA, migrate
-from companion.records.games import SCHEMA as GAMES_SCHEMA
+from companion.players import MAX_NAME, check_players
+from companion.records.database import MAX_ROW_ID, Database, DamagedRow, iso, text_cell
+from companion.records.kinds import Kind, Known
+from companion.records.schema import TABLE_FILE
 from companion.skyrockets.colours import COLOURS
-from companion.skyrockets.events import BUILTIN_EVENTS, Event, parse_event
+from companion.skyrockets.events import BUILTIN_EVENTS, MAX_EVENT_ID, MAX_EVENT_NAME, Event, parse_event
+from companion.skyrockets.festivals import MAX_STARS
+from companion.skyrockets.log import MAX_SHOW_S, LogError, replay
 
 log = logging.getLogger(__name__)
 
-# The score pad's figures per event, kept by triggers as shows are written (by this program or any
-# other), so the pad reads one row per event instead of grouping every stored show on each request.
-# A show's write recounts its event's shows alone, through the shows_by_event index.
-PAD_EVENT = """DELETE FROM pad WHERE event_id = {row}.event_id;
-    INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win' THEN stars END),
-        SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)
-        FROM shows WHERE event_id = {row}.event_id GROUP BY event_id;"""
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS pad (
-    event_id TEXT PRIMARY KEY, name TEXT, best_stars INTEGER, attempts INTEGER, wins INTEGER, last_played TEXT
-);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, data TEXT NOT NULL, saved TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS shows (
-    id INTEGER PRIMARY KEY,
-    event_id TEXT NOT NULL,
-    event_name TEXT NOT NULL,
-    challenge INTEGER NOT NULL,
-    started TEXT NOT NULL,
-    started_wall REAL NOT NULL,
-    speed REAL NOT NULL,
-    outcome TEXT NOT NULL DEFAULT 'running',
-    stars INTEGER NOT NULL DEFAULT 0,
-    ended TEXT,
-    start_player TEXT,
-    orientation TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE IF NOT EXISTS journal (
-    show_id INTEGER NOT NULL REFERENCES shows(id),
-    n INTEGER NOT NULL,
-    line TEXT NOT NULL,
-    PRIMARY KEY (show_id, n)
-);
-CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS checkpoints (
-    show_id INTEGER PRIMARY KEY REFERENCES shows(id),
-    lines INTEGER NOT NULL,
-    state TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started, event_name);
-CREATE INDEX IF NOT EXISTS shows_running ON shows (outcome, id);
-""" + "".join(f"""
-CREATE TRIGGER IF NOT EXISTS pad_on_{change} AFTER {change} ON shows BEGIN
-    {body}
-END;""" for change, body in (
-    ("insert", "{new}"), ("delete", "{old}"), ("update", "{old} {new}"))).format(
-    old=PAD_EVENT.format(row="OLD"), new=PAD_EVENT.format(row="NEW"))
-
-
+MAX_WALL = 1e11  # a wall-clock instant in epoch seconds: the year 5138, past any clock a table will have
 MAX_COUNT = 10**18  # boots and rotations: far more than a table will ever see, and within 64 bits
-
-
-def whole(value: object, field: str) -> int:
-    """A stored count: a whole number 0..MAX_COUNT, as SQLite or our own text holds it."""
-    text = value.strip() if isinstance(value, str) else value
-    if isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= len(str(MAX_COUNT)):
-        text = int(text)
-    if isinstance(text, bool) or not isinstance(text, int) or not 0 <= text <= MAX_COUNT:
-        raise BadInput(field, f"{str(value)[:40]!r} is not a whole number 0-{MAX_COUNT}")
-    return text
-
-
-def finite(value: object, field: str, *, low: float, high: float) -> float:
-    """A stored real number within low..high."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadInput(field, f"{str(value)[:40]!r} is not a number")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise BadInput(field, "is too large a number") from None
-    if not math.isfinite(number) or not low <= number <= high:
-        raise BadInput(field, f"{number!r} is out of range ({low:g}-{high:g})")
-    return number
+# A show's journal holds a line per pose, flip or beam change: a busy hour at the table is some 3,000 lines.
+# 20,000 is a whole day of play at a line every 4 s, and is replayed (as every request for a show's
+# result does) in about a second on a Pi 4; a journal past it is refused, never stored.
+MAX_JOURNAL_LINES = 20_000
 
 
 def orientation(value: object, field: str = "orientation") -> dict:
-    """A show's cradle orientations: {colour: true, false or null}, stored as JSON text."""
-    if not isinstance(value, str):
-        raise BadInput(field, f"expected JSON text, got {type(value).__name__}")
-    data = jsonin.parse(value, field)
-    if not isinstance(data, dict):
-        raise BadInput(field, f"expected an object of colour: true/false/null, got {type(data).__name__}")
-    for colour, swapped in data.items():
-        if colour not in COLOURS:
-            raise BadInput(f"{field}.{colour[:20]}", "is not a timer colour")
-        if swapped is not None and not isinstance(swapped, bool):
-            raise BadInput(f"{field}.{colour}", f"expected true, false or null, got {swapped!r}")
-    return data
+    """A show's cradle orientations: {colour: true, false or null}."""
+    fields.record(value, field, COLOURS)
+    for colour, swapped in value.items():
+        if swapped is not None:
+            fields.yes_no(swapped, fields.at(field, colour))
+    return value
 
 
 def line_text(value: object) -> str:
@@ -171,20 +99,8 @@ class Store:
     """
 
     def __init__(self, path: Path | str):
-        self.database = Database(path, SCHEMA + GAMES_SCHEMA + FESTIVALS_SCHEMA)
+        self.database = Database(path, TABLE_FILE)
         self.path = self.database.path
-        migrate(self.database)
-        self._count_pad()
-
-    def _count_pad(self) -> None:
-        """Count the score pad afresh once, for a database written before the triggers kept it."""
-        with self.database.transaction() as db:
-            if db.execute("SELECT 1 FROM meta WHERE key = 'pad'").fetchone() is None:
-                db.execute("DELETE FROM pad")
-                db.execute("INSERT INTO pad SELECT event_id, MAX(event_name), MAX(CASE WHEN outcome = 'win'"
-                           " THEN stars END), SUM(outcome IN ('win', 'loss')), SUM(outcome = 'win'), MAX(started)"
-                           " FROM shows GROUP BY event_id")
-                db.execute("INSERT INTO meta (key, value) VALUES ('pad', '1')")
 
     def close(self) -> None:
         self.database.close()
@@ -196,7 +112,7 @@ class Store:
         with self.database.transaction() as db:
             row = db.execute("SELECT value FROM meta WHERE key = 'boots'").fetchone()
             try:
-                boots = whole(row["value"], "value") + 1 if row else 1
+                boots = fields.digits(row["value"], "value", 0, MAX_COUNT) + 1 if row else 1
             except BadInput as e:
                 raise DamagedRow("meta row 'boots'", e) from None
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('boots', ?)", (str(boots),))
@@ -294,9 +210,10 @@ class Store:
             return None
         show = dict(rows[0])
         try:
-            show["speed"] = finite(show["speed"], "speed", low=MIN_SPEED, high=MAX_SPEED)
-            show["started_wall"] = finite(show["started_wall"], "started_wall", low=0.0, high=1e11)
-            show["orientation"] = orientation(show["orientation"])
+            show["speed"] = fields.real(show["speed"], "speed", MIN_SPEED, MAX_SPEED)
+            show["started_wall"] = fields.real(show["started_wall"], "started_wall", 0.0, MAX_WALL)
+            show["orientation"] = orientation(jsonin.parse(fields.text(show["orientation"], "orientation"),
+                                                           "orientation"))
         except BadInput as e:
             self.set_aside(show["id"])
             raise DamagedRow(f"shows row {show['id']}", e, "; that show is now recorded as aborted, its journal kept,"
@@ -323,9 +240,10 @@ class Store:
         rows = self.database.read("SELECT line FROM journal WHERE show_id = ? AND n > ? ORDER BY n", (show_id, after))
         return [line_text(r[0]) for r in rows]
 
-    def shows(self, limit: int = 100) -> list[dict]:
-        """Past shows, newest first; an ended show's `show_s` is its length in show time (its journal's last t)."""
-        rows = self.database.read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (limit,))
+    def shows(self, limit: int | None = 100) -> list[dict]:
+        """Past shows, newest first (every one with `limit=None`); an ended show's `show_s` is its length in show
+        time (its journal's last t)."""
+        rows = self.database.read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (-1 if limit is None else limit,))
         ended = [r["id"] for r in rows if r["ended"]]
         lengths = {}
         if ended:
@@ -367,7 +285,7 @@ class Store:
     def _rotation(self, db) -> int:
         row = db.execute("SELECT value FROM meta WHERE key = 'rotation'").fetchone()
         try:
-            return whole(row["value"], "value") if row else 0
+            return fields.digits(row["value"], "value", 0, MAX_COUNT) if row else 0
         except BadInput as e:  # the start player is a courtesy: a bad count starts the rotation again
             log.error("%s; the start player rotation starts again", DamagedRow("meta row 'rotation'", e))
             return 0
@@ -375,6 +293,124 @@ class Store:
     def _start_player(self, db) -> str | None:
         players = [_text(r["name"]) for r in db.execute("SELECT name FROM players ORDER BY position")]
         return players[self._rotation(db) % len(players)] if players else None
+
+
+# ---- the history file: events, shows with their journals, the players (companion.records.kinds) ----------
+
+def _event_lines(db):
+    for r in db.execute("SELECT id, data, saved FROM events ORDER BY id"):
+        yield {"record": "event", "event": json.loads(r["data"]), "saved": r["saved"]}
+
+
+def _read_event(data: dict, known: Known) -> dict:
+    event = parse_event(data["event"], "event")  # as a show's start reads an event sent with it
+    if event.builtin or event.id in BUILTIN_EVENTS:
+        raise BadInput("event.id", f"{event.id!r} is the id of a built-in event", code="errors.event.builtin",
+                       params={"id": event.id})
+    known.events[event.id] = event
+    return {"event": event, "saved": fields.instant(data["saved"], "saved")}
+
+
+def _restore_event(db, r: dict) -> None:
+    db.execute("INSERT INTO events (id, data, saved) VALUES (?, ?, ?)",
+               (r["event"].id, json.dumps(r["event"].to_json(), ensure_ascii=False), r["saved"]))
+
+
+EVENTS = Kind("event", ("event", "saved"), ("event", "saved"), _event_lines, _read_event, _restore_event,
+              key=lambda r: r["event"].id, table="events")
+
+SHOW_FIELDS = ("id", "event", "event_name", "challenge", "started", "started_wall", "speed", "outcome", "stars",
+               "ended", "start_player", "orientation", "journal")
+OUTCOMES = ("win", "loss", "aborted")  # a finished show's; a running one is not in the file
+
+
+def _show_lines(db):
+    for r in db.execute("SELECT * FROM shows WHERE outcome != 'running' ORDER BY id"):
+        journal = db.execute("SELECT line FROM journal WHERE show_id = ? ORDER BY n", (r["id"],))
+        yield {"record": "show", "id": r["id"], "event": r["event_id"], "event_name": r["event_name"],
+               "challenge": bool(r["challenge"]), "started": r["started"], "started_wall": r["started_wall"],
+               "speed": r["speed"], "outcome": r["outcome"], "stars": r["stars"], "ended": r["ended"],
+               "start_player": r["start_player"], "orientation": json.loads(r["orientation"]),
+               "journal": [json.loads(line_text(row["line"])) for row in journal]}
+
+
+def _read_show(data: dict, known: Known) -> dict:
+    """A finished show, its journal replayed as `companion replay` replays it: its outcome and stars, the replay's."""
+    show = {"id": fields.whole(data["id"], "id", 1, MAX_ROW_ID),
+            "event": fields.line(data["event"], "event", MAX_EVENT_ID),
+            "event_name": fields.line(data["event_name"], "event_name", MAX_EVENT_NAME),
+            "challenge": fields.yes_no(data["challenge"], "challenge"),
+            "started": fields.instant(data["started"], "started"),
+            "started_wall": fields.real(data["started_wall"], "started_wall", 0, MAX_WALL),
+            "speed": fields.real(data["speed"], "speed", MIN_SPEED, MAX_SPEED),
+            "outcome": fields.choice(data["outcome"], "outcome", OUTCOMES),
+            "stars": fields.whole(data["stars"], "stars", 0, MAX_STARS),
+            "ended": fields.instant(data["ended"], "ended"),
+            "start_player": None if data["start_player"] is None else
+            fields.name(data["start_player"], "start_player", MAX_NAME),
+            "orientation": orientation(data["orientation"])}
+    journal = fields.items(data["journal"], "journal", 1, MAX_JOURNAL_LINES)
+    show["journal"] = lines = [json.dumps(entry, ensure_ascii=False) for entry in journal]
+    try:
+        replayed = replay(lines, notices=False)
+    except LogError as e:
+        raise BadInput(fields.at(fields.at("journal", e.line - 1), e.field) if e.field else
+                       fields.at("journal", e.line - 1), e.problem, code="history.refused.journal",
+                       params={"n": e.line}) from None
+    setup = replayed.setup
+    if (setup.event.id, setup.challenge) != (show["event"], show["challenge"]):
+        raise BadInput("journal[0].event", f"the journal is of event {setup.event.id!r}"
+                       f"{' in challenge mode' if setup.challenge else ''}, not of this show's",
+                       code="history.refused.journal", params={"n": 1})
+    if show["outcome"] != "aborted" and (replayed.outcome, replayed.stars) != (show["outcome"], show["stars"]):
+        raise BadInput("outcome", f"the journal replays to {replayed.outcome} with {replayed.stars} stars, not "
+                       f"{show['outcome']} with {show['stars']}", code="history.refused.result",
+                       params={"outcome": replayed.outcome, "stars": replayed.stars})
+    if show["outcome"] == "aborted" and show["stars"]:
+        raise BadInput("stars", "only a won show has stars", code="history.refused.result",
+                       params={"outcome": "aborted", "stars": 0})
+    return show
+
+
+def _restore_show(db, r: dict) -> None:
+    db.execute("INSERT INTO shows (id, event_id, event_name, challenge, started, started_wall, speed, outcome,"
+               " stars, ended, start_player, orientation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (r["id"], r["event"], r["event_name"], int(r["challenge"]), r["started"], r["started_wall"],
+                r["speed"], r["outcome"], r["stars"], r["ended"], r["start_player"], json.dumps(r["orientation"])))
+    db.executemany("INSERT INTO journal (show_id, n, line) VALUES (?, ?, ?)",
+                   [(r["id"], n, line) for n, line in enumerate(r["journal"], start=1)])
+
+
+SHOWS = Kind("show", SHOW_FIELDS, SHOW_FIELDS, _show_lines, _read_show, _restore_show, key=lambda r: r["id"],
+             table="shows")
+
+
+def _players_lines(db):
+    names = [r["name"] for r in db.execute("SELECT name FROM players ORDER BY position")]
+    rotation = db.execute("SELECT value FROM meta WHERE key = 'rotation'").fetchone()
+    yield {"record": "players", "names": names, "rotation": int(rotation["value"]) if rotation else 0}
+
+
+def _read_players(data: dict, known: Known) -> dict:
+    names = data["names"]
+    if names != []:  # a table with no players yet exports none; any other list is the API's to judge
+        try:
+            names = check_players(names)
+        except BadInput as e:
+            # the API's path is players[i]; in the file the list is `names`
+            raise BadInput("names" + e.field[len("players"):], e.problem, code=getattr(e, "error_code", None),
+                           params=e.params) from None
+    return {"names": names, "rotation": fields.whole(data["rotation"], "rotation", 0, MAX_COUNT)}
+
+
+def _restore_players(db, r: dict) -> None:
+    db.execute("DELETE FROM players")  # a fresh table's players (if any were entered) give way to the file's
+    db.executemany("INSERT INTO players (position, name) VALUES (?, ?)", list(enumerate(r["names"])))
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', ?)", (str(r["rotation"]),))
+
+
+PLAYERS = Kind("players", ("names", "rotation"), ("names", "rotation"), _players_lines, _read_players,
+               _restore_players)
 
 
 def _setup_of(event: Event) -> dict:
@@ -392,7 +428,10 @@ def _text(value) -> str | None:
 
 
 def _count(value) -> int:
-    return value if isinstance(value, int) and 0 <= value <= MAX_COUNT else 0
+    try:
+        return fields.whole(value, "count", 0, MAX_COUNT)
+    except BadInput:
+        return 0
 
 
 def _pad_row(event_id: str, name: str, row) -> dict:
@@ -406,10 +445,10 @@ def _pad_row(event_id: str, name: str, row) -> dict:
 def _line_t(line) -> float | None:
     """The show time of a stored journal line, or None if the line does not read."""
     try:
-        t = json.loads(line_text(line)).get("t")
-    except (ValueError, AttributeError):
+        data = jsonin.parse(line_text(line), "line")
+        return fields.real(fields.mapping(data, "line").get("t"), "t", 0, MAX_SHOW_S)
+    except BadInput:
         return None
-    return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t >= 0 else None
 
 
 def _show_row(row: sqlite3.Row) -> dict:

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 
 from companion.errors import BadInput
 from companion.skyrockets.events import MAX_EVENT_ID, MAX_EVENT_NAME
+from companion.skyrockets.show import CROWD_TOKENS
 
 CAMPAIGN_EVENTS = 30  # numbered event cards, played in order
 FESTIVAL_SIZE = 3  # events in a festival of the campaign
 ENCORE_EVENTS = (31, 32)  # the sealed pair, opened after the grand finale
 GRAND_FINALE = CAMPAIGN_EVENTS // FESTIVAL_SIZE  # the last festival of the campaign
-MAX_STARS = 3  # a won event's best rating (crowd tokens still star side up)
+MAX_STARS = CROWD_TOKENS  # a won event's best rating: every crowd token still star side up
 MAX_FESTIVAL_EVENTS = 12  # events in a custom festival
 MAX_FESTIVALS = 50  # custom festivals a table keeps
 

@@ -59,9 +59,9 @@ class Records:
         """Per event: best stars, attempts, last played; and the start-player rotation."""
         return self.store.scorepad()
 
-    def shows(self) -> list[dict]:
+    def shows(self, limit: int | None = 100) -> list[dict]:
         """Past shows, newest first: id, event, outcome, stars, started."""
-        return self.store.shows()
+        return self.store.shows(limit)
 
     def show_record(self, show_id: int) -> dict | None:
         return self.store.show(show_id)
@@ -109,4 +109,4 @@ class Records:
 
     def import_history(self, text: str) -> dict:
         """A history file read into this table, which must be fresh; how many records of each kind came in."""
-        return history.import_history(self.store.database, text)
+        return history.import_history(self.store.database, text, self._games)

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from companion.geese.game import Game
 from companion.geese.strategies import STRATEGIES
-from companion.skyrockets.events import parse_event
+from companion.records.fakes import played_show
 from companion.skyrockets.festivals import event_id
 from companion.table import demo_table
 from companion.web.scorepad.pieces import MAX_UPLOAD_BYTES, piece_length
@@ -30,13 +30,9 @@ PLAYER_FIELDS = {"name", "sourcePlayerId", "score", "rank", "role", "winner", "s
 
 
 def record_show(table, n: int, outcome: str, stars: int = 0, rules: str = "") -> int:
-    """A finished show of event card n, with a made-up setup the owner entered once."""
-    event = parse_event({"id": event_id(n), "name": f"Night {n}", "hand_size": 4, "countdown": "orange",
-                         "running": ["red", "orange"], "lying": ["green"], "rules": rules}, "event")
-    table.store.save_event(event, WALL)
-    show = table.store.begin_show(event, False, {"t": 0, "type": "setup"}, WALL, 1.0)
-    table.store.finish_show(show, {"t": 120, "type": "end"}, outcome, stars, WALL + 6 * 60)
-    return show
+    """A finished show of event card n, with a made-up setup the owner entered once, its journal replaying to it."""
+    return played_show(table.store, event_id(n), outcome, stars, name=f"Night {n}", rules=rules, wall=WALL,
+                       ended=WALL + 6 * 60)
 
 
 def festival_one(table) -> None:

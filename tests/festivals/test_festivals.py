@@ -5,8 +5,10 @@ import json
 import pytest
 
 from companion.errors import BadInput, Conflict
-from companion.records import Store
-from companion.records.festivals import SCHEMA_VERSION, schema_version
+from companion.records import GameShelf, Store
+from companion.records.fakes import played_show
+from companion.table.games import KINDS
+from companion.records.schema import TABLE_FILE
 from companion.records.history import export_history, import_history
 from companion.skyrockets.events import parse_event
 from companion.skyrockets.festivals import (campaign, current_festival, custom_festival, event_id, event_number,
@@ -22,12 +24,8 @@ def numbered(n: int, name: str = ""):
 
 
 def play(store: Store, n: int, outcome: str, stars: int = 0, wall: float = WALL) -> int:
-    """A finished show of event n, recorded as the table records one."""
-    event = numbered(n)
-    store.save_event(event, wall)
-    show = store.begin_show(event, False, {"t": 0, "type": "setup"}, wall, 1.0)
-    store.finish_show(show, {"t": 90, "type": "end"}, outcome, stars, wall + 240)
-    return show
+    """A finished show of event n, recorded as the table records one (its journal replays to its result)."""
+    return played_show(store, event_id(n), outcome, stars, name=f"Night {n}", wall=wall)
 
 
 # ---- the pure rules of the campaign ------------------------------------------------
@@ -74,11 +72,12 @@ def test_a_custom_festival_names_the_field_that_is_wrong():
 def test_a_table_file_is_migrated_to_the_current_schema_version(tmp_path):
     store = Store(tmp_path / "t.sqlite3")
     with store.database.transaction() as db:
-        db.execute("DELETE FROM meta WHERE key = 'schema'")  # as a table written before festivals left it
+        db.execute("DROP TABLE festivals")  # as a table written before festivals left it
+        db.execute("PRAGMA user_version = 1")
     store.close()
     store = Store(tmp_path / "t.sqlite3")
-    with store.database.connection() as db:
-        assert schema_version(db) == SCHEMA_VERSION == 2
+    assert TABLE_FILE.version(store.database) == TABLE_FILE.latest
+    assert store.database.read("SELECT COUNT(*) FROM festivals")[0][0] == 0
 
 
 def test_stars_are_kept_at_their_best_and_every_attempt_counts(tmp_path):
@@ -100,7 +99,7 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(tmp_path
     play(old, 2, "win", 3)
     text = export_history(old.database, wall=WALL)
     new = Store(tmp_path / "new.sqlite3")
-    counts = import_history(new.database, text)
+    counts = import_history(new.database, text, GameShelf(new.database, KINDS))
     assert counts["show"] == 3 and counts["event"] == 2 and counts["players"] == 1
     assert new.scorepad() == old.scorepad()
     assert new.shows() == old.shows()
@@ -111,7 +110,7 @@ def bad_history(tmp_path, change) -> tuple[Store, str]:
     old = Store(tmp_path / "old.sqlite3")
     play(old, 1, "win", 2)
     play(old, 2, "win", 1)
-    lines = export_history(old.database, wall=WALL).splitlines()
+    lines = export_history(old.database, wall=WALL).split("\n")[:-1]
     change(lines)
     return Store(tmp_path / "new.sqlite3"), "\n".join(lines) + "\n"
 
@@ -123,20 +122,20 @@ def test_an_import_names_the_line_and_field_and_writes_nothing(tmp_path):
         lines[4] = json.dumps({**show, "stars": 7})
 
     new, text = bad_history(tmp_path, bad_stars)
-    with pytest.raises(BadInput, match=r"^line 5\.stars: expected a whole number 0-3, got 7$"):
-        import_history(new.database, text)
+    with pytest.raises(BadInput, match=r"^line 5\.stars: 7 is out of range \(0-3\)$"):
+        import_history(new.database, text, GameShelf(new.database, KINDS))
     assert new.shows() == [] and new.events() == {k: v for k, v in new.events().items() if v.builtin}
 
 
 def test_an_import_refuses_a_file_that_is_not_a_history_and_a_table_that_is_not_fresh(tmp_path):
     new, text = bad_history(tmp_path, lambda lines: None)
     with pytest.raises(BadInput, match=r"^line 1\.format"):
-        import_history(new.database, '{"format": "something else", "version": 1}\n')
+        import_history(new.database, '{"format": "something else", "version": 1}\n', GameShelf(new.database, KINDS))
     with pytest.raises(BadInput, match=r"^line 2: "):
-        import_history(new.database, text.splitlines()[0] + "\n{not json\n")
-    import_history(new.database, text)
+        import_history(new.database, text.splitlines()[0] + "\n{not json\n", GameShelf(new.database, KINDS))
+    import_history(new.database, text, GameShelf(new.database, KINDS))
     with pytest.raises(Conflict, match="already has records"):
-        import_history(new.database, text)
+        import_history(new.database, text, GameShelf(new.database, KINDS))
 
 
 def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_path, cli):
@@ -156,4 +155,15 @@ def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_p
     assert done.returncode == 2
     assert done.stderr.strip() == (f"companion history: {saved}: line 5.outcome: expected one of win, loss, aborted,"
                                    " got 'draw'")
-    assert Store(tmp_path / "other.sqlite3").shows() == []
+    assert not (tmp_path / "other.sqlite3").exists()  # a refused import leaves no new empty file behind
+
+
+def test_the_shows_csv_holds_every_show_not_only_the_newest_hundred(table):
+    from companion.web import create_app
+
+    for n in range(105):
+        played_show(table.store, "night", "win" if n % 2 else "loss", 2, wall=WALL + n)
+    rows = create_app(table, testing=True).test_client().get("/api/history.csv").get_data(as_text=True)
+    lines = rows.strip().splitlines()
+    assert len(lines) == 1 + 105
+    assert lines[1].startswith("1,") and lines[-1].startswith("105,")  # oldest first, every one

@@ -172,10 +172,10 @@ def test_a_card_keeps_which_glasses_ran_out_in_order():
 
 
 @pytest.mark.parametrize("runouts, field", [
-    ([{"timer": "pink"}], "state.runouts.0.timer"),
+    ([{"timer": "pink"}], "state.runouts[0].timer"),
     ([{"timer": "red"}] * 4, "state.runouts"),  # more run-outs than crowd tokens
     ("red", "state.runouts"),
-    ([["red"]], "state.runouts.0"),
+    ([["red"]], "state.runouts[0]"),
 ])
 def test_bad_run_outs_name_their_field(runouts, field):
     with pytest.raises(BadInput) as caught:
@@ -203,6 +203,27 @@ def test_the_leaderboard_survives_a_restart_and_counts_a_show_once(tmp_path):
     assert event["tables"] == [{"table": "beta", "best_stars": 3, "attempts": 1},  # the best first
                                {"table": "alpha", "best_stars": 2, "attempts": 2}]
     again.close()
+
+
+def test_a_hall_file_from_before_the_standings_opens_through_the_records_way_in(tmp_path):
+    import sqlite3
+
+    from companion.records import Database
+
+    path = tmp_path / "hall.sqlite3"
+    old = sqlite3.connect(path)  # as the first hall wrote it: its shows only, no version
+    old.execute("CREATE TABLE shows (tbl TEXT NOT NULL, id INTEGER NOT NULL, started TEXT NOT NULL,"
+                " event TEXT NOT NULL, event_name TEXT NOT NULL, outcome TEXT NOT NULL, stars INTEGER NOT NULL,"
+                " PRIMARY KEY (tbl, id, started))")
+    old.executemany("INSERT INTO shows VALUES ('alpha', ?, 'x', 'training', 'Training', ?, ?)",
+                    [(1, "win", 2), (2, "loss", 0), (3, "aborted", 0)])
+    old.commit()
+    old.close()
+    board = Leaderboard(path)
+    assert isinstance(board.database, Database) and board.database.read("PRAGMA user_version")[0][0] == 2
+    (event,) = board.rows()
+    assert event["tables"] == [{"table": "alpha", "best_stars": 2, "attempts": 2}]
+    board.close()
 
 
 def test_the_stream_sends_every_card_first_then_only_what_moved():

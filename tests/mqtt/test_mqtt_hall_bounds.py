@@ -48,7 +48,7 @@ def test_thousands_of_distinct_shows_keep_the_board_capped_and_each_one_cheap():
     assert len(rows) == 7 and all(len(event["tables"]) == BEST_PER_EVENT for event in rows)
     assert sum(event["attempts"] for event in rows) == 3000  # every table still counts in its event's totals
     assert all(event["tables"][0]["best_stars"] == 3 for event in rows)
-    kept = board._db.execute("SELECT COUNT(*) FROM shows WHERE tbl = 't0'").fetchone()[0]
+    kept = board.database.read("SELECT COUNT(*) FROM shows WHERE tbl = 't0'")[0][0]
     assert kept <= SEEN_PER_TABLE
 
 

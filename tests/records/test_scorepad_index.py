@@ -59,7 +59,8 @@ def test_a_database_from_before_the_pad_is_counted_once_when_opened(tmp_path):
     db = sqlite3.connect(path)
     for trigger in ("pad_on_insert", "pad_on_update", "pad_on_delete"):
         db.execute(f"DROP TRIGGER {trigger}")  # as a table of an earlier version wrote it
-    db.execute("DELETE FROM meta WHERE key = 'pad'")
+    db.execute("INSERT INTO meta (key, value) VALUES ('schema', '2')")  # its version as such a file kept it
+    db.execute("PRAGMA user_version = 0")
     db.executemany("INSERT INTO shows (event_id, event_name, challenge, started, started_wall, speed, outcome, stars)"
                    " VALUES ('training', 'Training', 0, ?, 0, 1, ?, ?)",
                    [("2025-01-01T10:00:00Z", "win", 2), ("2025-01-02T10:00:00Z", "loss", 0)])

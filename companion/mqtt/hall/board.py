@@ -19,34 +19,41 @@ True
 (2, 't1')
 """
 
-import sqlite3
 import threading
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.records.database import Database
+from companion.records.schema import Schema, script
+from companion.records.tally import score_pad
 
 BEST_PER_EVENT = 10  # tables listed under each event: the podium and then some, and a bound on the page
 MAX_EVENTS = 100  # events on the board: every built-in one and a club's own, with room to spare
 SEEN_PER_TABLE = 64  # a table's last shows kept to spot a repeat (a reconnect resends the last few at most)
 
-SCHEMA = """
+SHOWS = """
 CREATE TABLE IF NOT EXISTS shows (
     tbl TEXT NOT NULL, id INTEGER NOT NULL, started TEXT NOT NULL,
     event TEXT NOT NULL, event_name TEXT NOT NULL, outcome TEXT NOT NULL, stars INTEGER NOT NULL,
     PRIMARY KEY (tbl, id, started)  -- a table whose database was replaced counts its shows from 1 again
 );
+"""
+STANDINGS = """
 CREATE TABLE IF NOT EXISTS standings (
     event TEXT NOT NULL, tbl TEXT NOT NULL, event_name TEXT NOT NULL,
     best_stars INTEGER, attempts INTEGER NOT NULL,
     PRIMARY KEY (event, tbl)
 );
 """
-# A hall file from before the standings table: its shows are grouped once, at open.
-FILL_STANDINGS = """
-INSERT OR IGNORE INTO standings (event, tbl, event_name, best_stars, attempts)
-SELECT event, tbl, MAX(event_name), MAX(CASE WHEN outcome = 'win' THEN stars END), SUM(outcome IN ('win', 'loss'))
-FROM shows GROUP BY event, tbl
-"""
+# A hall file from before the standings table: its shows are grouped once (a standing already kept stays).
+FILL_STANDINGS = ("INSERT OR IGNORE INTO standings (event, tbl, event_name, best_stars, attempts)"
+                  " SELECT event, tbl, name, best_stars, attempts FROM ("
+                  + score_pad("shows", by="event, tbl") + ")")
+
+HALL_FILE = Schema(steps=(
+    script(SHOWS),  # 1: the finished shows each table sent
+    script(STANDINGS + FILL_STANDINGS + ";"),  # 2: the standings, kept as shows come in
+))
 
 
 def _rank(row: dict) -> tuple:
@@ -58,19 +65,12 @@ class Leaderboard:
     """Finished shows of every table, and the standings drawn from them."""
 
     def __init__(self, path: Path | str):
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._lock = threading.Lock()
+        # Not durable: a power cut may cost the last shows, never the file; the tables send them again.
+        self.database = Database(path, HALL_FILE, durable=False)
+        self._lock = threading.Lock()  # keeps the file and the board in memory in step
         self._events: dict[str, dict] = {}  # event -> {event, event_name, best_stars, attempts, top: [rows]}
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")  # a power cut may cost the last shows, never the file
-            self._db.executescript(SCHEMA)
-            if self._db.execute("SELECT 1 FROM standings LIMIT 1").fetchone() is None:
-                self._db.execute(FILL_STANDINGS)
-            for row in self._db.execute("SELECT * FROM standings ORDER BY event, tbl"):
+            for row in self.database.read("SELECT * FROM standings ORDER BY event, tbl"):
                 self._take(row["event"], row["event_name"], dict(table=row["tbl"], best_stars=row["best_stars"],
                                                                   attempts=row["attempts"]), None)
 
@@ -84,35 +84,34 @@ class Leaderboard:
             raise BadInput("shows.event", f"the board already shows {MAX_EVENTS} events")
         won = show["stars"] if show["outcome"] == "win" else None
         counted = 1 if show["outcome"] in ("win", "loss") else 0
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                done = self._db.execute(
-                    "INSERT OR IGNORE INTO shows (tbl, id, started, event, event_name, outcome, stars)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (table, show["id"], show["started"], event, show["event_name"], show["outcome"], show["stars"]))
-                if done.rowcount != 1:
-                    self._db.execute("ROLLBACK")
-                    return False
-                self._db.execute(  # only this table's own few rows are looked at: bounded, whatever the board holds
-                    "DELETE FROM shows WHERE tbl = ? AND rowid IN (SELECT rowid FROM shows WHERE tbl = ? "
-                    "ORDER BY rowid DESC LIMIT -1 OFFSET ?)", (table, table, SEEN_PER_TABLE))
-                row = self._db.execute(
-                    "INSERT INTO standings (event, tbl, event_name, best_stars, attempts) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT (event, tbl) DO UPDATE SET event_name = excluded.event_name, "
-                    "best_stars = CASE WHEN best_stars IS NULL THEN excluded.best_stars "
-                    "WHEN excluded.best_stars IS NULL THEN best_stars ELSE MAX(best_stars, excluded.best_stars) END, "
-                    "attempts = attempts + excluded.attempts RETURNING best_stars, attempts",
-                    (event, table, show["event_name"], won, counted)).fetchone()
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-            self._take(event, show["event_name"], dict(table=table, best_stars=row["best_stars"],
-                                                       attempts=row["attempts"]),
-                       (won, counted))
+        with self._lock:  # the board in memory takes the show once it is in the file, and in the file's order
+            standing = self._keep(table, show, won, counted)
+            if standing is None:
+                return False
+            self._take(event, show["event_name"], standing, (won, counted))
         return True
+
+    def _keep(self, table: str, show: dict, won: int | None, counted: int) -> dict | None:
+        """Write one show and its table's new standing in one transaction; None if the show was kept already."""
+        with self.database.transaction() as db:
+            done = db.execute(
+                "INSERT OR IGNORE INTO shows (tbl, id, started, event, event_name, outcome, stars)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (table, show["id"], show["started"], show["event"], show["event_name"], show["outcome"],
+                 show["stars"]))
+            if done.rowcount != 1:
+                return None
+            db.execute(  # only this table's own few rows are looked at: bounded, whatever the board holds
+                "DELETE FROM shows WHERE tbl = ? AND rowid IN (SELECT rowid FROM shows WHERE tbl = ? "
+                "ORDER BY rowid DESC LIMIT -1 OFFSET ?)", (table, table, SEEN_PER_TABLE))
+            row = db.execute(
+                "INSERT INTO standings (event, tbl, event_name, best_stars, attempts) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (event, tbl) DO UPDATE SET event_name = excluded.event_name, "
+                "best_stars = CASE WHEN best_stars IS NULL THEN excluded.best_stars "
+                "WHEN excluded.best_stars IS NULL THEN best_stars ELSE MAX(best_stars, excluded.best_stars) END, "
+                "attempts = attempts + excluded.attempts RETURNING best_stars, attempts",
+                (show["event"], table, show["event_name"], won, counted)).fetchone()
+        return dict(table=table, best_stars=row["best_stars"], attempts=row["attempts"])
 
     def _take(self, event: str, name: str, standing: dict, change: tuple | None) -> None:
         """Fold one table's new standing into its event: the totals, and the best tables (at most BEST_PER_EVENT)."""
@@ -137,4 +136,4 @@ class Leaderboard:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self.database.close()

@@ -2,15 +2,16 @@
 
 Anything on the broker can be wrong: garbage, a huge payload, a number where
 text belongs. Each message is read strictly (companion.jsonin) and only the
-fields a card shows are kept, each checked; a bad one raises BadInput naming
-the field, and the listener logs it and carries on.
+fields a card shows are kept, each checked by the one field reader
+(companion.fields); a bad one raises BadInput naming the field, and the
+listener logs it and carries on.
 
 >>> card_show({"outcome": "idle"}, "state")
 {'outcome': 'idle'}
 >>> card_show({"outcome": "won"}, "state")
 Traceback (most recent call last):
 ...
-companion.errors.BadInput: state.outcome: 'won' is not one of idle, running, win, loss, aborted
+companion.errors.BadInput: state.outcome: expected one of idle, running, win, loss, aborted, got 'won'
 """
 
 import json
@@ -19,6 +20,7 @@ import time
 from collections import OrderedDict
 
 from companion.errors import BadInput
+from companion.fields import at, choice, items, line, mapping, real, whole
 from companion.jsonin import parse
 from companion.skyrockets.colours import COLOURS, MAX_DURATION_S
 from companion.skyrockets.events import MAX_EVENT_NAME
@@ -41,56 +43,38 @@ def read_json(payload: bytes, where: str):
     return parse(payload, where)
 
 
-def _dict(value, where: str) -> dict:
-    if not isinstance(value, dict):
-        raise BadInput(where, f"expected an object, got {type(value).__name__}")
-    return value
-
-
 def _text(value, where: str) -> str:
-    if not isinstance(value, str) or not value or len(value) > MAX_TEXT or not value.isprintable():
-        raise BadInput(where, f"expected printable text of 1 to {MAX_TEXT} characters")
-    return value
+    return line(value, where, MAX_TEXT)
 
 
 def _whole(value, where: str, high: int = MAX_FIGURE) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
-        raise BadInput(where, f"expected a whole number from 0 to {high}, got {value!r}")
-    return value
+    return whole(value, where, 0, high)
 
 
 def _seconds(value, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DURATION_S * 24:
-        raise BadInput(where, f"expected seconds, got {value!r}")
-    return float(value)
-
-
-def _choice(value, options: tuple[str, ...], where: str) -> str:
-    if value not in options:
-        raise BadInput(where, f"{value!r} is not one of {', '.join(options)}")
-    return value
+    return real(value, where, 0, MAX_DURATION_S * 24)
 
 
 def card_show(state: object, where: str = "state") -> dict:
     """The part of a table's state (its `/api/show` object) that a hall card shows, checked."""
-    state = _dict(state, where)
-    outcome = _choice(state.get("outcome"), OUTCOMES, f"{where}.outcome")
+    state = mapping(state, where)
+    outcome = choice(state.get("outcome"), at(where, "outcome"), OUTCOMES)
     if outcome == "idle":
         return {"outcome": outcome}
-    event = _dict(state.get("event"), f"{where}.event")
-    countdown = _dict(state.get("countdown"), f"{where}.countdown")
-    timers = _dict(state.get("timers"), f"{where}.timers")
+    event = mapping(state.get("event"), f"{where}.event")
+    countdown = mapping(state.get("countdown"), f"{where}.countdown")
+    timers = mapping(state.get("timers"), f"{where}.timers")
     glasses = {}
     for colour in COLOURS:
         if colour in timers:
-            timer = _dict(timers[colour], f"{where}.timers.{colour}")
-            glasses[colour] = {"state": _choice(timer.get("state"), TIMER_STATES, f"{where}.timers.{colour}.state"),
+            timer = mapping(timers[colour], f"{where}.timers.{colour}")
+            glasses[colour] = {"state": choice(timer.get("state"), f"{where}.timers.{colour}.state", TIMER_STATES),
                                "top_s": _seconds(timer.get("top_s"), f"{where}.timers.{colour}.top_s")}
     return {
         "outcome": outcome,
         "event": {"id": _text(event.get("id"), f"{where}.event.id"),
                   "name": _text(event.get("name"), f"{where}.event.name")},
-        "countdown": {"timer": _choice(countdown.get("timer"), COLOURS, f"{where}.countdown.timer"),
+        "countdown": {"timer": choice(countdown.get("timer"), f"{where}.countdown.timer", COLOURS),
                       "position": _whole(countdown.get("position"), f"{where}.countdown.position")},
         "crowd_tokens_turned": _whole(state.get("crowd_tokens_turned"), f"{where}.crowd_tokens_turned", CROWD_TOKENS),
         "runouts": _runouts(state.get("runouts", []), f"{where}.runouts"),
@@ -102,19 +86,18 @@ def card_show(state: object, where: str = "state") -> dict:
 
 def _runouts(value, where: str) -> list[str]:
     """The glasses that ran out, in order (each run-out turns a crowd token, so there are at most that many)."""
-    if not isinstance(value, list) or len(value) > CROWD_TOKENS:
-        raise BadInput(where, f"expected a list of at most {CROWD_TOKENS} run-outs")
-    return [_choice(_dict(r, f"{where}.{i}").get("timer"), COLOURS, f"{where}.{i}.timer") for i, r in enumerate(value)]
+    return [choice(mapping(r, at(where, i)).get("timer"), at(at(where, i), "timer"), COLOURS)
+            for i, r in enumerate(items(value, where, 0, CROWD_TOKENS))]
 
 
 def finished_show(row: object, where: str = "shows") -> dict:
     """A finished show's row, checked: what the leaderboard keeps of it."""
-    row = _dict(row, where)
+    row = mapping(row, where)
     return {
         "id": _whole(row.get("id"), f"{where}.id", MAX_SHOW_ID),
         "event": _text(row.get("event"), f"{where}.event"),
         "event_name": _text(row.get("event_name", row.get("event")), f"{where}.event_name"),
-        "outcome": _choice(row.get("outcome"), OUTCOMES[2:], f"{where}.outcome"),
+        "outcome": choice(row.get("outcome"), f"{where}.outcome", OUTCOMES[2:]),
         "stars": _whole(row.get("stars"), f"{where}.stars"),
         "started": _text(row.get("started"), f"{where}.started"),
     }

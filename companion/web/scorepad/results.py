@@ -7,7 +7,7 @@ from flask import current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
-from companion.fields import whole
+from companion import fields
 from companion.records.database import MAX_ROW_ID, iso
 from companion.skyrockets.festivals import event_number
 from companion.skyrockets.log import replay
@@ -17,7 +17,7 @@ from companion.web.download import cell, csv_download
 from companion.web.errors import coded
 from companion.web.i18n import event_name, translate
 from companion.web.scorepad import bp
-from companion.web.scorepad.pieces import MAX_PIECES, Pieces
+from companion.web.scorepad.pieces import MAX_PIECES, MAX_UPLOAD_ID, Pieces
 from companion.web.security import needs_pin
 from companion.web.share import bgstats_link, game_result, offers_bgstats, show_result
 
@@ -108,17 +108,17 @@ def history_file():
 @needs_pin
 def import_history():
     """A history file read into this fresh table: in one body `{"history"}`, or in pieces, each
-    `{"history", "part", "parts"}` (the page's way: a body is small, a history need not be)."""
-    data = json_body("history", "part", "parts")
-    text = need(data, "history")
-    if not isinstance(text, str):
-        raise BadInput("history", "expected the history file's text", code="errors.text")
+    `{"history", "part", "parts", "upload"}` (the page's way: a body is small, a history need not be); the first
+    piece's answer names the upload, and every later piece carries its id."""
+    data = json_body("history", "part", "parts", "upload")
+    text = fields.text(need(data, "history"), "history")
     if "part" in data or "parts" in data:
-        parts = whole(need(data, "parts"), "parts", 1, MAX_PIECES)
-        part = whole(need(data, "part"), "part", 1, parts)
-        text = current_app.extensions.setdefault("history_pieces", Pieces()).add(text, part, parts)
+        parts = fields.whole(need(data, "parts"), "parts", 1, MAX_PIECES)
+        part = fields.whole(need(data, "part"), "part", 1, parts)
+        upload = fields.line(data["upload"], "upload", MAX_UPLOAD_ID) if data.get("upload") is not None else None
+        upload, text = current_app.extensions.setdefault("history_pieces", Pieces()).add(text, part, parts, upload)
         if text is None:
-            return jsonify({"received": part, "parts": parts})
+            return jsonify({"received": part, "parts": parts, "upload": upload})
     try:
         return jsonify({"imported": get_table().import_history(text)})
     except BadInput as e:  # the page says which line cannot be read, in its language; `error` says why
@@ -135,5 +135,5 @@ def history_csv():
     rows = [["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"]]
     rows += [[show["id"], cell(show["event"]), cell(show["event_name"]), "yes" if show["challenge"] else "no",
               show["outcome"], show["stars"], show["started"], show["ended"] or "", cell(show["start_player"])]
-             for show in reversed(get_table().shows())]
+             for show in reversed(get_table().shows(limit=None))]
     return csv_download(rows, "shows.csv")

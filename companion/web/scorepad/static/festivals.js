@@ -16,6 +16,9 @@ const deleteForms = [...document.querySelectorAll(".festival-delete")];
 for (const form of deleteForms) enhance(form, { done: () => window.location.reload() });
 
 const historyForm = document.getElementById("history-form");
+// The upload this page is sending: the table names it in its answer to the first piece, and every later
+// piece carries it, so another phone's file is never spliced into ours. Kept for a retry of our own.
+let upload = null;
 historyForm?.addEventListener("submit", async (event) => {
   event.preventDefault();
   const status = document.getElementById("history-status");
@@ -36,7 +39,8 @@ historyForm?.addEventListener("submit", async (event) => {
   for (const [i, piece] of parts.entries()) {
     const percent = Math.floor((100 * i) / parts.length);
     status.textContent = parts.length > 1 ? t("history.sending", { percent }) : "";
-    answer = await postJSON(historyForm.dataset.api, { history: piece, part: i + 1, parts: parts.length });
+    answer = await postJSON(historyForm.dataset.api, { history: piece, part: i + 1, parts: parts.length, upload });
+    if (answer.ok && answer.data.upload) upload = answer.data.upload;
     if (!answer.ok) {
       status.textContent = "";
       showError(historyForm, "history", errorText(answer.data));

@@ -1,0 +1,171 @@
+"""The records' SQLite files, version by version: every step that built each, run in order, in one place.
+
+The table's file is TABLE_FILE; the hall's board has its own (mqtt/hall/board.py).
+
+A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
+each step past its version, in order, in one transaction with the new
+version, so a file is at one version or the one before, never between. The
+tables are created here (the shows, their journals, the players, the score
+pad) or by their record module's own statements (festivals.py, games.py),
+and the steps say in which order they came.
+
+A file written before the version moved to `user_version` (version 0 there)
+kept it in its `meta` table under 'schema' (1 or 2): its steps run from
+that version on. Every step is safe on a file that already has what it
+adds, so a file whose old marks are missing is brought forward all the same.
+
+>>> from companion.records.database import Database
+>>> db = Database(":memory:", TABLE_FILE)
+>>> TABLE_FILE.version(db), TABLE_FILE.latest
+(4, 4)
+"""
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from companion.records import festivals, games
+from companion.records.tally import score_pad
+
+# The score pad's figures per event, kept by triggers as shows are written (by this program or any
+# other), so the pad reads one row per event instead of grouping every stored show on each request.
+# A show's write recounts its event's shows alone, through the shows_by_event index.
+PAD_EVENT = """DELETE FROM pad WHERE event_id = {row}.event_id;
+    INSERT INTO pad """ + score_pad("shows", by="event_id", where="event_id = {row}.event_id") + ";"
+
+SHOWS = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, data TEXT NOT NULL, saved TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS shows (
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    event_name TEXT NOT NULL,
+    challenge INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    started_wall REAL NOT NULL,
+    speed REAL NOT NULL,
+    outcome TEXT NOT NULL DEFAULT 'running',
+    stars INTEGER NOT NULL DEFAULT 0,
+    ended TEXT,
+    start_player TEXT,
+    orientation TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS journal (
+    show_id INTEGER NOT NULL REFERENCES shows(id),
+    n INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (show_id, n)
+);
+CREATE TABLE IF NOT EXISTS players (position INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    show_id INTEGER PRIMARY KEY REFERENCES shows(id),
+    lines INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS shows_by_event ON shows (event_id, outcome, stars, started, event_name);
+CREATE INDEX IF NOT EXISTS shows_running ON shows (outcome, id);
+"""
+PAD = """
+CREATE TABLE IF NOT EXISTS pad (
+    event_id TEXT PRIMARY KEY, name TEXT, best_stars INTEGER, attempts INTEGER, wins INTEGER, last_played TEXT
+);""" + "".join(f"""
+CREATE TRIGGER IF NOT EXISTS pad_on_{change} AFTER {change} ON shows BEGIN
+    {body}
+END;""" for change, body in (
+    ("insert", "{new}"), ("delete", "{old}"), ("update", "{old} {new}"))).format(
+    old=PAD_EVENT.format(row="OLD"), new=PAD_EVENT.format(row="NEW"))
+
+
+Step = Callable[[object], None]  # one step, given the open transaction's connection
+
+
+class NewerFile(sqlite3.DatabaseError):
+    """A file written by a newer program (a database error: a command that opens it answers in one line)."""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The ordered steps of one kind of file; step n brings a file at version n-1 to version n."""
+
+    steps: Sequence[Step]
+    older: Callable[[object], int] = lambda db: 0  # the version of a file from before user_version was used
+
+    @property
+    def latest(self) -> int:
+        return len(self.steps)
+
+    def version(self, database) -> int:
+        with database.connection() as db:
+            return db.execute("PRAGMA user_version").fetchone()[0]
+
+    def migrate(self, db) -> int:
+        """Run, on the connection `db` inside its transaction, every step the file lacks; the version it is now at."""
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            version = self.older(db)
+        if version > self.latest:
+            raise NewerFile(f"the file is at version {version}, newer than this program's {self.latest}:"
+                               " update the program")
+        for number in range(version + 1, self.latest + 1):
+            self.steps[number - 1](db)
+        db.execute(f"PRAGMA user_version = {self.latest}")  # a pragma takes no parameter: a whole number of ours
+        return self.latest
+
+
+def script(sql: str) -> Step:
+    """A step of plain statements (each statement run in the step's transaction)."""
+    def run(db) -> None:
+        for statement in statements(sql):
+            db.execute(statement)
+    return run
+
+
+def statements(sql: str) -> list[str]:
+    """`sql` cut into its statements, at the semicolons SQLite itself would end them at (triggers hold several).
+
+    >>> len(statements("CREATE TABLE a (x); CREATE TRIGGER t AFTER INSERT ON a BEGIN DELETE FROM a; END;"))
+    2
+    """
+    found, current = [], ""
+    for piece in sql.split(";"):
+        current += piece + ";"
+        if sqlite3.complete_statement(current):
+            if current.strip(" \n\t;"):
+                found.append(current.strip())
+            current = ""
+    return found
+
+
+def _older_table_file(db) -> int:
+    """The version a table file of before `user_version` kept in its meta table (none: a new or first file)."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone():
+        return 0
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    return int(row["value"]) if row and str(row["value"]) in ("1", "2") else 0
+
+
+def _count_pad(db) -> None:
+    """The score pad kept by triggers from now on, and counted afresh once from every show."""
+    script(PAD)(db)
+    db.execute("DELETE FROM pad")
+    db.execute(f"INSERT INTO pad {score_pad('shows', by='event_id')}")
+    db.execute("DELETE FROM meta WHERE key IN ('pad', 'schema')")  # the version is user_version's alone now
+
+
+def _festival_ids_never_reused(db) -> None:
+    """Festivals rebuilt with AUTOINCREMENT, so a deleted festival's id is never handed to a new one."""
+    row = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'festivals'").fetchone()
+    if "AUTOINCREMENT" in row["sql"].upper():
+        return
+    db.execute("ALTER TABLE festivals RENAME TO festivals_before")
+    script(festivals.SCHEMA)(db)
+    db.execute("INSERT INTO festivals (id, name, events, saved) SELECT id, name, events, saved FROM festivals_before")
+    db.execute("DROP TABLE festivals_before")
+
+
+TABLE_FILE = Schema(steps=(
+    script(SHOWS + games.SCHEMA),  # 1: the shows, their journals, the players, the board games
+    script(festivals.SCHEMA),  # 2: custom festivals
+    _count_pad,  # 3: the score pad kept by triggers (a file of before them carried a 'pad' mark in meta)
+    _festival_ids_never_reused,  # 4
+), older=_older_table_file)
