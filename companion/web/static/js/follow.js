@@ -102,7 +102,7 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
     }
     source.addEventListener("error", () => {
       gap = true;
-      notLive("lost");
+      if (!polling) notLive("lost"); // a page refused before is told what the server says now (recover)
       if (opened && source.readyState === EventSource.CONNECTING) {
         opened = false; // dropped while live: the browser reconnects once by itself, with Last-Event-ID
         return;
@@ -140,6 +140,9 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
       timer = setTimeout(open, retryAfter(answer) + Math.random() * RETRY_MS);
       return;
     }
+    clearInterval(polling); // not refused: out of reach, or the record gone; reading it would fail the same way
+    polling = 0;
+    notLive("lost");
     failures += 1;
     timer = setTimeout(open, jittered(Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** (failures - 1))));
   }
