@@ -225,3 +225,29 @@ def test_the_geese_tracker_comes_back_after_the_server_does(served, phone, expec
     again = api(table.url, f"/api/geese/games/{game['id']}/setup", {"card": {"n": 3, "suit": "gull"}})
     expect(tracker).to_have_attribute("data-version", str(again["version"]))
     assert table.streams.held() == 1
+
+
+def test_the_hall_page_past_the_stream_cap_keeps_up_and_lets_a_card_that_went_go(phone, expect):
+    from companion.clock import FakeClock
+    from companion.mqtt.hall import Hall, create_hall_app
+
+    clock = FakeClock()
+    hall = Hall(clock=clock.monotonic, frame_s=0.0)
+    hall.set_online("alpha", True)
+    hall.set_show("stray", None)  # a table never seen online: its card expires
+    app = create_hall_app(hall, config={**FAST, "SSE_MAX_STREAMS": 1})
+    server = ServerThread(make_server(None, "127.0.0.1", 0, app=app))
+    other = Holder(urlsplit(server.url).port, "/api/hall/events")  # another phone holds the only slot
+    try:
+        page = phone(server.url)
+        expect(page.locator("#connection")).to_have_text(REFUSED_WORDS)
+        stray = page.locator('.hall-card[data-table="stray"]')
+        expect(stray).to_have_count(1)
+        clock.advance(3600)  # long past its time
+        hall.set_online("beta", True)  # the hall's next change lets the stray go
+        expect(page.locator('.hall-card[data-table="beta"]')).to_have_count(1)  # read by polling
+        expect(stray).to_have_count(0)  # absent from the whole view read: gone from the page too
+        expect(page.locator('.hall-card[data-table="alpha"]')).to_have_count(1)
+    finally:
+        other.close()
+        server.close()
