@@ -176,6 +176,34 @@ def test_a_dropped_stream_comes_back_and_the_banner_goes(served, phone, expect):
     expect(status).not_to_have_text(before)
 
 
+def test_a_stream_the_server_ends_comes_back_from_the_last_event_the_page_heard(served, phone, expect):
+    table = served()
+    game = new_flock_game(table.url)
+    asked = []  # the Last-Event-ID of every request for the game's stream
+    wsgi = table.app.wsgi_app
+
+    def record(environ, start_response):
+        if environ["PATH_INFO"].endswith("/events"):
+            asked.append(environ.get("HTTP_LAST_EVENT_ID"))
+        return wsgi(environ, start_response)
+
+    table.app.wsgi_app = record
+    page = phone(f"{table.url}flock/games/{game['id']}")
+    status = page.locator("#game-status")
+    expect(status).not_to_be_empty()
+    first = status.text_content()
+    moved = api(table.url, f"/api/flock/games/{game['id']}/actions", {"action": {"do": "pass"}, "version": 1})
+    expect(status).not_to_have_text(first)  # the page heard version 2
+    before = status.text_content()
+    table.streams.closing.set()  # the server ends every stream, as when it stops
+    expect(page.locator("#connection")).to_have_text(LOST_WORDS)
+    table.streams.closing.clear()  # and serves them again
+    expect(page.locator("#connection")).to_be_hidden()
+    assert asked[0] is None and str(moved["version"]) in asked[1:]  # the browser said what the page had heard
+    api(table.url, f"/api/flock/games/{game['id']}/actions", {"action": {"do": "pass"}, "version": moved["version"]})
+    expect(status).not_to_have_text(before)
+
+
 def test_a_refused_stream_waits_out_the_servers_retry_after(served, phone, expect):
     table = served(SSE_REFUSED_RETRY_MS=60_000)  # the page reads the show once a minute while refused
     refusing = {"on": True}
