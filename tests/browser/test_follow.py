@@ -279,3 +279,25 @@ def test_the_hall_page_past_the_stream_cap_keeps_up_and_lets_a_card_that_went_go
     finally:
         other.close()
         server.close()
+
+
+WAITS = """async () => {
+  const { backoffMs, retryAfterMs } = await import("/static/js/waits.js");
+  const waits = [];
+  for (let failures = 1; failures <= 12; failures++) {
+    waits.push([backoffMs(failures, 100, 400, 0), backoffMs(failures, 100, 400, 0.5), backoffMs(failures, 100, 400, 1)]);
+  }
+  const now = Date.parse("Tue, 01 Jan 2030 00:00:00 GMT");
+  const after = (header) => retryAfterMs(header, now, 5000);
+  return { waits, seconds: after("120"), spaced: after(" 7 "), date: after("Tue, 01 Jan 2030 00:00:30 GMT"),
+           past: after("Mon, 31 Dec 2029 00:00:00 GMT"), none: after(null), junk: after("soon") };
+}"""
+
+
+def test_the_waits_double_up_to_the_cap_jittered_and_a_retry_after_is_read_as_seconds_or_a_date(served, phone):
+    table = served()
+    answer = phone(table.url).evaluate(WAITS)
+    assert answer["waits"][:4] == [[50, 75, 100], [100, 150, 200], [200, 300, 400], [200, 300, 400]]
+    assert all(wait == [200, 300, 400] for wait in answer["waits"][3:])  # never past the cap, however long
+    assert (answer["seconds"], answer["spaced"], answer["date"]) == (120_000, 7_000, 30_000)
+    assert (answer["past"], answer["none"], answer["junk"]) == (0, 5000, 5000)

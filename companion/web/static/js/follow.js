@@ -11,6 +11,7 @@
 // The periods are the server's, on the page's body (data-live-*): the limits are named once, in Python.
 
 import { t } from "./i18n.js";
+import { backoffMs, retryAfterMs } from "./waits.js";
 
 const body = document.body.dataset;
 const RETRY_MS = Number(body.liveRetryMs); // the first wait before opening the stream again
@@ -47,17 +48,6 @@ function pageBanner() {
   }
   return banner;
 }
-
-// How long a refusal asks the page to wait: Retry-After in seconds or as a date, else the refused period.
-function retryAfter(answer) {
-  const said = answer.headers.get("Retry-After");
-  if (said && /^\d+$/.test(said.trim())) return Number(said) * 1000;
-  const date = said ? Date.parse(said) : NaN;
-  return Number.isNaN(date) ? REFUSED_MS : Math.max(0, date - Date.now());
-}
-
-// A wait of at least half of `ms` and at most all of it: phones that lost the table at once come back apart.
-const jittered = (ms) => ms / 2 + Math.random() * (ms / 2);
 
 // Follow the stream at `events`. `on` maps each event's name to accept(data, {gap, whole}): `gap` on the
 // first since the page was not live (it may sum up changes the page never saw), `whole` when it is the
@@ -137,14 +127,15 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
         polling = setInterval(read, REFUSED_MS);
         read();
       }
-      timer = setTimeout(open, retryAfter(answer) + Math.random() * RETRY_MS);
+      const asked = retryAfterMs(answer.headers.get("Retry-After"), Date.now(), REFUSED_MS);
+      timer = setTimeout(open, asked + Math.random() * RETRY_MS); // never sooner; spread a little after
       return;
     }
     clearInterval(polling); // not refused: out of reach, or the record gone; reading it would fail the same way
     polling = 0;
     notLive("lost");
     failures += 1;
-    timer = setTimeout(open, jittered(Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** (failures - 1))));
+    timer = setTimeout(open, backoffMs(failures, RETRY_MS, RETRY_MAX_MS));
   }
 
   open();
