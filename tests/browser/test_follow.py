@@ -219,10 +219,15 @@ def test_a_refused_stream_waits_out_the_servers_retry_after(served, phone, expec
     page.clock.install(time=START)
     page.clock.pause_at(START + timedelta(seconds=1))  # the page's timers run only when the test moves its clock
     page.route(re.compile(r".*/api/show/events$"), refuse)
+    held = []  # the strip's stream waits for the test: it opens once the show has been refused
+    page.route(re.compile(r".*/api/strip/events$"), lambda route: held.append(route))
     page.goto(table.url)
     banner = page.locator("#connection")
     expect(banner).to_have_text(REFUSED_WORDS)  # refused, and the server's answer read
     expect(page.locator("#show-status")).to_have_text("No show is running.")  # read all the same
+    held[0].continue_()
+    expect(page.locator("#strip-rows .strip-row").first).to_be_visible()  # the strip's own stream is live
+    expect(banner).to_be_visible()  # and the page still says the show is not
     page.clock.run_for(119_000)
     assert opened(page, "/api/show/events") == 1  # not asked again before the server's two minutes
     refusing["on"] = False
@@ -285,7 +290,7 @@ WAITS = """async () => {
   const { backoffMs, retryAfterMs } = await import("/static/js/waits.js");
   const waits = [];
   for (let failures = 1; failures <= 12; failures++) {
-    waits.push([backoffMs(failures, 100, 400, 0), backoffMs(failures, 100, 400, 0.5), backoffMs(failures, 100, 400, 1)]);
+    waits.push([0, 0.5, 1].map((random) => backoffMs(failures, 100, 400, random)));
   }
   const now = Date.parse("Tue, 01 Jan 2030 00:00:00 GMT");
   const after = (header) => retryAfterMs(header, now, 5000);

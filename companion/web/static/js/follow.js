@@ -64,11 +64,14 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
   let fresh = true; // the stream was opened anew, without Last-Event-ID: its first event is whole
   let stopped = false;
 
-  const notLive = (why) => showBanner(banner, follow, why);
+  const self = Symbol(events); // this follower, among the others sharing its banner
+  const notLive = (why) => showBanner(banner, self, why);
 
   // A read of `poll` (polled) is whole, and may sum up changes the page never saw.
   function deliver(accept, data, id, polled = false) {
-    const restarted = id !== "" && lastId !== null && Number(id) <= Number(lastId); // the server did not know ours
+    // A number below ours: the server did not know ours (another database, an earlier run) and began again.
+    // (An event without an id carries the last one's again.)
+    const restarted = id !== "" && lastId !== null && Number(id) < Number(lastId);
     if (id !== "") lastId = id;
     accept(data, { gap: gap || polled, whole: polled || fresh || restarted });
     if (!polled) gap = fresh = false;
@@ -122,7 +125,7 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
     }
     if (stopped) return;
     if (answer && REFUSED.has(answer.status)) {
-      notLive(poll ? "refused" : "lost");
+      notLive("refused");
       if (poll && !polling) {
         polling = setInterval(read, REFUSED_MS);
         read();
