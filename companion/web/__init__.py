@@ -26,9 +26,13 @@ PAGE_BUDGET = 100_000  # bytes of a page and everything it loads: quick on a pho
 # Settings a caller may override through `config` (tests shorten the keep-alive).
 DEFAULTS = {
     "SSE_KEEPALIVE_S": 15.0,  # a comment line on a quiet stream, well inside every timeout on the way
-    "SSE_RETRY_MS": 3000,  # how soon a dropped browser reconnects
-    "SSE_MAX_STREAMS": 40,  # open streams at once; the server keeps threads beyond this for plain requests
-    "SSE_REFUSED_RETRY_MS": 5000,  # a page refused a stream (every slot taken) reads the show and asks again this often
+    # How soon a dropped browser reconnects; a page that keeps failing waits twice as long each time ...
+    "SSE_RETRY_MS": 3000,
+    "SSE_RETRY_MAX_MS": 30_000,  # ... up to this: a table back from a restart is found within half a minute
+    # Open streams at once: 20 phones, each with the live show and the strip view; the server keeps threads
+    # beyond this for plain requests (server.RESERVE).
+    "SSE_MAX_STREAMS": 40,
+    "SSE_REFUSED_RETRY_MS": 5000,  # a page refused a stream (every slot taken) reads its record, asks again this often
     "STRIP_MAX_FPS": 15.0,  # the on-screen strip needs no more
     "MAX_CONTENT_LENGTH": 32 * 1024,  # the largest body: a custom event with its rules text fits many times
     "LAN_ADDRESSES": None,  # this machine's network addresses for the QR code; None: looked up (ifaddr)

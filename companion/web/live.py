@@ -252,7 +252,7 @@ class Streams:
     within WAKE_S of its phone closing the connection (waitress tells the
     app through `waitress.client_disconnected`). A stream refused is told to
     come back after `refused_retry_ms`, the period at which a refused page
-    reads the show meanwhile (live.js).
+    reads its record meanwhile (static/js/follow.js).
     """
 
     def __init__(self, limit: int, *, keepalive_s: float, retry_ms: int, refused_retry_ms: int,

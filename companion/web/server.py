@@ -35,10 +35,8 @@ from companion.web.live import PUSH
 
 log = logging.getLogger(__name__)
 
-PHONES = 20  # phones a table is sized for
-STREAMS_PER_PHONE = 2  # the live show, and the strip view
 RESERVE = 8  # threads kept for plain requests while every stream is open
-DEFAULT_THREADS = PHONES * STREAMS_PER_PHONE + RESERVE
+DEFAULT_THREADS = DEFAULTS["SSE_MAX_STREAMS"] + RESERVE  # a thread for every stream the app allows, and the reserve
 CONNECTIONS_PER_THREAD = 4  # phones keep several keep-alive connections each
 CONNECTIONS_PER_CLIENT = 16  # a browser opens 6 to a site; a page and a script beside it stay far inside this
 CHANNEL_TIMEOUT_S = 60  # waitress's own sweep, a backstop: streams speak every SSE_KEEPALIVE_S (15 s)

@@ -67,12 +67,13 @@ def test_every_asset_is_served_here_and_the_script_reads_the_live_show(app):
         assert get(app, path=asset.split("?")[0]).status_code == 200, asset
     script = (KIOSK / "static" / "kiosk.js").read_text("utf-8")
     imports = re.findall(r'from "(/[^"]+)"', script)
-    assert sorted(imports) == ["/static/js/i18n.js", "/static/js/live.js", "/static/js/looks.js",
-                               "/table/static/glass.js"]  # the site's shared modules and the glass drawing, nothing else
+    assert sorted(imports) == ["/static/js/follow.js", "/static/js/i18n.js", "/static/js/looks.js",
+                               "/static/js/sand.js", "/table/static/glass.js"]  # shared modules and the glass only
     assert all(get(app, path=i).status_code == 200 for i in imports), imports
-    live = get(app, path="/static/js/live.js").get_data(as_text=True)  # the one live loop of the show's pages
-    assert "/static/js/live.js" in imports and 'fetch("/api/show")' in script
-    assert 'new EventSource("/api/show/events")' in live and 'fetch("/api/show"' in live
+    live = get(app, path="/static/js/follow.js").get_data(as_text=True)  # the one live loop of every page
+    assert 'fetch("/api/show")' in script
+    assert 'follow("/api/show/events", { on: { state: accept }, poll: "/api/show"' in script
+    assert "new EventSource(events)" in live
 
 
 def test_the_tokens_come_from_the_rules_not_a_literal(app):

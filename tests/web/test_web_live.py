@@ -6,14 +6,17 @@ test says so; the streams' keep-alive interval is shortened to 0.2 s.
 
 import http.client
 import json
+import re
 import socket
 import threading
 import time
 from types import SimpleNamespace
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
+import companion
 from companion.clock import FakeClock
 from companion.table import demo_table
 from companion.web import create_app
@@ -332,6 +335,80 @@ def test_the_server_stops_with_streams_still_open(tmp_path):
     table.stop()
     assert time.monotonic() - started < 5.0
     assert not server._thread.is_alive()
+
+
+def head(port: int, path: str) -> http.client.HTTPResponse:
+    """A HEAD request, as a page asks whether a stream would be let in (follow.js)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection.request("HEAD", path)
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return response
+
+
+def test_a_page_asks_whether_a_stream_would_be_let_in_without_keeping_a_slot(tmp_path):
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock()).start()
+    app = create_app(table, config={"SSE_MAX_STREAMS": 1, "SSE_REFUSED_RETRY_MS": 7000})
+    server = ServerThread(make_server(table, "127.0.0.1", 0, threads=4, app=app))
+    streams, port = app.extensions["streams"], urlsplit(server.url).port
+    try:
+        answer = head(port, "/api/show/events")
+        assert answer.status == 200 and answer.getheader("Content-Type").startswith("text/event-stream")
+        ends = time.monotonic() + 5
+        while streams.held():  # given back as soon as waitress closes the answer
+            assert time.monotonic() < ends, "a HEAD kept its stream's slot"
+            streams.closing.wait(0.01)
+        client = EventStream(port, "/api/show/events")  # takes the only slot
+        try:
+            refused = head(port, "/api/show/events")
+            assert refused.status == 503 and refused.getheader("Retry-After") == "7"
+        finally:
+            client.close()
+    finally:
+        server.close()
+        table.stop()
+
+
+def test_the_pages_are_handed_the_live_periods_on_the_body(tmp_path):
+    from companion.mqtt.hall import Hall, create_hall_app
+
+    periods = {"SSE_RETRY_MS": 1234, "SSE_RETRY_MAX_MS": 23456, "SSE_REFUSED_RETRY_MS": 7000}
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock())
+    try:
+        for app in (create_app(table, testing=True, config=periods), create_hall_app(Hall(), testing=True,
+                                                                                     config=periods)):
+            page = app.test_client().get("/").get_data(as_text=True)
+            assert ('data-live-retry-ms="1234" data-live-retry-max-ms="23456" data-live-refused-ms="7000"'
+                    in page)
+    finally:
+        table.stop()
+
+
+def test_the_stream_cap_is_named_once_and_the_server_keeps_a_reserve_beyond_it(tmp_path):
+    from companion.web import DEFAULTS
+    from companion.web.server import DEFAULT_THREADS, RESERVE
+
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock())
+    server = make_server(table, "127.0.0.1", 0)
+    try:
+        assert server.flask_app.config["SSE_MAX_STREAMS"] == DEFAULTS["SSE_MAX_STREAMS"]
+        assert DEFAULT_THREADS == DEFAULTS["SSE_MAX_STREAMS"] + RESERVE == server.adj.threads
+    finally:
+        server.close()
+        table.stop()
+
+
+PAGE_SCRIPTS = [p for p in Path(companion.__file__).parent.rglob("*.js") if "static" in p.parts]
+FOLLOW_JS = Path(companion.__file__).parent / "web" / "static" / "js" / "follow.js"
+
+
+def test_every_page_follows_live_state_through_the_one_loop():
+    assert FOLLOW_JS in PAGE_SCRIPTS and "new EventSource" in FOLLOW_JS.read_text("utf-8")
+    assert [str(p) for p in PAGE_SCRIPTS if p != FOLLOW_JS and "EventSource" in p.read_text("utf-8")] == []
+    for loop in (FOLLOW_JS, FOLLOW_JS.with_name("waits.js")):
+        periods = set(re.findall(r"\b\d{4,}\b", loop.read_text("utf-8")))
+        assert periods <= {"1000"}  # ms in a second, no more: every period it waits is the server's, from the body
 
 
 # ---- the pure parts of the streams ----------------------------------------------

@@ -1,8 +1,10 @@
 // The hall page: a card per table, redrawn from each `hall` event, with running glasses' sand
-// counted down between events from the moment the event arrived (no polling).
+// counted down between events from the moment the event arrived.
 
 import { eventName, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { follow } from "/static/js/follow.js";
 import { symbolMark } from "/static/js/looks.js";
+import { sandLeft } from "/static/js/sand.js";
 import { news } from "./news.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,13 +20,6 @@ const cards = new Map(); // table name -> {card, element, receivedAt}
 function text(element, selector, value) {
   const target = element.querySelector(selector);
   if (target.textContent !== value) target.textContent = value;
-}
-
-function sand(card, receivedAt, colour) {
-  const glass = card.show.timers[colour];
-  if (glass.state !== "running" || card.show.outcome !== "running") return glass.top_s;
-  const gone = ((performance.now() - receivedAt) / 1000) * card.show.speed;
-  return Math.max(0, glass.top_s - gone);
 }
 
 // Each card has one line per glass, made once; a redraw only changes its words and its class.
@@ -49,7 +44,7 @@ function drawGlasses(entry) {
     const { li, words } = lines[colour];
     li.hidden = !glass || glass.state === "out_of_play";
     if (li.hidden) continue;
-    const seconds = t("seconds", { n: Math.ceil(sand(card, receivedAt, colour)) });
+    const seconds = t("seconds", { n: Math.ceil(sandLeft(glass, show, receivedAt, performance.now())) });
     const label = glass.state === "running" ? seconds : `${seconds} · ${t(`state.${glass.state}`)}`;
     const text = ` ${t("hall.glass", { timer: timerName(colour), sand: label })}`;
     if (words.data !== text) words.data = text;
@@ -157,16 +152,19 @@ function drawBoard(board) {
   $("board").replaceChildren(table);
 }
 
-const stream = new EventSource("/api/hall/events");
-stream.addEventListener("hall", (event) => {
-  const changed = JSON.parse(event.data);
+// A frame carries the cards that changed; a whole view (a new stream, or a read while the stream is
+// refused) carries every card, so a card it lacks has gone.
+function accept(changed, { whole }) {
+  if (whole) {
+    const named = new Set(changed.cards.map((card) => card.table));
+    for (const table of [...cards.keys()]) if (!named.has(table)) drop({ table });
+  }
   tell(changed.cards.flatMap(take));
   if (changed.board) drawBoard(changed.board);
   $("no-tables").hidden = cards.size > 0;
   text(document, "#hall-count", t("hall.tables_seen", { n: cards.size }));
-  $("connection").hidden = true;
-});
-stream.addEventListener("error", () => { $("connection").hidden = false; });
+}
+follow("/api/hall/events", { on: { hall: accept }, poll: "/api/hall" });
 
 setInterval(() => cards.forEach((entry) => {
   if (entry.card.show?.outcome === "running") drawGlasses(entry);

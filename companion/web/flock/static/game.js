@@ -1,6 +1,7 @@
 // One saved game on any phone: the board, cubes, prices and turn, moves by tapping, live from the table.
 
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
+import { follow } from "/static/js/follow.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { announce, redraw, tabStop } from "/static/js/keys.js";
 
@@ -374,8 +375,7 @@ if (mode === "moves") {
     cancel();
   });
 }
-const live = new EventSource(root.dataset.events);
-live.addEventListener("game", (event) => render(JSON.parse(event.data)));
+follow(root.dataset.events, { on: { game: render }, poll: root.dataset.gameApi });
 if (mode === "sheet" && unlocked) {
   $("undo-stage").addEventListener("click", () => send("undo", {}));
   $("undo-stage").disabled = false;

@@ -3,6 +3,7 @@
 // Whose turn, each hand's size and the game's end come from the table, which checks every turn by the rules.
 
 import { errorText, postJSON } from "/static/js/api.js";
+import { follow } from "/static/js/follow.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { redraw, rovingGrid, tabStop } from "/static/js/keys.js";
 import { cardName, chip, drawChosen, picker, pickerStop, rulesOf, same } from "./cards.js";
@@ -261,9 +262,4 @@ if (unlocked) {
   }
 }
 
-const events = new EventSource(root.dataset.events);
-events.addEventListener("game", (event) => {
-  $("connection").textContent = t("geese.live.on");
-  show(JSON.parse(event.data));
-});
-events.addEventListener("error", () => { $("connection").textContent = t("geese.live.lost"); });
+follow(root.dataset.events, { on: { game: show }, poll: root.dataset.gameApi });

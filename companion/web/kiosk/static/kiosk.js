@@ -3,8 +3,9 @@
 // state arrived, once per animation frame, as on the table page: smooth whatever the update rate.
 
 import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
-import { followShow, writeLive } from "/static/js/live.js";
+import { follow, writeLive } from "/static/js/follow.js";
 import { symbolMark } from "/static/js/looks.js";
+import { sandLeft } from "/static/js/sand.js";
 import { Glass } from "/table/static/glass.js";
 
 const $ = (id) => document.getElementById(id);
@@ -33,11 +34,6 @@ const tiles = Object.fromEntries(colours.map((colour) => {
 
 const clock = (s) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
 const running = () => show?.outcome === "running";
-
-function sandNow(timer, now) {
-  if (!running() || timer.state !== "running") return timer.top_s;
-  return Math.max(0, timer.top_s - ((now - receivedAt) / 1000) * show.speed);
-}
 
 function accept(state) {
   if (state.outcome !== show?.outcome) refreshFestival(); // a show began or ended: the festival pad moved
@@ -141,7 +137,7 @@ function drawTimer(colour, now) {
     seconds.textContent = said.textContent = "";
     return false;
   }
-  const sand = sandNow(timer, now);
+  const sand = sandLeft(timer, show, receivedAt, now);
   const flowing = running() && timer.state === "running" && sand > 0;
   glass.draw(sand / timer.duration, { lying: timer.state === "lying", flowing });
   const shown = clock(Math.ceil(sand));
@@ -209,4 +205,4 @@ $("kiosk-pair")?.addEventListener("click", showPairing);
 
 // The state now, then every change: the screen is right from its first frame.
 fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });
-followShow(accept, $("kiosk-connection"));
+follow("/api/show/events", { on: { state: accept }, poll: "/api/show", banner: $("kiosk-connection") });

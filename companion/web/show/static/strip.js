@@ -1,5 +1,6 @@
 // The LED strip drawn on screen, a row of dots per segment, from the table's strip stream.
 
+import { follow } from "/static/js/follow.js";
 import { t, timerName } from "/static/js/i18n.js";
 import { symbolMark } from "/static/js/looks.js";
 
@@ -29,14 +30,10 @@ function row(container, label, count, look = null) {
   return dots;
 }
 
+// The strip has no state to read while its stream is refused: the page waits to be let in again.
 export function showStrip(container, looks) {
   let dots = [];
-  const stream = new EventSource("/api/strip/events");
-  stream.addEventListener("error", () => {
-    if (stream.readyState === EventSource.CLOSED) setTimeout(() => showStrip(container, looks), 5000);
-  });
-  stream.addEventListener("layout", (event) => {
-    const layout = JSON.parse(event.data);
+  const drawLayout = (layout) => {
     container.replaceChildren();
     dots = layout.colours.flatMap((colour) => {
       const segment = row(container, timerName(colour), layout.segment_len, looks[colour]);
@@ -45,9 +42,9 @@ export function showStrip(container, looks) {
     });
     if (layout.countdown_leds) dots.push(...row(container, t("strip.countdown"), layout.countdown_leds));
     if (layout.token_leds) dots.push(...row(container, t("strip.tokens"), layout.token_leds));
-  });
-  stream.addEventListener("frame", (event) => {
-    const { pixels } = JSON.parse(event.data);
+  };
+  const drawFrame = ({ pixels }) => {
     dots.forEach((dot, i) => dot.setAttribute("fill", `#${pixels.slice(i * 6, i * 6 + 6) || "000000"}`));
-  });
+  };
+  follow("/api/strip/events", { on: { layout: drawLayout, frame: drawFrame } });
 }

@@ -6,7 +6,8 @@
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { enhance } from "/static/js/forms.js";
 import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
-import { followShow, writeLive } from "/static/js/live.js";
+import { follow, writeLive } from "/static/js/follow.js";
+import { sandLeft } from "/static/js/sand.js";
 import { Alerts } from "./alerts.js";
 import { Board, eventShape, item } from "./board.js";
 import { Glass } from "./glass.js";
@@ -96,11 +97,6 @@ function status() {
   return ["running", "win", "loss"].includes(show.outcome) ? t(`status.${show.outcome}`, slots) : t(`outcome.${show.outcome}`);
 }
 
-function sandNow(timer, now) {
-  if (!running() || timer.state !== "running") return timer.top_s;
-  return Math.max(0, timer.top_s - ((now - receivedAt) / 1000) * show.speed);
-}
-
 function render() {
   const idle = show.outcome === "idle";
   $("show-title").textContent = idle ? t("show.title")
@@ -149,7 +145,7 @@ function drawTimer(colour, now) {
     markLow(colour, false); // a warning never outlives its show
     return false;
   }
-  const sand = sandNow(timer, now);
+  const sand = sandLeft(timer, show, receivedAt, now);
   const flowing = running() && timer.state === "running" && sand > 0;
   glass.draw(sand / timer.duration, { lying: timer.state === "lying", flowing });
   seconds.textContent = t("seconds", { n: Math.ceil(sand) });
@@ -323,6 +319,6 @@ if (unlocked) {
 
 // ---- live ----------------------------------------------------------------------
 
-followShow(accept, $("connection"));
+follow("/api/show/events", { on: { state: accept }, poll: "/api/show" });
 
 if ($("strip")) showStrip($("strip-rows"), looks);
