@@ -213,8 +213,10 @@ class LossyLine:
         self._flight.append((ms + self._delay, data))
 
     def read(self, ms: int) -> bytes:
+        if not self._flight or self._flight[0][0] > ms:  # in order of arrival: every write waits as long
+            return b""
         arrived = [data for due, data in self._flight if due <= ms]
-        self._flight = [(due, data) for due, data in self._flight if due > ms]
+        self._flight = self._flight[len(arrived):]
         return b"".join(arrived)
 
     def clear(self) -> None:
