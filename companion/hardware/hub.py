@@ -170,7 +170,7 @@ class HubSource:
             if self.link is not None:
                 self.link.refuse(reason)
             return
-        self.hello, self._last_seq = hello, message.seq
+        self.hello, self._last_seq, self._asked = hello, message.seq, None  # a new sequence: nothing is missing
         self._anchor = (t, message.ms)
 
     def _snapshot(self, message: Message, t: float) -> None:

@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from companion.hardware.hub_frames import MAX_LINE, PROTOCOL, frame, read_message
+from companion.hardware.hub_frames import MAX_LINE, PROTOCOL, frame, read_frame, read_message
 
 BAUD = 115200  # USB CDC ignores it; a UART-wired hub needs it
 READ_TIMEOUT_S = 0.05  # how long one read may block: bounds how late a closing thread notices
@@ -73,10 +73,10 @@ class LineWatch:
             lines.append(self._buffer[:MAX_LINE] + b"\n")  # too long with its newline: never read as a frame
             self._buffer = self._buffer[MAX_LINE:]
         for line in lines:
-            message = read_message(line)
-            if message is not None and message.kind == "hello":
+            raw = read_frame(line)  # the frame's own rules: whether a kind's fields fit is the source's to judge
+            if raw is not None and raw[1] == "hello" and read_message(line) is not None:
                 self.greeted = True
-            if message is not None or not self.greeted:
+            if raw is not None or not self.greeted:
                 self._bad_run = 0
             else:
                 self._bad_run += 1

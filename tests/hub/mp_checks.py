@@ -49,6 +49,13 @@ def main():
     say("resend too old", hub.resend(60000, 900))
     say("status", (hub.status(900), [hubcore.led_on(s, ms) for s in ("waiting", "connected", "fault") for ms in (0, 80, 700)]))
 
+    hub = hubcore.HubCore(1, window=4)
+    hub.start(0)
+    hub._seq, hub._held = 65534, []  # as if it had run a while: the numbers wrap at 65536
+    sent = [hub.beat(ms) for ms in range(6)]  # 65534, 65535, 0, 1, 2, 3: it keeps 0 to 3
+    say("resend across the wrap", [hub.resend(first, 10) == sent[at:] for first, at in ((0, 2), (2, 4), (4, 6))]
+        + [hub.resend(65535, 10)[0].split(b" ")[1]])
+
     vector = VECTORS["resend"]
     hub = hubcore.HubCore(vector["timers"], beams=tuple(vector["beams"]))
     hub.start(vector["hello_ms"])

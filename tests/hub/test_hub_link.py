@@ -43,6 +43,9 @@ def test_once_greeted_silence_and_garbage_give_the_connection_up():
 
     watch = LineWatch(0.0)
     watch.received(HELLO, 0.1)
+    snap = frame(1, "snap", ms=6, pose=",".join(["side"] * 6), beam=",".join(["none"] * 6))
+    for _ in range(GARBAGE_RUN):  # a good frame of any kind, whatever the hub's channel count, is no garbage
+        assert watch.received(b"x\n" + snap, 0.15)[1] is None
     assert watch.received(b"x\n" * (GARBAGE_RUN - 1), 0.2)[1] is None
     assert watch.received(HELLO, 0.3)[1] is None  # a good frame ends the run
     assert watch.received(b"x\n" * (GARBAGE_RUN - 1), 0.4)[1] is None

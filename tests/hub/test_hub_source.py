@@ -151,6 +151,16 @@ def test_the_ask_is_repeated_when_due_even_if_no_frame_arrives():
     assert bench.link.resends == [2, 2] and bench.source.next_due() == pytest.approx(1.95)
 
 
+def test_a_hub_that_starts_again_while_frames_are_missing_ends_the_wait():
+    bench = Bench()
+    bench.connect()
+    bench.core.set_pose(0, "b_up", 1100)  # lost
+    bench.deliver([bench.core.beat(1200)], 2.0)
+    assert bench.source.next_due() is not None
+    assert poses(bench.deliver(bench.core.start(1300), 2.1)) == [("red", "b_up", True)]  # its watchdog, say
+    assert bench.source.next_due() is None and bench.link.resends == [2]
+
+
 def test_a_gap_older_than_the_window_is_answered_with_a_snapshot():
     bench = Bench(window=4)
     bench.connect()
