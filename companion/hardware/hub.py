@@ -6,7 +6,8 @@ become the same `PoseChange`s a tilt pair makes, plus `BeamChange`s from the
 light beams at the glasses' necks. Sequence numbers catch duplicates (dropped)
 and gaps: the hub keeps its last frames, so the lost ones are asked for again
 by number, again and again (waiting longer each time) until they come, and
-used in order, each with the hub's instant. Only the hub decides they are
+used in order, each with the hub's instant; the frames that arrived after a
+hole are kept aside meanwhile, so each answer need only fill the holes. Only the hub decides they are
 gone: it answers with a snapshot when it no longer keeps them, and then the
 snapshot's differences arrive flagged `resync` (a hub that keeps no frames
 is asked for a snapshot at once). An unplugged, silent or garbled hub marks
@@ -38,7 +39,7 @@ UNREADABLE = Fault("the hub cannot read this glass's sensor", "faults.hub.sensor
 # The wait for frames asked for again before asking once more: doubling from the first to the longest. There
 # is no last try: the hub keeps them or says they are gone, and the longest wait is far shorter than the time
 # its window covers, so a line that loses the asks and the answers again and again still gets them in time.
-RESEND_WAIT_S = (0.25, 2.0)
+RESEND_WAIT_S = (0.25, 1.0)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class HubSource:
         self._synced_once = False
         self._last_seq: int | None = None
         self._asked: tuple[float, float] | None = None  # while frames are missing: when last asked for, the wait since
+        self._early: dict[int, tuple[Message, float]] = {}  # frames after a hole, by number, with their arrival
         self._anchor: tuple[float, int] | None = None  # (host instant, hub ms) the hub clock is read against
         self._last_t = t0
 
@@ -111,7 +113,7 @@ class HubSource:
         elif item.what == "lost":
             self._lost(str(item.data), item.t)
         elif item.what == "open":
-            self.hello, self._last_seq, self._asked = None, None, None
+            self.hello, self._last_seq, self._asked, self._early = None, None, None, {}
 
     def update(self, t: float) -> list[Change]:
         if self._asked is not None and t >= self._asked[0] + self._asked[1]:
@@ -147,13 +149,22 @@ class HubSource:
             return
         if ahead > 1 and message.kind != "snap":  # a snapshot says everything: it closes any gap
             if self.hello["resend"]:
+                if ahead <= self.hello["resend"]:  # kept aside: the answers then need to fill only the holes
+                    self._early.setdefault(message.seq, (message, t))
                 self._missing(t)
-                return  # it comes again, in order, once the missing ones are back
+                return  # used in order, once the missing ones are back
             self.counts["gaps"] += 1
             self._request_snapshot()
         elif ahead > 1 and self.hello["resend"]:
             self.counts["gone"] += 1  # the hub's answer to frames it no longer keeps: they are lost
-        self._asked = None
+        self._use(message, t)
+        while (self._last_seq + 1) % SEQ_MOD in self._early:
+            self._use(*self._early.pop((self._last_seq + 1) % SEQ_MOD))
+        self._early = {seq: kept for seq, kept in self._early.items()
+                       if 0 < (seq - self._last_seq) % SEQ_MOD < SEQ_MOD // 2}  # a snapshot may pass some by
+        self._asked = None  # the next frame past a hole, if any is left, asks for it at once
+
+    def _use(self, message: Message, t: float) -> None:
         self._last_seq = message.seq
         at = self._instant(message.ms, t)
         handle = {"snap": self._snapshot, "pose": self._pose, "beam": self._beam, "fault": self._sensor}
@@ -170,7 +181,7 @@ class HubSource:
             if self.link is not None:
                 self.link.refuse(reason)
             return
-        self.hello, self._last_seq, self._asked = hello, message.seq, None  # a new sequence: nothing is missing
+        self.hello, self._last_seq, self._asked, self._early = hello, message.seq, None, {}  # a new sequence
         self._anchor = (t, message.ms)
 
     def _snapshot(self, message: Message, t: float) -> None:
@@ -205,7 +216,7 @@ class HubSource:
             self._set_fault(colour, UNREADABLE if bad else None, t)
 
     def _lost(self, reason: str, t: float) -> None:
-        self.hello, self._last_seq, self._asked = None, None, None
+        self.hello, self._last_seq, self._asked, self._early = None, None, None, {}
         if self.link is not None and self.link.refusal is not None:
             return  # the refusal stays the reason
         if all(self.fault[c] not in (None, WAITING) for c in self.channels):

@@ -13,7 +13,8 @@ from companion.hardware.hub_fake import lossy_run
 hubcore = firmware_module("hubcore")
 
 
-@pytest.mark.parametrize("to_pi, to_hub", [(0.05, 0.05), (0.20, 0.0)], ids=["5%-each-way", "20%-to-the-pi"])
+@pytest.mark.parametrize("to_pi, to_hub", [(0.05, 0.05), (0.20, 0.0), (0.20, 0.20)],
+                         ids=["5%-each-way", "20%-to-the-pi", "20%-each-way"])
 def test_no_turn_is_lost_on_a_lossy_line(to_pi, to_hub):
     result = lossy_run(to_pi, to_hub, minutes=10, seed=1)
     assert result.flips > 5000
