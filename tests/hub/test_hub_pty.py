@@ -227,3 +227,29 @@ def test_the_fake_command_serves_a_hub_and_takes_turns_from_stdin(cli, tmp_path)
     finally:
         fake.terminate()
         fake.wait(timeout=10)
+
+
+def test_check_says_when_the_hub_no_longer_kept_the_frames_it_was_asked_for():
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    fake = FakeHub(6, poses=["a_up"] * 6)
+    fake.core.window = 2  # a hub that keeps only its last two frames
+    check = subprocess.Popen([sys.executable, "-m", "companion", "hub", "check", fake.path], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert check.stdout.readline().startswith("hello: ")
+        assert check.stdout.readline().startswith("snapshot: red a_up")
+        fake.lose_next(4)
+        for pose in ("b_up", "a_up", "b_up", "side"):
+            fake.turn("red", pose)  # all lost on the wire, and more than the hub keeps
+        fake.turn("orange", "b_up")  # arrives, and shows the gap
+        out = [check.stdout.readline().strip() for _ in range(3)]
+    finally:
+        check.terminate()
+        check.wait(timeout=10)
+        fake.close()
+    assert out[0] == "frames lost: the hub no longer kept them; its snapshot stands in"
+    assert sorted(out[1:]) == ["orange b_up (from a snapshot)", "red side (from a snapshot)"]
