@@ -10,7 +10,9 @@ A failure while starting (a missing library, a pin the board does not have,
 an old CircuitPython) is written to hub_error.txt on the CIRCUITPY drive and
 blinked on the LED; the board then waits with its drive and REPL reachable.
 The watchdog starts only once the hub runs, so it restarts a hub that hangs,
-never one that cannot start.
+never one that cannot start. Nothing runs outside main()'s handler but the
+board's own modules: even a broken hubstart.py is shown, on the LED and the
+data port, instead of stopping the board.
 """
 
 import sys
@@ -21,15 +23,14 @@ import microcontroller
 import supervisor
 import usb_cdc
 
-from hubstart import (CLEARED, NVM_BYTES, PENDING, after_failure, failed_led_on, open_keys, read_record, record,
-                      report, version_problem)
-
 SENSORS = "tilt"  # "tilt": two ball switches per glass; "lis3dh": one accelerometer per glass
 BEAMS = True  # False when no neck beams are fitted
 SETTLE_MS = 80
 WATCHDOG_S = 4  # a running hub that hangs this long restarts
 RAN_WELL_MS = 10000  # a hub that has run this long is fixed: a failure on record is forgotten
 READ_EVERY_MS = 20  # accelerometer readings per glass: 50 a second
+SAY_EVERY_MS = 10000  # a failed hub repeats why on its serial ports, for whoever opens one
+BROKEN_BLINK = (1500, 2000)  # on ms, period ms: hubstart.py itself cannot be read, so not its FAILED_PATTERN
 
 
 class StartFailed(Exception):
@@ -50,6 +51,7 @@ def open_port():
 def open_tilts(pins):
     import keypad
 
+    from hubstart import open_keys
     from hubtilt import TiltReader
 
     # keypad debounces each switch in the background and stamps each edge with ticks_ms.
@@ -92,6 +94,7 @@ def start(led):
     """Open everything; returns what run() needs. Raises on anything that stops the hub from starting."""
     from hubcore import HubCore
     from hubpins import BEAM_BROKEN_LEVEL, pins_for
+    from hubstart import version_problem
 
     problem = version_problem(sys.implementation.version)
     if problem:
@@ -169,24 +172,42 @@ def run(led, hub, port, sensors, readers, beams, broken_level):
 
 
 def failed(led, error, running):
-    """Write the failure down (via boot.py, after one restart) and wait, blinking, reachable."""
+    """Write the failure down (via boot.py, after at most one restart) and wait, blinking, reachable."""
     text = "%s: %s" % (type(error).__name__, error)
     print(text)
-    stored = bytes(microcontroller.nvm[:len(record(text, PENDING))])
-    if after_failure(stored, text) == "reset":
-        message = record(text, PENDING)
-        microcontroller.nvm[:len(message)] = message
-        microcontroller.reset()  # boot.py writes hub_error.txt, then this runs again
+    try:
+        from hubstart import NVM_BYTES, after_failure, failed_led_on, report
+
+        action, store = after_failure(bytes(microcontroller.nvm[:NVM_BYTES]), text)
+        if store is not None:
+            microcontroller.nvm[:len(store)] = store
+        if action == "reset":
+            microcontroller.reset()  # boot.py writes hub_error.txt, then this runs again
+        lines = report(text, sys.implementation.version, board.board_id)
+        lit = failed_led_on
+    except Exception as worse:  # noqa: BLE001 - hubstart.py itself is broken: say both, blink plainly
+        lines = "The hourglass hub could not start.\n\n%s\n%s: %s\n" % (text, type(worse).__name__, worse)
+        lit = broken_led_on
+    wait(led, lines, lit, running)
+
+
+def broken_led_on(ms):
+    on, period = BROKEN_BLINK
+    return ms % period < on
+
+
+def wait(led, lines, lit, running):
+    """Blink `lit`'s pattern and say `lines` now and then on both serial ports, for ever."""
     port = open_port()
-    lines = report(text, sys.implementation.version, board.board_id)
-    next_say = 0
+    said = None
     while True:
         if running:
             microcontroller.watchdog.feed()  # it was started: keep it quiet while we wait
         ms = supervisor.ticks_ms()
-        led.value = failed_led_on(ms)
-        if ms >= next_say:  # say it now and then on both serial ports, for whoever opens one
-            next_say = ms + 10000
+        if led is not None:
+            led.value = lit(ms)
+        if said is None or (ms - said) % (1 << 29) >= SAY_EVERY_MS:  # ticks_ms wraps at 2**29
+            said = ms
             print(lines)
             if port is not None:
                 try:
@@ -197,6 +218,8 @@ def failed(led, error, running):
 
 def forget_failure():
     """The hub has run well: a failure still on record is fixed, so boot.py removes its file at the next start."""
+    from hubstart import CLEARED, NVM_BYTES, read_record, record
+
     failure = read_record(microcontroller.nvm[:NVM_BYTES])
     if failure is not None and failure[0] != CLEARED:  # written only when there is one: nvm wears
         cleared = record(failure[1], CLEARED)
@@ -205,10 +228,11 @@ def forget_failure():
 
 
 def main():
-    led = digitalio.DigitalInOut(board.LED)
-    led.switch_to_output(value=True)  # lit solid while starting
+    led = None
     running = False
     try:
+        led = digitalio.DigitalInOut(board.LED)
+        led.switch_to_output(value=True)  # lit solid while starting
         parts = start(led)
         running = True
         run(led, *parts)

@@ -6,7 +6,7 @@ it returns. See PROTOCOL.md.
 
 >>> hub = HubCore(2)
 >>> [line.split(b"*")[0] for line in hub.start(100)]
-[b'0 hello fw=1.1.0 proto=1 timers=2 ms=100 resend=64', b'1 snap ms=100 pose=side,side beam=none,none']
+[b'0 hello fw=1.2.0 proto=1 timers=2 ms=100 resend=128', b'1 snap ms=100 pose=side,side beam=none,none']
 >>> [line.split(b"*")[0] for line in hub.set_pose(0, "a_up", 150)]
 [b'2 pose ms=150 ch=0 pose=a_up']
 >>> hub.set_pose(0, "a_up", 160)     # no change, nothing to say
@@ -18,8 +18,10 @@ it returns. See PROTOCOL.md.
 
 from hubframe import BEAM_STATES, POSES, PROTOCOL_VERSION, SEQ_MOD, decode, encode, ms_since
 
-FIRMWARE_VERSION = "1.1.0"
-RESEND_WINDOW = 64  # frames kept for the Pi to ask for again: 32 s of heartbeats, about 4 KB
+FIRMWARE_VERSION = "1.2.0"
+# Frames kept for the Pi to ask for again: 64 s of heartbeats, or 14 s of glasses turned nine times a second,
+# about 8 KB. Long enough that a line losing a fifth of the frames each way never outruns the Pi's asking.
+RESEND_WINDOW = 128
 BEAT_MS = 500  # a heartbeat when nothing else was sent for this long
 HOST_SILENT_MS = 3000  # the Pi sends a beat every second; this long without one: not listening
 
@@ -38,7 +40,8 @@ class HubCore:
         self.timers = timers
         self.firmware = firmware
         self.window = window  # 0: a hub that keeps nothing (as firmware 1.0 did)
-        self._held = []  # (seq, line) of the last `window` frames sent
+        self._held = []  # the last `window` frames sent, oldest first
+        self._held_first = 0  # the sequence number of _held[0]: they are consecutive
         self.poses = ["side"] * timers
         self.beams = ["stopped" if ch in beams else "none" for ch in range(timers)]
         self.faulty = [False] * timers
@@ -102,10 +105,10 @@ class HubCore:
 
     def resend(self, first, ms):
         """Every frame from sequence number `first` on, exactly as first sent; a snapshot if `first` is no longer kept."""
-        for at, (seq, _) in enumerate(self._held):
-            if seq == first:
-                self._sent_ms = ms
-                return [line for _, line in self._held[at:]]
+        at = (first - self._held_first) % SEQ_MOD
+        if at < len(self._held):
+            self._sent_ms = ms
+            return self._held[at:]
         if first == self._seq:
             return []  # the Pi has every frame already
         return [self.snapshot(ms)]
@@ -130,9 +133,12 @@ class HubCore:
     def _frame(self, kind, fields, ms):
         line = encode(self._seq, kind, fields)
         if self.window:
-            self._held.append((self._seq, line))
+            if not self._held:
+                self._held_first = self._seq
+            self._held.append(line)
             if len(self._held) > self.window:
                 self._held.pop(0)
+                self._held_first = (self._held_first + 1) % SEQ_MOD
         self._seq = (self._seq + 1) % SEQ_MOD
         self._sent_ms = ms
         return line

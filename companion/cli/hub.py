@@ -7,7 +7,7 @@ import time
 
 from companion.cli.common import Refusal
 
-ANSWER_S = 7.0  # the client says hello three times, two seconds apart, before giving up
+ANSWER_S = 7.0  # the client says hello three times, two seconds apart, and gives up 2 s after the third
 
 ORDER = 60  # place in `companion --help`
 
@@ -52,6 +52,7 @@ def _fake_command(hub, names, words) -> str | None:
 
 def cmd_check(args) -> int:
     from companion.hardware.hub import HubConfig, HubSource
+    from companion.hardware.hub_link import HELLO_TRIES
     from companion.hardware.source import BeamChange, FaultChange, PoseChange
     from companion.skyrockets.colours import COLOURS
 
@@ -67,6 +68,8 @@ def cmd_check(args) -> int:
             hub.take(item)
             if item.what == "lost" and str(item.data).startswith("cannot open"):
                 raise Refusal(f"{args.port}: {item.data}", code=1)
+            if item.what == "lost" and item.data == "not answering":
+                raise Refusal(f"{args.port}: the hub does not answer (no hello after {HELLO_TRIES} tries)", code=1)
             if hub.link.refusal:
                 raise Refusal(f"{args.port}: {hub.link.refusal}", code=2)
         hello = hub.hello
@@ -74,10 +77,14 @@ def cmd_check(args) -> int:
         names = COLOURS[:hello["timers"]]
         print("snapshot: " + ", ".join(f"{c} {hub.pose[c].value}" + ("" if hub.beam[c] == "none" else f" (beam {hub.beam[c]})")
                                        for c in names), flush=True)
-        hub.update(0.0)
+        hub.update(time.monotonic())
+        gone = hub.counts["gone"]
         while not args.once:
             hub.take(items.get())
-            for change in hub.update(0.0):
+            if hub.counts["gone"] > gone:
+                gone = hub.counts["gone"]
+                print("frames lost: the hub no longer kept them; its snapshot stands in", flush=True)
+            for change in hub.update(time.monotonic()):
                 if change.name not in names:
                     continue
                 if isinstance(change, PoseChange):

@@ -5,8 +5,12 @@ Its `HubLink` thread hands it raw lines; here, on the runtime thread, they
 become the same `PoseChange`s a tilt pair makes, plus `BeamChange`s from the
 light beams at the glasses' necks. Sequence numbers catch duplicates (dropped)
 and gaps: the hub keeps its last frames, so the lost ones are asked for again
-by number and used in order, each with the hub's instant (a hub that keeps
-none is asked for a snapshot instead); an unplugged, silent or garbled hub marks
+by number, again and again (waiting longer each time) until they come, and
+used in order, each with the hub's instant; the frames that arrived after a
+hole are kept aside meanwhile, so each answer need only fill the holes. Only the hub decides they are
+gone: it answers with a snapshot when it no longer keeps them, and then the
+snapshot's differences arrive flagged `resync` (a hub that keeps no frames
+is asked for a snapshot at once). An unplugged, silent or garbled hub marks
 its glasses faulty until it is back; after every (re)connect the snapshot's
 differences arrive once, flagged `resync`. Channel k is the k-th colour.
 
@@ -32,8 +36,10 @@ DEVICE = "hub"
 BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 WAITING = Fault("waiting for the serial hub", "faults.hub.waiting")
 UNREADABLE = Fault("the hub cannot read this glass's sensor", "faults.hub.sensor")
-RESEND_AFTER_S = 0.5  # a frame asked for again that has not come back by then is asked for once more
-RESEND_TRIES = 2  # then a snapshot is asked for instead (the frame is older than the hub keeps)
+# The wait for frames asked for again before asking once more: doubling from the first to the longest. There
+# is no last try: the hub keeps them or says they are gone, and the longest wait is far shorter than the time
+# its window covers, so a line that loses the asks and the answers again and again still gets them in time.
+RESEND_WAIT_S = (0.25, 1.0)
 
 
 @dataclass(frozen=True)
@@ -78,11 +84,13 @@ class HubSource:
         self.beam = {colour: "none" for colour in self.channels}
         self.fault: dict[str, str | None] = {colour: WAITING for colour in self.channels}
         self.hello: dict | None = None  # fw, proto, timers of the hub on the line
-        self.counts = {"frames": 0, "bad": 0, "duplicates": 0, "gaps": 0, "resends": 0, "snapshots": 0}
+        # "gone": gaps the hub no longer kept the frames of (its window overflowed): a snapshot stood in for them
+        self.counts = {"frames": 0, "bad": 0, "duplicates": 0, "gaps": 0, "resends": 0, "snapshots": 0, "gone": 0}
         self._changes: list[Change] = [FaultChange(c, WAITING, t0) for c in self.channels]
         self._synced_once = False
         self._last_seq: int | None = None
-        self._asked: tuple[float, int] | None = None  # while frames are missing: when they were last asked for, how often
+        self._asked: tuple[float, float] | None = None  # while frames are missing: when last asked for, the wait since
+        self._early: dict[int, tuple[Message, float]] = {}  # frames after a hole, by number, with their arrival
         self._anchor: tuple[float, int] | None = None  # (host instant, hub ms) the hub clock is read against
         self._last_t = t0
 
@@ -105,14 +113,17 @@ class HubSource:
         elif item.what == "lost":
             self._lost(str(item.data), item.t)
         elif item.what == "open":
-            self.hello, self._last_seq, self._asked = None, None, None
+            self.hello, self._last_seq, self._asked, self._early = None, None, None, {}
 
     def update(self, t: float) -> list[Change]:
+        if self._asked is not None and t >= self._asked[0] + self._asked[1]:
+            self._ask(t, min(self._asked[1] * 2, RESEND_WAIT_S[1]))  # not back yet: ask once more
         changes, self._changes = self._changes, []
         return changes
 
     def next_due(self) -> float | None:
-        return None  # everything arrives as lines; nothing falls due by itself
+        """While frames are missing, when to ask for them again; else None (everything else arrives as lines)."""
+        return None if self._asked is None else self._asked[0] + self._asked[1]
 
     def close(self) -> None:
         if self.link is not None:
@@ -138,11 +149,22 @@ class HubSource:
             return
         if ahead > 1 and message.kind != "snap":  # a snapshot says everything: it closes any gap
             if self.hello["resend"]:
-                self._ask_again(t)
-                return  # it comes again, in order, once the missing ones are back
+                if ahead <= self.hello["resend"]:  # kept aside: the answers then need to fill only the holes
+                    self._early.setdefault(message.seq, (message, t))
+                self._missing(t)
+                return  # used in order, once the missing ones are back
             self.counts["gaps"] += 1
             self._request_snapshot()
-        self._asked = None
+        elif ahead > 1 and self.hello["resend"]:
+            self.counts["gone"] += 1  # the hub's answer to frames it no longer keeps: they are lost
+        self._use(message, t)
+        while (self._last_seq + 1) % SEQ_MOD in self._early:
+            self._use(*self._early.pop((self._last_seq + 1) % SEQ_MOD))
+        self._early = {seq: kept for seq, kept in self._early.items()
+                       if 0 < (seq - self._last_seq) % SEQ_MOD < SEQ_MOD // 2}  # a snapshot may pass some by
+        self._asked = None  # the next frame past a hole, if any is left, asks for it at once
+
+    def _use(self, message: Message, t: float) -> None:
         self._last_seq = message.seq
         at = self._instant(message.ms, t)
         handle = {"snap": self._snapshot, "pose": self._pose, "beam": self._beam, "fault": self._sensor}
@@ -159,7 +181,7 @@ class HubSource:
             if self.link is not None:
                 self.link.refuse(reason)
             return
-        self.hello, self._last_seq = hello, message.seq
+        self.hello, self._last_seq, self._asked, self._early = hello, message.seq, None, {}  # a new sequence
         self._anchor = (t, message.ms)
 
     def _snapshot(self, message: Message, t: float) -> None:
@@ -194,24 +216,24 @@ class HubSource:
             self._set_fault(colour, UNREADABLE if bad else None, t)
 
     def _lost(self, reason: str, t: float) -> None:
-        self.hello, self._last_seq, self._asked = None, None, None
+        self.hello, self._last_seq, self._asked, self._early = None, None, None, {}
         if self.link is not None and self.link.refusal is not None:
             return  # the refusal stays the reason
         if all(self.fault[c] not in (None, WAITING) for c in self.channels):
             return  # already marked lost: the first reason (unplugged, silent) says most
         self._set_faults(Fault(f"serial hub {reason}", "faults.hub.lost"), t)  # the page need not tell why
 
-    def _ask_again(self, t: float) -> None:
-        """Frames after `_last_seq` are missing: ask the hub for them (again, if the last ask is overdue)."""
+    def _missing(self, t: float) -> None:
+        """Frames after `_last_seq` are missing: ask the hub for them, at once for a new gap."""
         if self._asked is None:
             self.counts["gaps"] += 1
-        elif t - self._asked[0] < RESEND_AFTER_S:
-            return  # asked already; they are on their way
-        tries = 1 if self._asked is None else self._asked[1] + 1
-        self._asked = (t, tries)
-        if tries > RESEND_TRIES:
-            self._request_snapshot()
-        elif self.link is not None:
+            self._ask(t, RESEND_WAIT_S[0])
+        elif t >= self._asked[0] + self._asked[1]:
+            self._ask(t, min(self._asked[1] * 2, RESEND_WAIT_S[1]))
+
+    def _ask(self, t: float, wait: float) -> None:
+        self._asked = (t, wait)
+        if self.link is not None:
             self.counts["resends"] += 1
             self.link.request_resend((self._last_seq + 1) % SEQ_MOD)
 

@@ -5,15 +5,22 @@ that serves the master side of a pty; the Pi's client opens the other side
 (`path`) like any serial port. Glasses are turned with `turn`, beams with
 `beam`; `unplug` and `plug` close and reopen the line; `inject` writes raw
 bytes (corrupt, duplicated or reordered frames); `lose_next` drops frames on
-the wire (the core still keeps them, as the board does, to send again). With `link`, a symlink
-there always points at the current pty, as /dev/serial/by-id/... does::
+the wire (the core still keeps them, as the board does, to send again), and
+`lose_answers` the hub's answers to the Pi's resend requests. With `link`, a
+symlink there always points at the current pty, as /dev/serial/by-id/... does::
 
     hub = FakeHub(timers=6, link="/tmp/hub")
     hub.turn("red", "b_up")
+
+`lossy_run` is the other fake: no pty, no thread, no real time. It joins the
+firmware's core and the Pi's `HubSource` through a `LossyLine` each way, on a
+simulated clock, turns glasses a few times a second and counts the turns the
+Pi never saw.
 """
 
 import os
 import random
+from dataclasses import dataclass, field
 import select
 import threading
 import time
@@ -22,6 +29,8 @@ import tty
 from pathlib import Path
 
 from companion.hardware.firmware import firmware_module
+from companion.hardware.hub_frames import frame
+from companion.hardware.hub_link import BACKOFF_S, HubItem, LineWatch
 from companion.skyrockets.colours import COLOURS
 
 BEAT_S = 0.5  # as the board's core beats
@@ -55,7 +64,7 @@ class FakeHub:
         self._master = self._slave = None
         self.plugged = threading.Event()
         self._beaten = time.monotonic()
-        self._lose = 0
+        self._lose = self._lose_answers = 0
         self.plug()
         self._thread = threading.Thread(target=self._serve, name="fake hub", daemon=True)
         self._thread.start()
@@ -85,6 +94,11 @@ class FakeHub:
         """The next `frames` frames the board sends never reach the Pi (heartbeats included)."""
         with self._lock:
             self._lose = frames
+
+    def lose_answers(self, answers: int) -> None:
+        """The board's answers to the next `answers` resend requests never reach the Pi, whole."""
+        with self._lock:
+            self._lose_answers = answers
 
     # ---- the cable -------------------------------------------------------------
 
@@ -156,8 +170,167 @@ class FakeHub:
                 *lines, self._buffer = self._buffer.split(b"\n")
                 for line in lines:
                     self.received.append(line + b"\n")
-                    self._write(self.core.receive(line + b"\n", self.ms()))
+                    answer = self.core.receive(line + b"\n", self.ms())
+                    if self._lose_answers and b" resend " in line:
+                        self._lose_answers -= 1
+                        continue
+                    self._write(answer)
                 # Beats keep real time even when the board's clock is a test's fake one, which may stand still.
                 if time.monotonic() - self._beaten >= BEAT_S:
                     self._beaten = time.monotonic()
                     self._write([self.core.beat(self.ms())])
+
+
+# ---- a lossy line, on a simulated clock -------------------------------------------
+
+STEP_MS = 5  # the simulated board's loop, and the Pi's reading of the line
+LINE_DELAY_MS = 2  # each way, as over USB
+FLIP_EVERY_MS = (20, 207)  # a glass turns this often (uniform): about 530 turns a minute across the table
+DRAIN_MS = 10_000  # after the last turn: time for the last gaps to be filled before counting
+
+
+class LossyLine:
+    """One direction of a serial line that spoils frames: each write, with probability `rate`, is lost whole,
+    loses one byte (perhaps its newline, so it runs into the next frame) or has one byte changed. Seeded.
+
+    >>> line = LossyLine(0.0, random.Random(1))
+    >>> line.write(b"0 beat ms=5*ABCD\\n", 100); line.read(101), line.read(102)
+    (b'', b'0 beat ms=5*ABCD\\n')
+    """
+
+    def __init__(self, rate: float, rng: random.Random, delay_ms: int = LINE_DELAY_MS):
+        self.rate, self._rng, self._delay = rate, rng, delay_ms
+        self._flight: list[tuple[int, bytes]] = []
+        self.spoilt = 0
+
+    def write(self, data: bytes, ms: int) -> None:
+        if self._rng.random() < self.rate:
+            self.spoilt += 1
+            how, at = self._rng.randrange(3), self._rng.randrange(len(data))
+            if how == 0:
+                return
+            data = data[:at] + (b"" if how == 1 else bytes((self._rng.randrange(256),))) + data[at + 1:]
+        self._flight.append((ms + self._delay, data))
+
+    def read(self, ms: int) -> bytes:
+        if not self._flight or self._flight[0][0] > ms:  # in order of arrival: every write waits as long
+            return b""
+        arrived = [data for due, data in self._flight if due <= ms]
+        self._flight = self._flight[len(arrived):]
+        return b"".join(arrived)
+
+    def clear(self) -> None:
+        self._flight = []
+
+
+class _LineLink:
+    """What a HubSource asks of its link, written onto a LossyLine."""
+
+    def __init__(self, line: LossyLine):
+        self.line, self.ms, self.refusal, self._seq = line, 0, None, 0
+
+    def send(self, kind: str, **fields) -> None:
+        self.line.write(frame(self._seq, kind, **fields), self.ms)
+        self._seq += 1
+
+    def request_resend(self, first: int) -> None:
+        self.send("resend", **{"from": first})
+
+    def request_snapshot(self) -> None:
+        self.send("snap")
+
+    def refuse(self, reason: str) -> None:
+        self.refusal = reason
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+@dataclass
+class LossyResult:
+    """What a `lossy_run` saw: turns made, turns the Pi never saw, poses it got that never happened."""
+
+    flips: int
+    lost: int
+    wrong: int
+    reconnects: int
+    counts: dict = field(default_factory=dict)
+
+
+def lossy_run(to_pi: float, to_hub: float, *, minutes: float = 10, seed: int = 1, timers: int = 6,
+              source_class=None, core_class=None) -> LossyResult:
+    """Turn glasses on the firmware's core for `minutes` simulated minutes, the Pi's source reading it over
+    lines that spoil `to_pi` and `to_hub` of the frames; deterministic for a `seed`. The turns start once the
+    Pi has the hub's first snapshot; then the lines are left `DRAIN_MS` to deliver the last ones.
+
+    `source_class` and `core_class` stand in for HubSource and the firmware's HubCore (an older version, say).
+    """
+    from companion.hardware.hub import HubSource
+
+    rng = random.Random(seed)
+    core = (core_class or firmware_module("hubcore").HubCore)(timers)
+    down, up = LossyLine(to_pi, random.Random(seed + 1)), LossyLine(to_hub, random.Random(seed + 2))
+    link = _LineLink(up)
+    source = (source_class or HubSource)({ch: ch for ch in range(timers)}, link)
+    truth: list[list[str]] = [[] for _ in range(timers)]
+    seen: list[list[str]] = [[] for _ in range(timers)]
+    watch, hub_buffer, reconnects, open_at = None, b"", 0, 0
+    end = next_flip = None  # the glasses start turning once the Pi has the hub's first snapshot
+    ms = 0
+    while end is None or ms < end + DRAIN_MS:
+        ms += STEP_MS
+        t, link.ms = ms / 1000, ms
+        out = []
+        if end is None and source.counts["snapshots"]:
+            end, next_flip = ms + int(minutes * 60_000), ms
+        if next_flip is not None and next_flip <= ms < end:  # a glass turns
+            ch = rng.randrange(timers)
+            pose = rng.choice([p for p in ("a_up", "b_up", "side") if p != core.poses[ch]])
+            out += core.set_pose(ch, pose, ms)
+            truth[ch].append(pose)
+            next_flip = ms + rng.randrange(*FLIP_EVERY_MS)
+        hub_buffer += up.read(ms)
+        *lines, hub_buffer = hub_buffer.split(b"\n")
+        for line in lines:
+            out += core.receive(line + b"\n", ms)
+        if len(hub_buffer) > 160:
+            hub_buffer = b""  # as code.py drops a line with no newline in sight
+        out += core.tick(ms)
+        for data in out:
+            down.write(data, ms)
+        if watch is None and ms >= open_at:  # the Pi opens the port
+            watch = LineWatch(t)
+            source.take(HubItem("hub", "open", "lossy", t))
+            for kind in watch.opened(t):
+                link.send(kind, **({"proto": 1} if kind == "hello" else {}))
+        arrived = down.read(ms)
+        reason = None
+        if watch is not None:
+            lines, reason = watch.received(arrived, t)
+            for line in lines:
+                source.take(HubItem("hub", "line", line, t))
+            if reason is None:
+                send, reason = watch.due(t)
+                for kind in send:
+                    link.send(kind, **({"proto": 1} if kind == "hello" else {}))
+        if reason is not None:  # the Pi gives the connection up and opens it again after its back-off
+            source.take(HubItem("hub", "lost", reason, t))
+            watch, reconnects, open_at = None, reconnects + 1, ms + int(BACKOFF_S[0] * 1000)
+            down.clear()
+            up.clear()
+        for change in source.update(t):
+            pose = getattr(change, "pose", None)
+            if pose is not None:
+                seen[change.name].append(pose.value)
+    lost = wrong = 0
+    for made, got in zip(truth, seen):
+        at = 0
+        for pose in got:
+            while at < len(made) and made[at] != pose:
+                at, lost = at + 1, lost + 1
+            if at == len(made):
+                wrong += 1
+            else:
+                at += 1
+        lost += len(made) - at
+    return LossyResult(sum(map(len, truth)), lost, wrong, reconnects, dict(source.counts))

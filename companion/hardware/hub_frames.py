@@ -1,7 +1,9 @@
 """The hub protocol's frames as the Pi reads them (the firmware's PROTOCOL.md).
 
 This is the Pi's own reader, written apart from the firmware's so each side
-checks the other: both are tested against the firmware's vectors file. A
+checks the other: both are tested against the firmware's vectors file. The
+frame (length, characters, sequence number, CRC) is checked here; the values
+of its fields by the project's one field reader, companion/fields.py. A
 line that breaks any rule reads as None, so nothing on the wire can raise.
 
 >>> read_message(b"3 pose ms=1893 ch=0 pose=b_up*8A74\\n")
@@ -12,6 +14,9 @@ True
 
 import re
 from dataclasses import dataclass, field
+
+from companion import fields as read
+from companion.errors import BadInput
 
 PROTOCOL = 1  # the protocol version this program speaks
 MAX_LINE = 160  # bytes, newline included
@@ -24,6 +29,16 @@ BEAM_STATES = ("flowing", "stopped", "none")
 _FRAME = re.compile(rb"(\d{1,5}) ([a-z_0-9]+)((?: [a-z_0-9]+=[\x21-\x29\x2b-\x3c\x3e-\x7e]+)*)\*([0-9A-F]{4})\r?\n?")
 
 
+def _crc_of_byte(byte: int) -> int:
+    crc = byte << 8
+    for _ in range(8):
+        crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+_CRC_TABLE = tuple(_crc_of_byte(byte) for byte in range(256))  # a byte at a time: every line is checked
+
+
 def crc16(data: bytes) -> int:
     """CRC-16/CCITT-FALSE (polynomial 0x1021, initial 0xFFFF).
 
@@ -32,9 +47,7 @@ def crc16(data: bytes) -> int:
     """
     crc = 0xFFFF
     for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+        crc = ((crc << 8) & 0xFFFF) ^ _CRC_TABLE[(crc >> 8) ^ byte]
     return crc
 
 
@@ -74,10 +87,6 @@ class Message:
     fields: dict = field(default_factory=dict)
 
 
-def _count(text: str, high: int) -> int | None:
-    return int(text) if text.isdigit() and len(text) <= 10 and int(text) < high else None
-
-
 def read_message(line: bytes, timers: int = MAX_TIMERS) -> Message | None:
     """The hub's frame in `line` with its fields checked, or None if anything is wrong with it.
 
@@ -87,30 +96,29 @@ def read_message(line: bytes, timers: int = MAX_TIMERS) -> Message | None:
     if raw is None:
         return None
     seq, kind, f = raw
-    ms = _count(f.get("ms", ""), MS_WRAP)
-    if ms is None:
+    try:
+        return Message(seq, kind, read.digits(f.get("ms"), "ms", 0, MS_WRAP - 1), _typed(kind, f, timers))
+    except BadInput:
         return None
-    typed: dict = {}
+
+
+def _typed(kind: str, f: dict[str, str], timers: int) -> dict:
+    """The fields `kind` needs, read and checked; BadInput for a missing or wrong one, or an unknown kind."""
     if kind == "hello":
-        typed = {"fw": f.get("fw"), "proto": _count(f.get("proto", ""), SEQ_MOD),
-                 "timers": _count(f.get("timers", ""), MAX_TIMERS + 1),
-                 "resend": _count(f.get("resend", "0"), SEQ_MOD // 2)}  # absent: a hub that keeps no frames
-        if None in typed.values() or typed["timers"] == 0:
-            return None
-    elif kind == "snap":
-        poses, beams = f.get("pose", "").split(","), f.get("beam", "").split(",")
-        if len(poses) != timers or len(beams) != timers:
-            return None
-        if not set(poses) <= set(POSES) or not set(beams) <= set(BEAM_STATES):
-            return None
-        typed = {"poses": poses, "beams": beams}
-    elif kind in ("pose", "beam", "fault"):
-        key, allowed = {"pose": ("pose", POSES), "beam": ("state", BEAM_STATES[:2]),
-                        "fault": ("why", ("sensor", "ok"))}[kind]
-        ch = _count(f.get("ch", ""), timers)
-        if ch is None or f.get(key) not in allowed:
-            return None
-        typed = {"ch": ch, key: f[key]}
-    elif kind != "beat":
-        return None
-    return Message(seq, kind, ms, typed)
+        return {"fw": read.line(f.get("fw"), "fw", MAX_LINE), "proto": read.digits(f.get("proto"), "proto", 0, SEQ_MOD - 1),
+                "timers": read.digits(f.get("timers"), "timers", 1, MAX_TIMERS),
+                "resend": read.digits(f.get("resend", "0"), "resend", 0, SEQ_MOD // 2 - 1)}  # absent: keeps none
+    if kind == "snap":
+        poses = read.items(f.get("pose", "").split(","), "pose", timers, timers)
+        beams = read.items(f.get("beam", "").split(","), "beam", timers, timers)
+        return {"poses": [read.choice(p, read.at("pose", ch), POSES) for ch, p in enumerate(poses)],
+                "beams": [read.choice(b, read.at("beam", ch), BEAM_STATES) for ch, b in enumerate(beams)]}
+    if kind in _CHANNEL_KINDS:
+        key, allowed = _CHANNEL_KINDS[kind]
+        return {"ch": read.digits(f.get("ch"), "ch", 0, timers - 1), key: read.choice(f.get(key), key, allowed)}
+    if kind == "beat":
+        return {}
+    raise BadInput("kind", f"not a hub frame: {kind}", code="errors.choice")
+
+
+_CHANNEL_KINDS = {"pose": ("pose", POSES), "beam": ("state", BEAM_STATES[:2]), "fault": ("why", ("sensor", "ok"))}

@@ -49,6 +49,13 @@ def main():
     say("resend too old", hub.resend(60000, 900))
     say("status", (hub.status(900), [hubcore.led_on(s, ms) for s in ("waiting", "connected", "fault") for ms in (0, 80, 700)]))
 
+    hub = hubcore.HubCore(1, window=4)
+    hub.start(0)
+    hub._seq, hub._held = 65534, []  # as if it had run a while: the numbers wrap at 65536
+    sent = [hub.beat(ms) for ms in range(6)]  # 65534, 65535, 0, 1, 2, 3: it keeps 0 to 3
+    say("resend across the wrap", [hub.resend(first, 10) == sent[at:] for first, at in ((0, 2), (2, 4), (4, 6))]
+        + [hub.resend(65535, 10)[0].split(b" ")[1]])
+
     vector = VECTORS["resend"]
     hub = hubcore.HubCore(vector["timers"], beams=tuple(vector["beams"]))
     hub.start(vector["hello_ms"])
@@ -80,6 +87,13 @@ def main():
     say("record", (stored, hubstart.read_record(stored), hubstart.read_record(b"HUBERRP\x00\x05ab")))
     say("after", [hubstart.after_failure(stored, "ImportError: no module named 'x'"), hubstart.after_failure(b"", "x")])
     say("failed led", [hubstart.failed_led_on(ms) for ms in range(0, 2400, 60)])
+    kept_whole = []
+    for text in ("x" * 600, "\u00e9" * 600, "x\u00e9" * 300, "x\u20ac" * 200, "\U0001f389" * 200):
+        back = hubstart.read_record(hubstart.record(text, hubstart.PENDING))
+        kept_whole.append(back is not None and text.startswith(back[1])
+                          and hubstart.after_failure(hubstart.record(text, hubstart.PENDING), text) == ("stay", None))
+    say("cut record", kept_whole == [True] * 5)
+    say("boot", boot_checks(hubstart))
 
 
     class Keys90:
@@ -100,6 +114,37 @@ def main():
     say("keys", [hubstart.open_keys(Keypad(k), ["GP2"])[1] for k in (Keys90, Keys91)])
     say("pins", (hubpins.pins_for("raspberry_pi_pico")[1], hubpins.pins_for("other")[1], hubpins.pin_names(hubpins.PICO)))
     print("done")
+
+
+def boot_checks(hubstart):
+    """boot.py's part on a real file system: write, remove, a file already gone, a folder that is not there."""
+    import os
+
+    class Storage:
+        def __init__(self):
+            self.remounts = []
+
+        def remount(self, path, readonly):
+            self.remounts.append(readonly)
+
+    results = []
+    nvm = bytearray(512)
+    saved = hubstart.ERROR_FILE
+    for path, state in (("hub_error_check.txt", hubstart.PENDING), ("hub_error_check.txt", hubstart.CLEARED),
+                        ("hub_error_check.txt", hubstart.CLEARED), ("no_folder/hub_error.txt", hubstart.PENDING)):
+        hubstart.ERROR_FILE = path
+        stored = hubstart.record("OSError: 5", state)
+        nvm[:len(stored)] = stored
+        drive = Storage()
+        after = hubstart.write_down(nvm, drive, os, (9, 2, 1), "raspberry_pi_pico")
+        try:
+            with open(path) as f:
+                present = f.read().startswith("The hourglass hub could not start.")
+        except OSError:
+            present = False
+        results.append((state, after, drive.remounts, present))
+    hubstart.ERROR_FILE = saved
+    return results
 
 
 if __name__ == "__main__":

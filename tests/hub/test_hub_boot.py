@@ -46,6 +46,16 @@ class DigitalInOut:
         object.__setattr__(self, key, value)
 
 
+class Memory(bytearray):
+    """The board's non-volatile memory, counting its writes: each one wears the flash."""
+
+    writes = 0
+
+    def __setitem__(self, key, value):
+        self.writes += 1
+        super().__setitem__(key, value)
+
+
 class Port:
     def __init__(self):
         self.timeout, self.in_waiting, self.written = None, 0, []
@@ -62,10 +72,10 @@ class Board:
 
     def __init__(self, tmp_path, *, board_id="raspberry_pi_pico", pins=None, circuitpython=(9, 0, 3), ticks=3000):
         self.tmp_path, self.circuitpython, self.ticks_left = tmp_path, circuitpython, ticks
-        self.nvm = bytearray(4096)
+        self.nvm = Memory(4096)
         self.ms = 1000
         self.port = Port()
-        self.leds, self.keys, self.remounts, self.resets = [], [], [], 0
+        self.leds, self.keys, self.remounts, self.resets, self.enabled = [], [], [], 0, []
         self.dog = types.SimpleNamespace(timeout=None, mode=None, fed=0)
         self.dog.feed = lambda: setattr(self.dog, "fed", self.dog.fed + 1)
         names = pins if pins is not None else [f"GP{n}" for n in range(29)]
@@ -74,7 +84,7 @@ class Board:
             "digitalio": types.SimpleNamespace(DigitalInOut=self._pin, Pull=types.SimpleNamespace(UP="up")),
             "microcontroller": types.SimpleNamespace(nvm=self.nvm, watchdog=self.dog, reset=self._reset),
             "supervisor": types.SimpleNamespace(ticks_ms=self._ticks),
-            "usb_cdc": types.SimpleNamespace(data=self.port, console=None, enable=lambda **kw: None),
+            "usb_cdc": types.SimpleNamespace(data=self.port, console=None, enable=lambda **kw: self.enabled.append(kw)),
             "watchdog": types.SimpleNamespace(WatchDogMode=types.SimpleNamespace(RESET="reset")),
             "keypad": types.SimpleNamespace(Keys=self._keys),
             "storage": types.SimpleNamespace(remount=lambda path, readonly: self.remounts.append(readonly)),
@@ -208,8 +218,11 @@ def test_records_survive_any_bytes():
         assert hubstart.read_record(data) is None
     text = "x" * 1000
     assert len(hubstart.record(text, hubstart.PENDING)) <= hubstart.NVM_BYTES
-    assert hubstart.after_failure(hubstart.record("A", hubstart.CLEARED), "A") == "reset"
-    assert hubstart.after_failure(hubstart.record("A", hubstart.WRITTEN), "B") == "reset"
+    pending = hubstart.record("A", hubstart.PENDING)
+    assert hubstart.after_failure(b"", "A") == ("reset", pending)  # the only restart: nothing on record
+    assert hubstart.after_failure(pending, "A") == ("stay", None)  # known: no write, no restart
+    assert hubstart.after_failure(hubstart.record("A", hubstart.CLEARED), "A") == ("stay", pending)
+    assert hubstart.after_failure(hubstart.record("B", hubstart.WRITTEN), "A") == ("stay", pending)
 
 
 def test_every_board_in_the_map_has_a_pin_for_each_channel():
@@ -217,3 +230,79 @@ def test_every_board_in_the_map_has_a_pin_for_each_channel():
         assert len(pins["tilt"]) == len(pins["beam"]) == 6, board_id
         names = hubpins.pin_names(pins)
         assert len(set(names)) == len(names), board_id
+
+
+def said(board) -> bytes:
+    return b"".join(board.port.written)
+
+
+@pytest.mark.parametrize("sensors", ["x" * 600, "é" * 600, "xé" * 300], ids=["ascii", "utf8-even", "utf8-odd"])
+def test_a_failure_too_long_for_its_record_resets_once_then_stays(tmp_path, monkeypatch, sensors):
+    """The record keeps the first bytes of the text, cut between characters; the same failure is known again."""
+    board = Board(tmp_path)
+    edit = (('SENSORS = "tilt"', f"SENSORS = {sensors!r}"),)
+    assert board.run("code.py", monkeypatch, edit=edit) == "reset"
+    assert board.record()[0] == hubstart.PENDING
+    board.run("boot.py", monkeypatch)
+    assert board.error_file.read_text(encoding="utf-8").count("SENSORS in code.py") == 1
+    assert board.run("code.py", monkeypatch, edit=edit) == "off" and board.resets == 1
+
+
+def test_a_record_keeps_whole_characters():
+    for text in ("x" * 600, "é" * 600, "xé" * 300, "x€" * 200, "🎉" * 200):
+        stored = hubstart.record(text, hubstart.PENDING)
+        assert len(stored) <= hubstart.NVM_BYTES
+        state, kept = hubstart.read_record(stored)
+        assert state == hubstart.PENDING and text.startswith(kept) and len(kept.encode()) > hubstart.NVM_BYTES - 14
+
+
+@pytest.mark.parametrize("state", [hubstart.PENDING, hubstart.CLEARED])
+def test_boot_hands_the_drive_back_when_the_file_cannot_be_written_or_removed(tmp_path, monkeypatch, state):
+    board = Board(tmp_path / "gone")  # a folder that is not there: writing fails, and there is nothing to remove
+    stored = hubstart.record("OSError: 5", state)
+    board.nvm[:len(stored)] = stored
+    assert board.run("boot.py", monkeypatch) == "returned"
+    assert board.remounts == [False, True]  # the computer gets its drive back whatever happened
+    if state == hubstart.PENDING:
+        assert board.record() == (hubstart.PENDING, "OSError: 5")  # tried again at the next start
+    else:
+        assert board.record() is None  # no file: as good as removed
+
+
+def test_a_broken_hubstart_keeps_the_data_port_and_says_why(tmp_path, monkeypatch):
+    board = Board(tmp_path)
+    board.modules["hubstart"] = None  # importing it fails, as a half-copied file does
+    assert board.run("boot.py", monkeypatch) == "returned"
+    assert board.enabled == [{"console": True, "data": True}]
+    assert board.run("code.py", monkeypatch) == "off" and board.resets == 0
+    assert b"hubstart" in said(board)
+    led = [pin for pin in board.leds if pin.pin.name == "LED"][-1].history
+    assert led.count(True) > 10 and led.count(False) > 10
+
+
+def test_a_board_without_a_status_led_still_says_why_on_the_data_port(tmp_path, monkeypatch):
+    board = Board(tmp_path)
+    del board.modules["board"].LED
+    assert board.run("code.py", monkeypatch) == "reset"
+    board.run("boot.py", monkeypatch)
+    assert board.run("code.py", monkeypatch) == "off" and board.resets == 1
+    assert b"no attribute 'LED'" in said(board) and "LED" in board.error_file.read_text()
+
+
+def test_a_failure_that_recurs_after_running_well_stays_up_instead_of_resetting_again(tmp_path, monkeypatch):
+    board = Board(tmp_path, ticks=6000)
+
+    def write(data):
+        if board.ms > 1000 + 12_000:  # after the hub has run well for twelve seconds
+            raise ValueError("USB gone odd")
+        board.port.written.append(bytes(data))
+
+    board.port.write = write
+    assert board.run("code.py", monkeypatch) == "reset"
+    board.run("boot.py", monkeypatch)
+    board.ms = 1000
+    board.ticks_left = 6000
+    assert board.run("code.py", monkeypatch) == "off"  # ran well, then the same failure: it stays
+    assert board.resets == 1 and board.nvm.writes <= 4
+    assert board.record() == (hubstart.PENDING, "ValueError: USB gone odd")  # written at the next start
+    assert board.dog.fed > 100

@@ -34,7 +34,7 @@ def test_the_docs_name_every_firmware_file_to_copy():
             assert f"`{name}`" in text, name
 
 
-def test_the_led_table_has_a_row_for_every_pattern_of_the_firmware_plus_starting_failed_and_off():
+def test_the_led_table_has_a_row_for_every_pattern_of_the_firmware_plus_starting_failed_broken_and_off():
     from companion.hardware.firmware import firmware_module
 
     patterns = firmware_module("hubcore").LED_PATTERNS
@@ -42,7 +42,8 @@ def test_the_led_table_has_a_row_for_every_pattern_of_the_firmware_plus_starting
     for text, heading, failed in ((EN, "## The status LED", "three short flashes"), (JA, "## 状態 LED", "短く 3 回")):
         section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         rows = [line for line in section.splitlines() if line.startswith("|")]
-        assert len(rows) - 2 == len(patterns) + 3, heading  # less the header and its rule
+        assert len(rows) - 2 == len(patterns) + 4, heading  # less the header and its rule; starting, failed,
+        # a broken firmware file (code.py's own BROKEN_BLINK) and off
         assert failed in section and flashes == 3 and "hub_error.txt" in section
 
 
@@ -76,3 +77,20 @@ def test_the_example_config_mixes_hub_tilt_and_emulated_glasses_on_the_fakes_dev
     config = load_config(ROOT / "docs" / "hub.example.toml")
     assert config.hub.port == str(DEMO_LINK)
     assert {t.source for t in config.timers.values()} == {"hub", "tilt", "emulated"}
+
+
+def test_the_docs_give_the_window_and_the_waits_the_code_uses():
+    from companion.hardware.firmware import firmware_module
+    from companion.hardware.hub import RESEND_WAIT_S
+    from companion.hardware.hub_link import HELLO_EVERY_S, HELLO_TRIES, SILENCE_S
+
+    window = firmware_module("hubcore").RESEND_WINDOW
+    protocol = (ROOT / "firmware" / "PROTOCOL.md").read_text(encoding="utf-8")
+    protocol_ja = (ROOT / "firmware" / "PROTOCOL.ja.md").read_text(encoding="utf-8")
+    assert (HELLO_EVERY_S, HELLO_TRIES, SILENCE_S) == (2.0, 3, 2.0)  # as the tables below say them
+    assert f"last {window} frames" in EN and f"最後の {window} フレーム" in JA
+    assert f"`resend={window}`" in protocol and f"`resend={window}`" in protocol_ja
+    assert f"asks again {RESEND_WAIT_S[0]:g} s later" in protocol and f"every {RESEND_WAIT_S[1]:g} s" in protocol
+    assert f"{RESEND_WAIT_S[0]:g}秒後" in protocol_ja and f"{RESEND_WAIT_S[1]:g}秒ごと" in protocol_ja
+    for text in (protocol, protocol_ja):
+        assert "after two tries" not in text and "2回頼んでだめなら" not in text

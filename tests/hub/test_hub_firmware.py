@@ -50,7 +50,7 @@ def test_any_bytes_decode_to_a_frame_or_none_and_never_raise(data):
 def test_a_hub_says_hello_then_a_snapshot_and_numbers_every_frame():
     hub = hubcore.HubCore(3, beams=(1,))
     hub.poses[2] = "b_up"
-    assert payloads(hub.start(40)) == ["0 hello fw=1.1.0 proto=1 timers=3 ms=40 resend=64",
+    assert payloads(hub.start(40)) == ["0 hello fw=1.2.0 proto=1 timers=3 ms=40 resend=128",
                                        "1 snap ms=40 pose=side,side,b_up beam=none,stopped,none"]
     assert payloads(hub.set_pose(0, "a_up", 50) + hub.set_beam(1, "flowing", 60) + hub.set_fault(2, True, 70)) == [
         "2 pose ms=50 ch=0 pose=a_up", "3 beam ms=60 ch=1 state=flowing", "4 fault ms=70 ch=2 why=sensor"]
@@ -223,3 +223,20 @@ def test_the_window_keeps_only_the_last_frames_and_a_bad_request_is_ignored():
     assert hub.receive(hubframe.encode(1, "resend", (("from", "x"),)), 2000) == []
     assert hub.receive(hubframe.encode(1, "resend"), 2000) == []
     assert hubcore.HubCore(1, window=0).receive(hubframe.encode(1, "resend", (("from", 0),)), 0) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(sent=st.integers(0, 300), window=st.integers(1, 130), start_seq=st.integers(0, 65535), back=st.integers(0, 400))
+def test_a_resend_gives_exactly_the_frames_kept_from_that_number_on_across_the_wrap(sent, window, start_seq, back):
+    hub = hubcore.HubCore(1, window=window)
+    hub.start(0)
+    hub._seq, hub._held = start_seq, []  # as if it had run a while: the numbers wrap at 65536
+    lines = [hub.beat(ms) for ms in range(sent)]
+    first = (start_seq + sent - back) % 65536
+    answer = hub.resend(first, 999)
+    if back == 0:
+        assert answer == []  # the Pi has every frame
+    elif back <= min(sent, window):
+        assert answer == lines[-back:]
+    else:
+        assert [line.split(b" ")[1] for line in answer] == [b"snap"]  # gone: a snapshot stands in

@@ -95,3 +95,7 @@ def test_the_pure_firmware_gives_the_same_results_under_micropython(micropython,
     assert got[1:] == expected
     assert expected[-1] == "done" and len(expected) > 40
     assert "resend vector: True" in expected
+    assert "resend across the wrap: [True, True, True, b'snap']" in expected
+    assert "cut record: True" in expected  # a long failure's record reads back, whole characters only
+    assert ("boot: [('pending', 'written', [False, True], True), ('cleared', None, [False, True], False), "
+            "('cleared', None, [False, True], False), ('pending', 'pending', [False, True], False)]") in expected

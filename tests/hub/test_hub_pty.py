@@ -56,7 +56,7 @@ def line(tmp_path):
 
 
 def test_the_handshake_and_first_snapshot_over_a_pty(line):
-    assert line.source.hello == {"fw": "1.1.0", "proto": 1, "timers": 6, "resend": 64}
+    assert line.source.hello == {"fw": "1.2.0", "proto": 1, "timers": 6, "resend": 128}
     assert line.poses() == [("red", "a_up", False), ("orange", "a_up", False)]
     assert line.source.fault == {"red": None, "orange": None, "yellow": None}
     assert any(b" hello proto=1*" in sent for sent in line.fake.received)
@@ -101,6 +101,7 @@ def test_corrupt_truncated_and_duplicated_frames_change_nothing_and_a_gap_is_fil
     line.fake.inject(hubframe.encode(core._seq, "pose", (("ms", line.fake.ms()), ("ch", 1), ("pose", "side"))))
     core._seq += 1
     core._seq += 2  # and then two frames go missing that the board never kept
+    core._held.clear()
     line.fake.turn("red", "b_up")
     line.until(lambda: line.source.counts["snapshots"] >= 2, "the snapshot a gap it cannot resend is answered with")
     assert line.source.counts["duplicates"] == 1 and line.source.counts["gaps"] == 1
@@ -140,6 +141,18 @@ def dropped_frames_come_back(line):
     assert any(b" resend from=" in sent for sent in line.fake.received)
 
 
+def test_a_flip_and_back_comes_through_when_the_resend_answer_is_lost_twice(line):
+    line.fake.lose_next(2)  # the flip and the flip back
+    line.fake.lose_answers(2)  # and the board's answers to the first two asks for them
+    line.fake.turn("red", "b_up")
+    line.fake.turn("red", "a_up")
+    line.fake.turn("yellow", "a_up")  # arrives, and shows the gap
+    line.until(lambda: len(line.poses()) == 5, "the flip and back, asked for a third time")
+    assert line.poses()[2:] == [("red", "b_up", False), ("red", "a_up", False), ("yellow", "a_up", False)]
+    assert line.source.counts["resends"] >= 3 and line.source.counts["snapshots"] == 1
+    assert sum(b" resend from=" in sent for sent in line.fake.received) >= 3
+
+
 def test_a_flood_of_garbage_faults_the_glasses_then_the_hub_is_read_again(line):
     line.fake.inject(b"\x55\xaa" * 4000)  # no newline at all
     line.until(lambda: line.source.fault["red"] == "serial hub garbage", "the garbage fault")
@@ -155,7 +168,7 @@ def test_check_prints_the_hello_and_the_snapshot(capsys):
     finally:
         fake.close()
     out = capsys.readouterr().out.splitlines()
-    assert out == ["hello: firmware 1.1.0, protocol 1, 6 timers",
+    assert out == ["hello: firmware 1.2.0, protocol 1, 6 timers",
                    "snapshot: red a_up, orange a_up, yellow side, green a_up, blue side, purple a_up"]
 
 
@@ -214,3 +227,29 @@ def test_the_fake_command_serves_a_hub_and_takes_turns_from_stdin(cli, tmp_path)
     finally:
         fake.terminate()
         fake.wait(timeout=10)
+
+
+def test_check_says_when_the_hub_no_longer_kept_the_frames_it_was_asked_for():
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    fake = FakeHub(6, poses=["a_up"] * 6)
+    fake.core.window = 2  # a hub that keeps only its last two frames
+    check = subprocess.Popen([sys.executable, "-m", "companion", "hub", "check", fake.path], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert check.stdout.readline().startswith("hello: ")
+        assert check.stdout.readline().startswith("snapshot: red a_up")
+        fake.lose_next(4)
+        for pose in ("b_up", "a_up", "b_up", "side"):
+            fake.turn("red", pose)  # all lost on the wire, and more than the hub keeps
+        fake.turn("orange", "b_up")  # arrives, and shows the gap
+        out = [check.stdout.readline().strip() for _ in range(3)]
+    finally:
+        check.terminate()
+        check.wait(timeout=10)
+        fake.close()
+    assert out[0] == "frames lost: the hub no longer kept them; its snapshot stands in"
+    assert sorted(out[1:]) == ["orange b_up (from a snapshot)", "red side (from a snapshot)"]

@@ -111,6 +111,19 @@ def test_a_gap_is_asked_for_by_number_and_the_lost_frames_come_back_in_order_wit
     assert bench.source.counts["gaps"] == 1 and bench.source.counts["resends"] == 1
 
 
+def test_frames_after_a_hole_are_kept_aside_so_an_answer_need_only_fill_the_hole():
+    bench = Bench()
+    bench.connect()
+    first, hole = bench.core.set_pose(0, "b_up", 1100), bench.core.set_pose(0, "a_up", 1200)
+    after = bench.core.set_pose(1, "b_up", 1300) + bench.core.set_pose(0, "side", 1400)
+    assert poses(bench.deliver(first + after, 2.0)) == [("red", "b_up", False)]  # the hole held the rest back
+    answer = bench.core.resend(bench.link.resends[0], 1500)
+    assert len(answer) == 3
+    assert poses(bench.deliver(answer[:1], 2.1)) == [  # the rest of the answer is lost: nothing is missing
+        ("red", "a_up", False), ("orange", "b_up", False), ("red", "side", False)]
+    assert bench.link.resends == [3] and bench.source.next_due() is None
+
+
 def test_a_lost_flip_and_back_is_not_lost():
     """Turned and turned back between two frames the Pi saw: a snapshot would show nothing; the resend shows both."""
     bench = Bench()
@@ -123,15 +136,42 @@ def test_a_lost_flip_and_back_is_not_lost():
         ("red", "b_up", False), ("red", "a_up", False)]
 
 
-def test_a_resend_that_does_not_come_is_asked_again_then_a_snapshot_is():
+def test_a_resend_that_does_not_come_is_asked_for_again_and_again_never_given_up_for_a_snapshot():
+    """The hub still keeps the frame: however often the ask or the answer is lost, the Pi asks again, further apart."""
     bench = Bench()
     bench.connect()
     bench.core.set_pose(0, "b_up", 1100)  # lost
-    for t in (2.0, 2.2, 2.6, 2.7, 3.2, 3.8):  # frames keep coming after the gap, the resends never do
+    asked = []
+    for tenth in range(20, 300, 5):  # half a minute of heartbeats after the gap (all kept); no answer arrives
+        t = tenth / 10
         assert bench.deliver([bench.core.beat(int(t * 1000))], t) == []
-    assert bench.link.resends == [2, 2] and bench.link.snapshots == 2  # asked at 2.0, 2.6; then snapshots at 3.2, 3.8
-    assert poses(bench.deliver([bench.core.snapshot(3900)], 3.9)) == [("red", "b_up", True)]
-    assert poses(bench.deliver(bench.core.set_pose(0, "side", 4000), 4.0)) == [("red", "side", False)]
+        asked += [t] * (len(bench.link.resends) - len(asked))
+    assert set(bench.link.resends) == {2} and bench.link.snapshots == 0
+    assert asked[:4] == [2.0, 2.5, 3.0, 4.0]  # waits of 0.25 s (met by the next beat), 0.5 s, 1 s ...
+    assert {round(b - a, 1) for a, b in zip(asked[3:], asked[4:])} == {1.0}  # ... and never longer than 1 s
+    assert poses(bench.deliver(bench.core.resend(2, 30000), 30.0)) == [("red", "b_up", False)]
+    assert bench.source.next_due() is None
+
+
+def test_the_ask_is_repeated_when_due_even_if_no_frame_arrives():
+    bench = Bench()
+    bench.connect(t=1.0)
+    bench.core.set_pose(0, "b_up", 1100)  # lost
+    bench.deliver(bench.core.set_pose(1, "a_up", 1200), 1.2)
+    assert bench.link.resends == [2] and bench.source.next_due() == pytest.approx(1.45)
+    assert bench.source.update(1.44) == [] and bench.link.resends == [2]
+    bench.source.update(1.45)
+    assert bench.link.resends == [2, 2] and bench.source.next_due() == pytest.approx(1.95)
+
+
+def test_a_hub_that_starts_again_while_frames_are_missing_ends_the_wait():
+    bench = Bench()
+    bench.connect()
+    bench.core.set_pose(0, "b_up", 1100)  # lost
+    bench.deliver([bench.core.beat(1200)], 2.0)
+    assert bench.source.next_due() is not None
+    assert poses(bench.deliver(bench.core.start(1300), 2.1)) == [("red", "b_up", True)]  # its watchdog, say
+    assert bench.source.next_due() is None and bench.link.resends == [2]
 
 
 def test_a_gap_older_than_the_window_is_answered_with_a_snapshot():
@@ -141,8 +181,9 @@ def test_a_gap_older_than_the_window_is_answered_with_a_snapshot():
         bench.core.set_pose(0, ("b_up", "a_up")[ms // 100 % 2], ms)  # seven turns, all lost
     bench.deliver([bench.core.beat(1900)], 2.0)
     answer = bench.core.resend(bench.link.resends[0], 1910)
-    assert [line.split(b" ")[1] for line in answer] == [b"snap"]
-    assert poses(bench.deliver(answer, 2.1)) == [("red", "a_up", True)]
+    assert [line.split(b" ")[1] for line in answer] == [b"snap"]  # the hub says they are gone
+    assert poses(bench.deliver(answer, 2.1)) == [("red", "a_up", True)]  # flagged: it may have moved unseen
+    assert bench.source.counts["gone"] == 1 and bench.link.snapshots == 0 and bench.source.next_due() is None
 
 
 def test_reordered_frames_are_used_in_order():
@@ -151,7 +192,7 @@ def test_reordered_frames_are_used_in_order():
     a, b = bench.core.set_pose(0, "b_up", 1100), bench.core.set_pose(1, "a_up", 1150)
     changes = bench.deliver(b + a, 2.0) + bench.deliver(bench.core.resend(bench.link.resends[0], 1200), 2.1)
     assert poses(changes) == [("red", "b_up", False), ("orange", "a_up", False)]
-    assert bench.source.counts["duplicates"] == 1  # a, once more in the resend
+    assert bench.source.counts["duplicates"] == 2  # a and b, once more in the resend (b was kept aside)
 
 
 def test_unplug_faults_every_hub_glass_once_and_the_replug_resyncs_what_moved():
