@@ -184,7 +184,7 @@ def bus_wire(count: int, used: dict) -> str:
         wire([(edge_x(BUS_PIN), y), (lane, y), (lane, BUS_Y), (first, BUS_Y)], GND_INK, width=4),
         *leads,
         wire_label(BUS_PIN, f"GND · pin {BUS_PIN} · to the GND bus"),
-        text(first, BUS_Y + 22, "GND bus: the other lead of every switch (or flip button)",
+        text(first, BUS_Y + 22, "GND bus: every switch's can lead (the other through 1 kΩ to its GPIO), or a button's",
              size=12, weight="bold"),
     ])
 
@@ -263,7 +263,7 @@ def strip_detail(gpio: int) -> str:
     return "\n".join([
         text(20, top, "LED strip in detail: level shifter, data resistor, capacitors, supply and grounds",
              size=14, weight="bold"),
-        text(20, top + 18, "Any 5 V supply rated for the LEDs (hw/bom.csv); the Pi keeps its own USB supply.",
+        text(20, top + 18, "A 5 V supply rated for the LEDs, fed to both ends of the strip (board.svg); the Pi keeps its own USB supply.",
              size=11, fill=MUTED),
         # the two rails
         wire([(vcc_x, RAIL_5V), (supply_x, RAIL_5V)], POWER_INK, width=4),
@@ -360,7 +360,7 @@ def single_switch_cradle(pins: list) -> str:
 
 
 def buzzer(gpio: int, used: dict) -> str:
-    """The buzzer (a piezo with its 220 Ω series resistor) beside its pin, grounded on the GND pin two rows down."""
+    """The buzzer (a speaker switched by an NPN transistor from 5 V) beside its pin, grounded on the GND pin two rows down."""
     pin, gnd = HEADER_PIN[gpio], BUZZER_GND_PIN
     y, gy = row_y(pin), row_y(gnd)
     left, right = CX - CARD - 200, CX - CARD - 40
@@ -369,7 +369,7 @@ def buzzer(gpio: int, used: dict) -> str:
         wire([(edge_x(pin), y), (right, y)], DATA_INK) + arrow(right, y),
         wire([(edge_x(gnd), gy), (right, gy)], GND_INK),
         rect(left, y - 14, right - left, gy - y + 28, fill="#ffffff", stroke=TEXT),
-        lines(left + 10, y + 4, ["buzzer", "piezo + 220 Ω series", f"GPIO {gpio} · pin {pin}", f"GND · pin {gnd}"],
+        lines(left + 10, y + 4, ["buzzer", "8 Ω speaker, NPN, 5 V", f"GPIO {gpio} · 1 kΩ · pin {pin}", f"GND · pin {gnd}"],
               bold_first=True),
     ])
 

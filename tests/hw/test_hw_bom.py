@@ -99,9 +99,14 @@ def test_the_hub_parts_cover_every_glass():
 
 
 def test_enough_filament_for_every_cradle():
+    """The grams per cradle are the guide's (hw/printcheck.py works them out from the mesh)."""
     glasses = len(load_pinout(ROOT / "hw" / "pinout.toml")["timers"])
-    most = int(re.search(r"\d+-(\d+) g per cradle", rows()["filament"]["notes"]).group(1))
+    least, most = map(int, re.search(r"(\d+)-(\d+) g per cradle", rows()["filament"]["notes"]).groups())
     assert qty("filament") >= most * glasses
+    for guide in ("ASSEMBLY.md", "ASSEMBLY.ja.md"):
+        text = (ROOT / "hw" / guide).read_text(encoding="utf-8")
+        grams = [int(g) for g in re.findall(r"^\| \d+ × \d+ \| (\d+) g \|", text, re.M)]
+        assert grams and (min(grams), max(grams)) == (least, most), guide
 
 
 def test_the_six_sand_timers_are_listed_in_the_cradles_range():
@@ -114,14 +119,60 @@ def test_the_six_sand_timers_are_listed_in_the_cradles_range():
     assert f"{d[0]}-{d[1]} mm across the caps and {h[0]}-{h[1]} mm tall" in row["description"]
 
 
-def test_the_buzzer_is_a_piezo_behind_a_resistor_a_gpio_can_drive():
-    buzzer, resistor = rows()["buzzer"], rows()["buzzer-resistor"]
-    assert "piezo" in buzzer["description"].lower() and "magnetic" not in buzzer["description"].lower()
-    assert "PS1240" in buzzer["description"]  # a part one can order by name
-    ohms = int(re.search(r"Resistor (\d+) ohm", resistor["description"]).group(1))
-    assert 3.3 / ohms * 1000 <= GPIO_MAX_MA
-    assert f"piezo + {ohms} Ω" in (ROOT / "hw" / "wiring.svg").read_text(encoding="utf-8")  # the drawing shows it
-    assert f"GPIO {load_pinout(ROOT / 'hw' / 'pinout.toml')['buzzer']['pin']}" in resistor["notes"]
+def test_the_buzzer_plays_the_tunes_loud_and_a_gpio_can_drive_it():
+    """The tunes (companion/hardware/buzzer.py) sit near the speaker's resonance; a transistor carries its current."""
+    from gpiozero.tones import Tone
+
+    from companion.hardware.buzzer import TUNES
+
+    buzzer, parts = rows()["buzzer"], rows()
+    low, high = map(int, re.search(r"resonance \(F0\) (\d+)-(\d+) Hz", buzzer["description"]).groups())
+    notes = [Tone(note).frequency for tune in TUNES.values() for note, _ in tune if note]
+    assert high / 2 <= min(notes) and max(notes) <= 4 * low, (min(notes), max(notes))
+    assert "piezo" not in buzzer["description"].lower()
+    base = float(re.search(r"Resistor ([\d.]+) kohm", parts["buzzer-base-resistor"]["description"]).group(1)) * 1000
+    assert (3.3 - 0.7) / base * 1000 <= GPIO_MAX_MA
+    ohms = int(re.search(r"Resistor (\d+) ohm", parts["buzzer-resistor"]["description"]).group(1))
+    amps = (5 - 0.2) / (8 + ohms)
+    assert amps * 1000 <= int(re.search(r"\((\d+) mA\)", parts["buzzer-transistor"]["description"]).group(1))
+    assert f"{amps * 1000:.0f} mA" in parts["buzzer-resistor"]["notes"]
+    svg = (ROOT / "hw" / "wiring.svg").read_text(encoding="utf-8")
+    assert "8 Ω speaker, NPN" in svg and "1 kΩ" in svg
+    assert f"GPIO {load_pinout(ROOT / 'hw' / 'pinout.toml')['buzzer']['pin']}" in parts["buzzer-base-resistor"]["notes"]
+
+
+def test_every_switch_has_its_resistor_and_every_cradle_its_connector():
+    timers = load_pinout(ROOT / "hw" / "pinout.toml")["timers"]
+    assert qty("switch-resistor") == qty("tilt-switch")
+    assert qty("cradle-connectors") == len(timers)
+    assert "can" in rows()["switch-resistor"]["notes"] and "GND" in rows()["tilt-switch"]["notes"]
+
+
+def test_the_strip_connectors_carry_a_feed_and_there_is_one_per_join():
+    layout = StripLayout()
+    pieces = len(layout.colours) + (1 if layout.countdown_leds or layout.token_leds else 0)
+    row = rows()["strip-connectors"]
+    per_pin = float(re.search(r"\(([\d.]+) A per pin\)", row["description"]).group(1))
+    assert per_pin >= layout.total * MA_PER_LED / 1000 / 2 * 1.5  # half the strip's full white, with headroom
+    assert qty("strip-connectors") == pieces + 1  # the data path into each piece, and the far-end feed
+
+
+def test_the_parts_to_house_and_tie_it_all_are_listed():
+    for part in ("standoffs", "enclosure", "cable-ties", "dc-jack", "hub-mount-tape"):
+        assert part in rows(), part
+    assert qty("cable-ties") >= len(load_pinout(ROOT / "hw" / "pinout.toml")["timers"])
+
+
+def test_the_led_supply_is_a_model_one_can_order_and_needs_no_mains_wiring():
+    row = rows()["led-supply"]
+    assert re.search(r"\(Adafruit \d+\)", row["description"]) and "barrel plug" in row["description"]
+    assert "screw terminals" not in row["description"]
+
+
+def test_the_glasses_have_the_game_s_durations():
+    row = rows()["sand-timer"]
+    for seconds in (30, 40, 50, 60, 70, 80):
+        assert re.search(rf"\b{seconds}( s)?\b", row["description"]), seconds
 
 
 def test_the_hub_parts_are_the_ones_the_firmware_drives():
