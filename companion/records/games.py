@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from companion.errors import BadInput, Conflict
+from companion.errors import BadInput, Conflict, NotKept
 from companion.records.database import Database, DamagedRow
 
 SCHEMA = """
@@ -63,10 +63,6 @@ class VersionClash(Conflict):
     def __init__(self, current: int):
         super().__init__("version", f"the game changed meanwhile (now version {current}): reload it")
         self.details = {"version": current}
-
-
-class NotKept(LookupError):
-    """No game of that kind has that id."""
 
 
 class GameShelf:

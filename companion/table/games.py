@@ -1,4 +1,5 @@
-"""The board games' records as the table answers them: the web asks these methods, never the shelf.
+"""The board games' records as the table answers them (the web's BoardGames port): the web asks these
+methods, never the shelf.
 
 A game is a versioned record (companion.records.games): read it, list
 them, wait for its next version, or change it — the change a function of
@@ -11,17 +12,15 @@ from companion.records import GameShelf
 
 
 class TableGames:
-    """The board games of a Table (mixed into it; `_games` is the table's GameShelf).
+    """The board games of a table, on its GameShelf.
 
     >>> games = TableGames(GameShelf(":memory:"))
     >>> games.new_game("flock", {"stage": 1})["version"], games.game("flock", 1)["state"]
     (1, {'stage': 1})
     """
 
-    _games: GameShelf
-
     def __init__(self, shelf: GameShelf):
-        self._games = shelf  # a table of board games alone (the web's tests); Table sets its own
+        self._games = shelf
 
     def saved_games(self, kind: str, limit: int = 50) -> list[dict]:
         """Saved games of `kind`, most recently changed first."""

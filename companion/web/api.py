@@ -18,10 +18,9 @@ from flask import current_app, request
 from werkzeug.exceptions import NotFound
 
 from companion import jsonin
-from companion.errors import BadInput
-from companion.records.database import MAX_ROW_ID
-from companion.records.games import NotKept
-from companion.web import get_table
+from companion.errors import BadInput, NotKept
+from companion.ports import MAX_ROW_ID
+from companion.web import games
 from companion.web.live import game_stream, last_event_id
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -79,7 +78,7 @@ def read_version(data: dict) -> int | None:
 
 def saved_game(kind: str, game_id: int, name: str) -> dict:
     """The saved game, or 404 naming it (`name`: the game's name for people)."""
-    game = get_table().game(kind, game_id) if 0 <= game_id <= MAX_ROW_ID else None
+    game = games().game(kind, game_id) if 0 <= game_id <= MAX_ROW_ID else None
     if game is None:
         raise NotFound(f"no {name} game {game_id}")
     return game
@@ -99,8 +98,8 @@ def changed_game(kind: str, game_id: int, name: str, step: Callable[[dict], dict
         raise NotFound(f"no {name} game {game_id}")
     key = request_key()
     try:
-        return get_table().change_game(kind, game_id, step, version, key) if key else \
-            get_table().change_game(kind, game_id, step, version)
+        return games().change_game(kind, game_id, step, version, key) if key else \
+            games().change_game(kind, game_id, step, version)
     except NotKept:
         raise NotFound(f"no {name} game {game_id}") from None
 
@@ -109,4 +108,4 @@ def game_feed(kind: str, game_id: int, name: str, render: Callable[[dict], dict]
     """A game's live feed: `render(game)` after every change, its version the event id."""
     saved_game(kind, game_id, name)
     after = last_event_id(request.headers.get("Last-Event-ID"))
-    return streams().open(game_stream(get_table(), kind, game_id, render, after, **streams().settings))
+    return streams().open(game_stream(games(), kind, game_id, render, after, **streams().settings))

@@ -12,8 +12,8 @@ from markupsafe import Markup
 
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS
-from companion.web import get_table
-from companion.records.database import MAX_ROW_ID
+from companion.ports import MAX_ROW_ID
+from companion.web import ledger
 from companion.web.i18n import translate, when
 from companion.web.shows import bp
 from companion.web.shows.timeline import LABELS, timeline_svg
@@ -51,12 +51,12 @@ def lasted(show: dict) -> str:
 
 @bp.get("/shows")
 def index():
-    return render_template("shows/index.html", area="shows", shows=get_table().shows())
+    return render_template("shows/index.html", area="shows", shows=ledger().shows())
 
 
 @bp.get("/shows/<int:show_id>")
 def show(show_id: int):
-    table = get_table()
+    table = ledger()
     record = table.show_record(show_id) if show_id <= MAX_ROW_ID else None
     if record is None:
         abort(404, translate("shows.unknown", id=show_id))
