@@ -73,7 +73,7 @@ def test_six_concurrent_setup_posts_without_version_fifteen_times_are_all_stored
             t.join()
         answered += statuses.count(200)
         problems.extend(s for s in statuses if s != 200)
-        stored += len(served.table.game("geese", game["id"])["state"]["wintering"])
+        stored += len(served.table.games.game("geese", game["id"])["state"]["wintering"])
     assert answered == 90 and stored == 90, f"{answered} answered 200, {stored} stored; {problems}"
 
 
@@ -85,7 +85,7 @@ def test_a_replayed_change_with_the_same_idempotency_key_is_applied_once(served)
     first = call(served.port, "POST", path, {"card": {"n": 2, "suit": "gull"}}, key)
     again = call(served.port, "POST", path, {"card": {"n": 2, "suit": "gull"}}, key)
     assert first[0] == again[0] == 200 and first[2]["version"] == again[2]["version"] == 2
-    assert len(served.table.game("geese", game["id"])["state"]["wintering"]) == 1
+    assert len(served.table.games.game("geese", game["id"])["state"]["wintering"]) == 1
     with_version = call(served.port, "POST", path, {"card": {"n": 3, "suit": "gull"}, "version": 2},
                         {"X-Table-Pin": PIN})
     replayed = call(served.port, "POST", path, {"card": {"n": 3, "suit": "gull"}, "version": 2},

@@ -21,7 +21,7 @@ def big_history(table, shows: int = 60) -> str:
         table.store.save_event(event, WALL)
         show = table.store.begin_show(event, False, {"t": 0, "type": "setup"}, WALL + n, 1.0)
         table.store.finish_show(show, {"t": 120, "type": "end"}, "win", 2, WALL + n + 300)
-    return table.export_history()
+    return table.ledger.export_history()
 
 
 def in_pieces(text: str, length: int) -> list[str]:
@@ -58,9 +58,9 @@ def test_a_history_past_one_body_goes_in_piece_by_piece_and_whole(apps):
         answer = client.post("/api/history", json={"history": piece, "part": n, "parts": len(parts)}, headers=PIN)
         if n < len(parts):
             assert answer.status_code == 200 and answer.json == {"received": n, "parts": len(parts)}
-            assert fresh.scorepad() != old.scorepad()  # nothing is read in before the last piece
+            assert fresh.ledger.scorepad() != old.ledger.scorepad()  # nothing is read in before the last piece
     assert answer.status_code == 200 and answer.json["imported"]["show"] == 60
-    assert fresh.scorepad() == old.scorepad()
+    assert fresh.ledger.scorepad() == old.ledger.scorepad()
     assert fresh.store.events() == old.store.events()  # every character came through, astral ones too
 
 
@@ -110,7 +110,7 @@ def test_a_bad_part_number_is_named(apps, body, field):
     _, fresh, client = apps
     answer = client.post("/api/history", json=body, headers=PIN)
     assert answer.status_code == 400 and answer.json["field"] == field
-    assert fresh.shows() == []
+    assert fresh.ledger.shows() == []
 
 
 def test_pieces_need_the_pin(apps):

@@ -56,13 +56,13 @@ def index():
 
 @bp.get("/shows/<int:show_id>")
 def show(show_id: int):
-    table = ledger()
-    record = table.show_record(show_id) if show_id <= MAX_ROW_ID else None
+    kept = ledger()
+    record = kept.show_record(show_id) if show_id <= MAX_ROW_ID else None
     if record is None:
         abort(404, translate("shows.unknown", id=show_id))
     labels = {key: translate(f"timer.{key}" if key in COLOURS else f"timeline.{key}") for key in LABELS}
     try:
-        svg, problem = timeline_svg(table.show_log(show_id), labels), None
+        svg, problem = timeline_svg(kept.show_log(show_id), labels), None
     except BadInput as e:  # a damaged journal still gets its page, with the reason
         svg, problem = None, str(e)
     return render_template("shows/show.html", area="shows", show=record, timeline=svg, problem=problem)
