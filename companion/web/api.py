@@ -11,7 +11,6 @@ none, applies to the current state; either way load, change and save are
 one transaction on the table's side.
 """
 
-import json
 from collections.abc import Callable
 
 from flask import current_app, request
@@ -19,6 +18,7 @@ from werkzeug.exceptions import NotFound
 
 from companion import jsonin
 from companion.errors import BadInput, NotKept
+from companion.fields import whole, yes_no
 from companion.ports import MAX_ROW_ID
 from companion.web import games
 from companion.web.live import game_stream, last_event_id
@@ -51,10 +51,7 @@ def need(data: dict, field: str):
 
 
 def boolean(data: dict, field: str, default: bool | None = None) -> bool:
-    value = need(data, field) if default is None else data.get(field, default)
-    if not isinstance(value, bool):
-        raise BadInput(field, f"expected true or false, got {json.dumps(value)}", code="errors.yes_no")
-    return value
+    return yes_no(need(data, field) if default is None else data.get(field, default), field)
 
 
 def document() -> dict:
@@ -71,9 +68,7 @@ def streams():
 def read_version(data: dict) -> int | None:
     """The version a change was made on, if the phone names one."""
     value = data.get("version")
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ROW_ID):
-        raise BadInput("version", "expected the game's version as a whole number", code="errors.shape")
-    return value
+    return None if value is None else whole(value, "version", 1, MAX_ROW_ID)
 
 
 def saved_game(kind: str, game_id: int, name: str) -> dict:
