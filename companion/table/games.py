@@ -8,11 +8,13 @@ the stored state, run inside the one transaction that saves it.
 
 from collections.abc import Callable
 
+from companion.errors import NotKept
+from companion.ports import MAX_ROW_ID
 from companion.records import GameShelf
 
 
 class TableGames:
-    """The board games of a table, on its GameShelf.
+    """The board games of a table, on its GameShelf; a game id past what the records hold is not kept, as any other.
 
     >>> games = TableGames(GameShelf(":memory:"))
     >>> games.new_game("flock", {"stage": 1})["version"], games.game("flock", 1)["state"]
@@ -28,7 +30,7 @@ class TableGames:
 
     def game(self, kind: str, game_id: int) -> dict | None:
         """One saved game, or None."""
-        return self._games.load(kind, game_id)
+        return self._games.load(kind, game_id) if game_id <= MAX_ROW_ID else None
 
     def new_game(self, kind: str, state: dict) -> dict:
         return self._games.create(kind, state)
@@ -37,11 +39,13 @@ class TableGames:
                     key: str | None = None) -> dict:
         """The game after `step(state)`, at the version the phone saw (VersionClash if it moved on);
         a change already made under the request key `key` is not made twice."""
+        if game_id > MAX_ROW_ID:
+            raise NotKept(f"no {kind} game {game_id}")
         return self._games.change(kind, game_id, step, version=version, key=key)
 
     def wait_for_game(self, kind: str, game_id: int, after_version: int, timeout: float) -> dict | None:
         """The game as soon as its version is past `after_version`, or as it is after `timeout` s."""
-        return self._games.wait_for_change(kind, game_id, after_version, timeout)
+        return self._games.wait_for_change(kind, game_id, after_version, timeout) if game_id <= MAX_ROW_ID else None
 
     def game_cards(self, kind: str) -> dict[str, dict]:
         """Every card of `kind` the players entered, by name."""

@@ -73,7 +73,7 @@ def read_version(data: dict) -> int | None:
 
 def saved_game(kind: str, game_id: int, name: str) -> dict:
     """The saved game, or 404 naming it (`name`: the game's name for people)."""
-    game = games().game(kind, game_id) if 0 <= game_id <= MAX_ROW_ID else None
+    game = games().game(kind, game_id)
     if game is None:
         raise NotFound(f"no {name} game {game_id}")
     return game
@@ -89,8 +89,6 @@ def request_key() -> str | None:
 
 def changed_game(kind: str, game_id: int, name: str, step: Callable[[dict], dict], version: int | None) -> dict:
     """The game after `step(state)`, saved by the table in one transaction (once per Idempotency-Key)."""
-    if not 0 <= game_id <= MAX_ROW_ID:
-        raise NotFound(f"no {name} game {game_id}")
     key = request_key()
     try:
         return games().change_game(kind, game_id, step, version, key) if key else \

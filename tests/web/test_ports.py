@@ -55,6 +55,22 @@ def test_an_id_past_what_the_records_hold_is_simply_not_found(tmp_path):
         store.close()
 
 
+def test_a_game_id_past_what_the_records_hold_is_not_kept(tmp_path):
+    from companion.errors import NotKept
+    from companion.records import GameShelf
+    from companion.table.games import TableGames
+
+    shelf = GameShelf(tmp_path / "games.sqlite3")
+    games = TableGames(shelf)
+    try:
+        assert games.game("geese", MAX_ROW_ID + 1) is None
+        assert games.wait_for_game("geese", MAX_ROW_ID + 1, 0, 0.0) is None
+        with pytest.raises(NotKept):
+            games.change_game("geese", MAX_ROW_ID + 1, lambda state: state)
+    finally:
+        shelf.close()
+
+
 def test_a_stand_in_serves_the_ports_it_has_and_brings_its_pin():
     class Games:
         pin = "1234"

@@ -9,7 +9,6 @@ from werkzeug.exceptions import NotFound
 from companion.errors import BadInput
 from companion.fields import whole
 from companion.clock import iso
-from companion.ports import MAX_ROW_ID
 from companion.skyrockets.festivals import event_number
 from companion.skyrockets.log import replay
 from companion.web import get_table, ledger
@@ -72,7 +71,7 @@ def flock_share(summary: dict) -> dict | None:
 
 @bp.get("/api/shows/<int:show_id>/result")
 def show_result_json(show_id: int):
-    record = ledger().show_record(show_id) if show_id <= MAX_ROW_ID else None
+    record = ledger().show_record(show_id)
     shared = show_share(record) if record else None
     if shared is None:
         raise NotFound(f"there is no finished show {show_id}")
@@ -94,7 +93,7 @@ def save_festival():
 @needs_pin
 def delete_festival(festival_id: int):
     """Forget a custom festival (the shows played in it stay on the score pad)."""
-    if festival_id > MAX_ROW_ID or not ledger().delete_festival(festival_id):
+    if not ledger().delete_festival(festival_id):
         raise coded(NotFound(f"there is no custom festival {festival_id}"), "errors.festival.gone")
     return jsonify({"deleted": festival_id})
 

@@ -12,7 +12,6 @@ from markupsafe import Markup
 
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS
-from companion.ports import MAX_ROW_ID
 from companion.web import ledger
 from companion.web.i18n import translate, when
 from companion.web.shows import bp
@@ -57,7 +56,7 @@ def index():
 @bp.get("/shows/<int:show_id>")
 def show(show_id: int):
     kept = ledger()
-    record = kept.show_record(show_id) if show_id <= MAX_ROW_ID else None
+    record = kept.show_record(show_id)
     if record is None:
         abort(404, translate("shows.unknown", id=show_id))
     labels = {key: translate(f"timer.{key}" if key in COLOURS else f"timeline.{key}") for key in LABELS}
