@@ -24,8 +24,8 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from companion.clock import iso
-from companion.errors import RETRY_AFTER_S, BadInput, RecordsBusy
+from companion.clock import iso  # noqa: F401  (the records' parts take it from here)
+from companion.errors import RETRY_AFTER_S, BadInput, RecordsBusy  # noqa: F401  (RETRY_AFTER_S: read here too)
 from companion.ports import MAX_ROW_ID  # noqa: F401  (the records' own bound, named where the web reads it too)
 
 BUSY_TIMEOUT_S = 1.5  # how long a write waits for another writer: a phone hears 503 within 2 s

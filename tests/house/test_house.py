@@ -1,4 +1,4 @@
-"""The shape of the house: the rules import no shell, the web sees the table through its methods only."""
+"""The shape of the house: the rules import no shell, the web sees the table through its ports, each limit named once."""
 
 import ast
 import subprocess
