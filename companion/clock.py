@@ -8,10 +8,20 @@ restart.
 
 import threading
 import time
+from datetime import datetime, timezone
 from typing import Callable
 
 # A simulated clock's speed (the demo's --speed): at 100 times, a show still draws every tick.
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
+
+
+def iso(wall: float) -> str:
+    """A wall-clock instant as the records keep it and the pages show it: UTC, to the second.
+
+    >>> iso(0)
+    '1970-01-01T00:00:00Z'
+    """
+    return datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 class SystemClock:

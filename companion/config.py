@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.ports import LANGUAGES
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
 from companion.hardware.hub import HubConfig, hub_config
@@ -28,7 +29,6 @@ from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
-LANGUAGES = ("en", "ja")  # the table's languages (the web's catalogues, one per language)
 MAX_TABLE_NAME = 40  # characters: a phone's title bar and the kiosk show it whole
 
 __all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "StripConfig", "TiltConfig", "TimerConfig",
@@ -314,18 +314,14 @@ def set_duration(config: Config, colour: str, seconds) -> Config:
     if config.path is not None:
         import tomlkit
 
-        try:
-            text = config.path.read_text(encoding="utf-8") if config.path.exists() else ""
-            document = tomlkit.parse(text)
+        def change(document) -> None:
             timers = document.setdefault("timers", tomlkit.table(is_super_table=True))
             kept = a_up if a_up == b_up else tomlkit.inline_table()
             if a_up != b_up:
                 kept.update({"a_up": a_up, "b_up": b_up})
             timers.setdefault(colour, tomlkit.table())["duration"] = kept
-            _write_atomically(config.path, tomlkit.dumps(document))
-        except OSError as e:
-            raise BadInput(str(config.path), f"cannot save the calibration ({e.strerror or e})",
-                           code="errors.setup.file") from None
+
+        _edit(config, change, saving="the calibration")
     timers = dict(config.timers)
     timers[colour] = replace(timers[colour], duration=a_up, duration_b_up=None if b_up == a_up else b_up)
     return replace(config, timers=timers)
@@ -436,8 +432,11 @@ def mark_set_up(config: Config, done: bool) -> Config:
     return _edit(config, change)
 
 
-def _edit(config: Config, change, *, dry_run: bool = False) -> Config:
-    """Change the config file's document with `change`, check the result as `load_config` would, write it."""
+def _edit(config: Config, change, *, dry_run: bool = False, saving: str = "the settings") -> Config:
+    """Change the config file's document with `change`, check the result as `load_config` would, write it.
+
+    The one writer of the config file: the setup page's settings, the set-up mark and a calibrated duration
+    all come through here (`saving` says which, if the disk refuses)."""
     import tomlkit
 
     path = config.path
@@ -457,7 +456,7 @@ def _edit(config: Config, change, *, dry_run: bool = False) -> Config:
     try:
         _write_atomically(path, written)
     except OSError as e:
-        raise BadInput(str(path), f"cannot save the settings ({e.strerror or e})", code="errors.setup.file") from None
+        raise BadInput(str(path), f"cannot save {saving} ({e.strerror or e})", code="errors.setup.file") from None
     return checked
 
 

@@ -1,4 +1,9 @@
-"""The one error type for bad input anywhere: it names the field and says what is wrong."""
+"""The errors every layer may raise and the web answers: bad input naming its field, a conflict, a record
+that is not kept, records that are busy."""
+
+import sqlite3
+
+RETRY_AFTER_S = 2  # what a busy answer asks the client to wait
 
 
 def printable(text: str) -> str:
@@ -45,3 +50,15 @@ class NothingToUndo(Conflict):
 
     def __init__(self, field: str):
         super().__init__(field, "nothing to undo")
+
+
+class NotKept(LookupError):
+    """No game of that kind has that id."""
+
+
+class RecordsBusy(sqlite3.OperationalError):
+    """The database stayed locked by another writer past the busy timeout: nothing was written; try again.
+
+    It stays an sqlite3 error, so a command that opens the table answers it with one line and exit 1."""
+
+    retry_after_s = RETRY_AFTER_S

@@ -106,7 +106,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
     listening = Listening(host, server.effective_port)
-    table.listening = (listening.host, listening.port)
+    table.door.listening = (listening.host, listening.port)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
     table.start()
@@ -121,13 +121,13 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
             bridge.stop()
         bridge = Bridge(table, after.mqtt).start() if after.mqtt else None
 
-    table.reconfigured.append(rejoin)
+    table.setup.reconfigured.append(rejoin)
     advert = None
     try:
         addresses = lan_addresses()
         advert = Advertisement(listening, addresses).start() if mdns else None
         how_to_stop = SERVICE_STOP if os.environ.get("NOTIFY_SOCKET") else "Ctrl-C stops."  # in the journal: systemctl
-        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.pin, how_to_stop):
+        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.door.pin, how_to_stop):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
         table.first_run.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")

@@ -1,7 +1,7 @@
 """One table on a broker: availability with a last will, its live state retained, each finished show.
 
 The bridge has a thread of its own that waits on the table for the next
-change (`table.wait_for_change`), and paho's network thread; the table's
+change (its show desk's `wait_for_change`), and paho's network thread; the table's
 runtime thread never waits for either. While the broker is away the bridge
 keeps only the newest state and the finished shows not yet sent, and sends
 them (with the discovery config and `online`) as soon as it is back.
@@ -22,6 +22,7 @@ from companion.mqtt.discovery import discovery_messages
 from companion.mqtt.pacer import Pacer
 from companion.mqtt.settings import BrokerSettings
 from companion.mqtt.topics import OFFLINE, ONLINE, QOS, Topics
+from companion.ports import Ports
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +38,13 @@ def _payload(value) -> bytes:
 
 
 class Bridge:
-    """Publishes one table (anything with snapshot/wait_for_change/shows/show_log) on a broker."""
+    """Publishes one table on a broker: its show desk's state (companion.ports.ShowDesk), its ledger's
+    finished shows (companion.ports.Ledger)."""
 
     def __init__(self, table, settings: BrokerSettings, *, interval_s: float = STATE_INTERVAL_S,
                  backoff: tuple[float, float] = broker.BACKOFF_S, clock=time.monotonic):
-        self.table, self.settings = table, settings
+        ports: Ports = table.ports
+        self.desk, self.ledger, self.settings = ports.desk, ports.ledger, settings
         self.topics = Topics(settings.base, settings.table)
         self._client = broker.make_client(settings, f"companion-{settings.base}-{settings.table}".replace("/", "-"),
                                           will=(self.topics.availability, OFFLINE), backoff=backoff)
@@ -82,7 +85,7 @@ class Bridge:
             self._answered.notify_all()
 
     def start(self) -> "Bridge":
-        ended = [row for row in self.table.shows() if row.get("ended")]
+        ended = [row for row in self.ledger.shows() if row.get("ended")]
         self._sent_up_to = max((row["id"] for row in ended), default=0)
         if ended:
             self._last_show = _ended_show(max(ended, key=lambda row: row["id"]))
@@ -133,7 +136,7 @@ class Bridge:
         seq = -1
         while not self._stopping.is_set():
             try:
-                snapshot = self.table.wait_for_change(seq, RECHECK_S if self._pending else WAKE_S)
+                snapshot = self.desk.wait_for_change(seq, RECHECK_S if self._pending else WAKE_S)
                 if snapshot["seq"] <= seq:
                     if self._pending:
                         self._note_finished(snapshot, again=True)
@@ -141,7 +144,7 @@ class Bridge:
                 hold = self._pacer.wait_s(self._clock())
                 if hold and self._stopping.wait(hold):
                     break
-                snapshot = self.table.snapshot()  # the newest, after holding back
+                snapshot = self.desk.snapshot()  # the newest, after holding back
                 seq = snapshot["seq"]
                 self._send_state(snapshot)
                 self._pacer.sent(self._clock())
@@ -181,14 +184,14 @@ class Bridge:
             return
         self._running, self._pending = running, False
         told = False
-        for row in reversed(self.table.shows()):
+        for row in reversed(self.ledger.shows()):
             if row["id"] <= self._sent_up_to:
                 continue
             if row.get("ended") is None:
                 self._pending = row["id"] != running
                 break  # the shows after it wait their turn, so they go out in order
             self._sent_up_to = row["id"]
-            self._send_show(finished_show(row, self.table.show_log(row["id"])))
+            self._send_show(finished_show(row, self.ledger.show_log(row["id"])))
             self._last_show, told = _ended_show(row), True
         if told and self._idle is not None:  # the idle state went out before the records said how the show ended
             self._send_state(self._idle)

@@ -22,23 +22,16 @@ import math
 import sqlite3
 import threading
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 
-from companion.errors import BadInput
+from companion.clock import iso  # noqa: F401  (the records' parts take it from here)
+from companion.errors import RETRY_AFTER_S, BadInput, RecordsBusy  # noqa: F401  (RETRY_AFTER_S: read here too)
+from companion.ports import MAX_ROW_ID  # noqa: F401  (the records' own bound, named where the web reads it too)
 
 BUSY_TIMEOUT_S = 1.5  # how long a write waits for another writer: a phone hears 503 within 2 s
-RETRY_AFTER_S = 2  # what a busy answer asks the client to wait
-MAX_ROW_ID = 2**63 - 1  # the largest id SQLite can hold: larger ones cannot be looked up (or exist)
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
 CACHE_KIB = 256  # each connection's page cache
 KEPT_IDLE = 4  # connections kept open between uses: the journal's writer and a few pages at once
-
-
-class RecordsBusy(sqlite3.OperationalError):
-    """The database stayed locked by another writer past the busy timeout: nothing was written; try again."""
-
-    retry_after_s = RETRY_AFTER_S
 
 
 class DamagedRow(sqlite3.DatabaseError):
@@ -53,11 +46,6 @@ class DamagedRow(sqlite3.DatabaseError):
     def __init__(self, row: str, problem: BadInput, then: str = ""):
         super().__init__(f"{row}: {problem}{then}")
         self.row, self.field = row, problem.field
-
-
-def iso(wall: float) -> str:
-    """A wall-clock instant as the records keep it: UTC, to the second."""
-    return datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def connect(path: str, durable: bool = True) -> sqlite3.Connection:

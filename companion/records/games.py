@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from companion.errors import BadInput, Conflict
+from companion.errors import BadInput, Conflict, NotKept
 from companion.fields import choice
 from companion.records.database import Database, DamagedRow
 
@@ -106,10 +106,6 @@ class GameKind(Protocol):
 
     def export_rows(self, game: dict) -> list[list]:
         """A saved game's scores as CSV rows, the header first (values as they are: the web escapes cells)."""
-
-
-class NotKept(LookupError):
-    """No game of that kind has that id."""
 
 
 class GameShelf:

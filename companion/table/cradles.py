@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from companion.hardware.source import fault_json
 from companion.skyrockets import Pose
+from companion.skyrockets.beams import beam_durations
 
 @dataclass
 class Cradle:
@@ -78,6 +79,14 @@ class Cradles(dict):
         self.window_until = None
         for cradle in self.values():
             cradle.remind_at = None
+
+    def beam_timed(self, show) -> dict[str, tuple[float, float]]:
+        """The durations a finished show's neck beams timed, by the cradle's ends: (A up, B up) per colour."""
+        timed = {}
+        for colour, (a_up, b_up) in beam_durations(show.setup, show.beam_runs).items():
+            cradle = self.get(colour)
+            timed[colour] = (b_up, a_up) if cradle is not None and cradle.swapped else (a_up, b_up)  # bulbs -> ends
+        return timed
 
     # ---- what the sensors say ---------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""The board games' records as the table answers them: the web asks these methods, never the shelf.
+"""The board games' records as the table answers them (the web's BoardGames port): the web asks these
+methods, never the shelf.
 
 A game is a versioned record (companion.records.games): read it, list
 them, wait for its next version, or change it — the change a function of
@@ -8,25 +9,25 @@ keeps the games of `KINDS`, each checked by its own rules on every save.
 
 from collections.abc import Callable
 
+from companion.errors import NotKept
 from companion.flock.kind import FLOCK
 from companion.geese.kind import GEESE
+from companion.ports import MAX_ROW_ID
 from companion.records import GameShelf
 
 KINDS = {FLOCK.name: FLOCK, GEESE.name: GEESE}  # every board game the table keeps, by the name its records use
 
 
 class TableGames:
-    """The board games of a Table (mixed into it; `_games` is the table's GameShelf).
+    """The board games of a table, on its GameShelf; a game id past what the records hold is not kept, as any other.
 
     >>> games = TableGames(GameShelf(":memory:", KINDS))
     >>> games.new_game("geese", GEESE.new(["ann", "ben", "cho"]))["version"], games.game("geese", 1)["state"]["players"]
     (1, ['ann', 'ben', 'cho'])
     """
 
-    _games: GameShelf
-
     def __init__(self, shelf: GameShelf):
-        self._games = shelf  # a table of board games alone (the web's tests); Table sets its own
+        self._games = shelf
 
     def saved_games(self, kind: str, limit: int = 50) -> list[dict]:
         """Saved games of `kind`, most recently changed first."""
@@ -34,7 +35,7 @@ class TableGames:
 
     def game(self, kind: str, game_id: int) -> dict | None:
         """One saved game, or None."""
-        return self._games.load(kind, game_id)
+        return self._games.load(kind, game_id) if game_id <= MAX_ROW_ID else None
 
     def new_game(self, kind: str, state: dict) -> dict:
         return self._games.create(kind, state)
@@ -43,11 +44,13 @@ class TableGames:
                     key: str | None = None) -> dict:
         """The game after `step(state)`, at the version the phone saw (VersionClash if it moved on);
         a change already made under the request key `key` is not made twice."""
+        if game_id > MAX_ROW_ID:
+            raise NotKept(f"no {kind} game {game_id}")
         return self._games.change(kind, game_id, step, version=version, key=key)
 
     def wait_for_game(self, kind: str, game_id: int, after_version: int, timeout: float) -> dict | None:
         """The game as soon as its version is past `after_version`, or as it is after `timeout` s."""
-        return self._games.wait_for_change(kind, game_id, after_version, timeout)
+        return self._games.wait_for_change(kind, game_id, after_version, timeout) if game_id <= MAX_ROW_ID else None
 
     def game_cards(self, kind: str) -> dict[str, dict]:
         """Every card of `kind` the players entered, by name."""

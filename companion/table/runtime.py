@@ -20,6 +20,7 @@ for the rest, still taking any item that arrives meanwhile.
 """
 
 import ctypes
+import functools
 import logging
 import os
 import queue
@@ -39,6 +40,7 @@ PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
 # is late, short enough that the watching costs nothing to speak of (a few deadlines a second at most).
 LAST_STRETCH_S = 0.0005
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+DURABLE_WAIT_S = 2.0  # how long a change from a phone waits for its line to be on disk
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,27 @@ class Runtime:
         except queue.Empty:
             pass
         return None
+
+
+def on_runtime(command: Callable) -> Callable:
+    """A method that runs on its object's runtime thread (`self.runtime`), in order with everything else;
+    the caller gets its answer (or its exception)."""
+    @functools.wraps(command)
+    def submitted(self, *args, **kwargs):
+        return self.runtime.submit(functools.partial(command, self, *args, **kwargs))
+    return submitted
+
+
+def durable(command: Callable) -> Callable:
+    """A command of the show, run on the runtime thread, that answers once its journal lines are on disk
+    (`self.journal`), or says they are still pending (`"saved": false`)."""
+    @functools.wraps(command)
+    def written(self, *args, **kwargs):
+        snapshot = self.runtime.submit(functools.partial(command, self, *args, **kwargs))
+        if self.journal.wait_for(self.journal.mark(), DURABLE_WAIT_S):
+            return snapshot
+        return dict(snapshot, saved=False)  # applied, and kept for the writer to retry: never a 500
+    return written
 
 
 def _precise_timers() -> None:

@@ -14,6 +14,17 @@ across a restart.
 4.0
 """
 
+from companion.clock import MAX_SPEED, MIN_SPEED
+from companion.errors import BadInput
+
+
+def check_speed(speed: float) -> float:
+    """A table's show speed, if it is one the show clock runs at (the demo's --speed)."""
+    if not MIN_SPEED <= speed <= MAX_SPEED:  # NaN fails too
+        raise BadInput("speed", f"{speed:g} is out of range ({MIN_SPEED:g}-{MAX_SPEED:g})",
+                       code="errors.range", params={"low": MIN_SPEED, "high": MAX_SPEED})
+    return speed
+
 
 class TimeBase:
     """Converts between the clock's monotonic seconds and the show's seconds."""

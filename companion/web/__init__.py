@@ -1,7 +1,9 @@
 """The table's web face: the phone pages and the JSON API, built around a running table.
 
 `create_app(table)` builds a Flask app for one table; nothing happens at import
-time, so tests build as many apps as they like, each on its own table.
+time, so tests build as many apps as they like, each on its own table. The app
+takes the table's ports once (companion.ports), and each area asks only the
+port it needs: `desk()`, `ledger()`, `games()`, `setup()`, `door()`.
 
 >>> app = create_app(demo_table("demo.sqlite3"))        # doctest: +SKIP
 >>> app.test_client().get("/api/show").json["outcome"]  # doctest: +SKIP
@@ -19,6 +21,7 @@ from collections.abc import Mapping
 
 from flask import Flask, current_app
 
+from companion.ports import BoardGames, Door, Ledger, Ports, SetupDesk, ShowDesk
 from companion.skyrockets.show import CROWD_TOKENS
 
 PAGE_BUDGET = 100_000  # bytes of a page and everything it loads: quick on a phone at the edge of the Wi-Fi
@@ -44,7 +47,8 @@ DEFAULTS = {
 
 def create_app(table, *, secret_key: str | None = None, testing: bool = False,
                config: Mapping | None = None) -> Flask:
-    """A Flask app serving `table` (a companion.table.Table or anything with its interface)."""
+    """A Flask app serving `table`: a companion.table.Table (its `ports`), its Ports, or a stand-in of a test
+    that serves the ports it has itself."""
     app = Flask(__name__)
     app.config.update(
         DEFAULTS,
@@ -57,7 +61,8 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     app.config.update(config or {})
     app.json.sort_keys = False  # keep the contract's field order
     app.json.ensure_ascii = False
-    app.extensions["table"] = table
+    ports = table if isinstance(table, Ports) else getattr(table, "ports", None) or Ports.serving(table)
+    app.extensions["ports"] = ports
 
     from companion.web import auth, errors, hosts, i18n, live, security
     from companion.web.areas import discover
@@ -65,7 +70,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     areas = discover()
     app.extensions["areas"] = areas
     app.jinja_env.globals["crowd_tokens"] = CROWD_TOKENS  # the stars a show can earn, for every page
-    hosts.init_app(app, getattr(table, "allowed_hosts", ()))  # first: a request for another name goes no further
+    hosts.init_app(app, ports.door.allowed_hosts)  # first: a request for another name goes no further
     live.init_app(app)
     security.init_app(app)
     i18n.init_app(app, areas)
@@ -75,6 +80,30 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     return app
 
 
-def get_table():
-    """The table the current app serves."""
-    return current_app.extensions["table"]
+def _ports() -> Ports:
+    return current_app.extensions["ports"]
+
+
+def desk() -> ShowDesk:
+    """The show desk of the table the current app serves."""
+    return _ports().desk
+
+
+def ledger() -> Ledger:
+    """The ledger (records, score pad, festivals, history) of the table the current app serves."""
+    return _ports().ledger
+
+
+def games() -> BoardGames:
+    """The board games' shelf of the table the current app serves."""
+    return _ports().games
+
+
+def setup() -> SetupDesk:
+    """The setup desk of the table the current app serves (None for a stand-in that has none)."""
+    return _ports().setup
+
+
+def door() -> Door:
+    """The door (PIN, names, address, name, language) of the table the current app serves."""
+    return _ports().door

@@ -11,17 +11,16 @@ none, applies to the current state; either way load, change and save are
 one transaction on the table's side.
 """
 
-import json
 from collections.abc import Callable
 
 from flask import current_app, request
 from werkzeug.exceptions import NotFound
 
 from companion import jsonin
-from companion.errors import BadInput
-from companion.records.database import MAX_ROW_ID
-from companion.records.games import NotKept
-from companion.web import get_table
+from companion.errors import BadInput, NotKept
+from companion.fields import whole, yes_no
+from companion.ports import MAX_ROW_ID
+from companion.web import games
 from companion.web.live import game_stream, last_event_id
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -52,10 +51,7 @@ def need(data: dict, field: str):
 
 
 def boolean(data: dict, field: str, default: bool | None = None) -> bool:
-    value = need(data, field) if default is None else data.get(field, default)
-    if not isinstance(value, bool):
-        raise BadInput(field, f"expected true or false, got {json.dumps(value)}", code="errors.yes_no")
-    return value
+    return yes_no(need(data, field) if default is None else data.get(field, default), field)
 
 
 def document() -> dict:
@@ -72,14 +68,12 @@ def streams():
 def read_version(data: dict) -> int | None:
     """The version a change was made on, if the phone names one."""
     value = data.get("version")
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ROW_ID):
-        raise BadInput("version", "expected the game's version as a whole number", code="errors.shape")
-    return value
+    return None if value is None else whole(value, "version", 1, MAX_ROW_ID)
 
 
 def saved_game(kind: str, game_id: int, name: str) -> dict:
     """The saved game, or 404 naming it (`name`: the game's name for people)."""
-    game = get_table().game(kind, game_id) if 0 <= game_id <= MAX_ROW_ID else None
+    game = games().game(kind, game_id)
     if game is None:
         raise NotFound(f"no {name} game {game_id}")
     return game
@@ -95,12 +89,10 @@ def request_key() -> str | None:
 
 def changed_game(kind: str, game_id: int, name: str, step: Callable[[dict], dict], version: int | None) -> dict:
     """The game after `step(state)`, saved by the table in one transaction (once per Idempotency-Key)."""
-    if not 0 <= game_id <= MAX_ROW_ID:
-        raise NotFound(f"no {name} game {game_id}")
     key = request_key()
     try:
-        return get_table().change_game(kind, game_id, step, version, key) if key else \
-            get_table().change_game(kind, game_id, step, version)
+        return games().change_game(kind, game_id, step, version, key) if key else \
+            games().change_game(kind, game_id, step, version)
     except NotKept:
         raise NotFound(f"no {name} game {game_id}") from None
 
@@ -109,4 +101,4 @@ def game_feed(kind: str, game_id: int, name: str, render: Callable[[dict], dict]
     """A game's live feed: `render(game)` after every change, its version the event id."""
     saved_game(kind, game_id, name)
     after = last_event_id(request.headers.get("Last-Event-ID"))
-    return streams().open(game_stream(get_table(), kind, game_id, render, after, **streams().settings))
+    return streams().open(game_stream(games(), kind, game_id, render, after, **streams().settings))

@@ -17,8 +17,7 @@ from flask import jsonify, render_template, request
 from flask.globals import request_ctx
 from werkzeug.exceptions import BadHost, HTTPException, InternalServerError, ServiceUnavailable
 
-from companion.errors import BadInput, Conflict
-from companion.records.database import RecordsBusy
+from companion.errors import BadInput, Conflict, RecordsBusy
 from companion.web.i18n import translate
 
 log = logging.getLogger(__name__)

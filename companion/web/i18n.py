@@ -22,10 +22,10 @@ from pathlib import Path
 
 from flask import Blueprint, current_app, g, has_request_context, jsonify, redirect, request
 
+from companion.ports import LANGUAGES
 from companion.web.areas import Area
 
 CATALOG_DIR = Path(__file__).parent / "static" / "i18n"
-LANGUAGES = ("en", "ja")
 DEFAULT = "en"
 COOKIE = "lang"
 _SLOT = re.compile(r"\{(\w+)\}")
@@ -92,7 +92,8 @@ def language() -> str:
     """The language of the current request."""
     if "lang" not in g:
         chosen = request.cookies.get(COOKIE)
-        table_language = getattr(current_app.extensions.get("table"), "language", None)  # set on the setup page
+        ports = current_app.extensions.get("ports")  # the hall serves no table
+        table_language = ports.door.language if ports else None  # set on the setup page
         g.lang = (chosen if chosen in LANGUAGES else table_language if table_language in LANGUAGES
                   else request.accept_languages.best_match(LANGUAGES, DEFAULT))
     return g.lang

@@ -103,12 +103,12 @@ class Fanout:
         self._lock = threading.Lock()
         self._following = False  # whether the table calls _write yet (it is asked once)
 
-    def join(self, table, feed: Feed) -> Callable[[], None]:
-        """Write `table`'s new states to `feed` from now on; returns the call that stops it."""
+    def join(self, desk, feed: Feed) -> Callable[[], None]:
+        """Write `desk`'s new states to `feed` from now on; returns the call that stops it."""
         with self._lock:
             if not self._following:
                 self._following = True
-                table.write_to(self._write)
+                desk.write_to(self._write)
             self._feeds.add(feed)
         return lambda: self._leave(feed)
 
@@ -173,35 +173,35 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
         leave()
 
 
-def show_stream(table, last_seq: int | None, *, fanout: Fanout | None = None,
+def show_stream(desk, last_seq: int | None, *, fanout: Fanout | None = None,
                 push: Callable[[bytes], bool] | None = None, **settings) -> Iterator[str]:
     """Every new show state from the one after `last_seq` on (the current one for a new client); with a
     `fanout` and a server's `push`, the table's thread writes each new one to the phone as it publishes it."""
     def current() -> int:
-        return table.snapshot()["seq"]
+        return desk.snapshot()["seq"]
 
     if fanout is None or push is None:
-        return follow("state", current, table.wait_for_change, table.snapshot_text, last_seq, number="seq",
+        return follow("state", current, desk.wait_for_change, desk.snapshot_text, last_seq, number="seq",
                       **settings)
     feed = Feed(push)
-    return follow("state", current, lambda seen, timeout: feed.wait(table.snapshot, timeout), table.snapshot_text,
-                  last_seq, number="seq", feed=feed, join=lambda joining: fanout.join(table, joining), **settings)
+    return follow("state", current, lambda seen, timeout: feed.wait(desk.snapshot, timeout), desk.snapshot_text,
+                  last_seq, number="seq", feed=feed, join=lambda joining: fanout.join(desk, joining), **settings)
 
 
-def game_stream(table, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,
+def game_stream(games, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,
                 **settings) -> Iterator[str]:
     """A saved game after every change (its version the event id); ends if the game is gone."""
     def current() -> int | None:
-        game = table.game(kind, game_id)
+        game = games.game(kind, game_id)
         return None if game is None else game["version"]
 
     def wait(seen: int, timeout: float) -> dict | None:
-        return table.wait_for_game(kind, game_id, seen, timeout)
+        return games.wait_for_game(kind, game_id, seen, timeout)
 
     return follow("game", current, wait, render, after, number="version", **settings)
 
 
-def strip_stream(table, first: dict, *, keepalive_s: float, retry_ms: int, max_fps: float,
+def strip_stream(desk, first: dict, *, keepalive_s: float, retry_ms: int, max_fps: float,
                  closing: threading.Event, clock: Callable[[], float] = time.monotonic) -> Iterator[str]:
     """The strip's layout once, then its newest frame at most `max_fps` times a second (frames between are skipped)."""
     yield f"retry: {retry_ms}\n\n"
@@ -215,7 +215,7 @@ def strip_stream(table, first: dict, *, keepalive_s: float, retry_ms: int, max_f
         elif clock() - said >= keepalive_s:
             yield KEEP_ALIVE
             said = clock()
-        frame = table.strip_frame(n, min(keepalive_s, WAKE_S))
+        frame = desk.strip_frame(n, min(keepalive_s, WAKE_S))
 
 
 class Ending:

@@ -20,7 +20,7 @@ from functools import wraps
 from flask import current_app, request, session
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
-from companion.web import get_table
+from companion.web import door
 from companion.web.errors import coded
 
 PIN_HEADER = "X-Table-Pin"
@@ -327,7 +327,7 @@ def _guard() -> PinGuard:
 def unlocked() -> bool:
     """True when this page session has been given the table PIN, and the server still knows the session."""
     mark = session.get("pin")
-    if not isinstance(mark, str) or not hmac.compare_digest(mark, _pin_mark(get_table().pin)):
+    if not isinstance(mark, str) or not hmac.compare_digest(mark, _pin_mark(door().pin)):
         return False
     return _sessions().valid(session.get("sid"), _guard().clock())
 
@@ -343,7 +343,7 @@ def _open_session() -> None:
     now = _guard().clock()
     _sessions().revoke(session.get("sid"))
     session["sid"] = _sessions().open(now)
-    session["pin"] = _pin_mark(get_table().pin)
+    session["pin"] = _pin_mark(door().pin)
     phone = session.get("phone")
     if not isinstance(phone, str):
         phone = session["phone"] = secrets.token_urlsafe(16)
@@ -384,7 +384,7 @@ def verify_pin(given: str) -> None:
     guard = _guard()
     client, now = request.remote_addr or "?", guard.clock()
     if from_the_table():
-        if not hmac.compare_digest(given.encode("utf-8", "replace"), get_table().pin.encode()):
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), door().pin.encode()):
             raise coded(Forbidden("wrong PIN"), "errors.pin_wrong")
         return
     known = known_phone()
@@ -394,7 +394,7 @@ def verify_pin(given: str) -> None:
         raise coded(TooManyRequests(f"too many wrong PINs: try again in {math.ceil(wait)} s",
                                     retry_after=math.ceil(wait)), "errors.pin_wait")
     # Compared as UTF-8 bytes: a header of any text is refused, never a TypeError.
-    if not hmac.compare_digest(given.encode("utf-8", "replace"), get_table().pin.encode()):
+    if not hmac.compare_digest(given.encode("utf-8", "replace"), door().pin.encode()):
         guard.failed(client, now, known=known)
         raise coded(Forbidden("wrong PIN"), "errors.pin_wrong")
     guard.succeeded(client)

@@ -224,7 +224,7 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
         expect(page.locator("#history-error")).to_have_text("This table already has records: import into a fresh table.")
-        assert fresh.scorepad() == demo.table.scorepad()
+        assert fresh.ledger.scorepad() == demo.table.ledger.scorepad()
     finally:
         context.close()
         server.close()
@@ -234,7 +234,7 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
 def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, demo, expect, tmp_path):
     for n in range(1, 33):  # every card, each with a long rules text of characters outside the BMP and kanji
         record_show(demo.table, n, "win", 2, rules="🎆🎆花" * 600)
-    text = demo.table.export_history()
+    text = demo.table.ledger.export_history()
     saved = tmp_path / "history.jsonl"
     saved.write_text(text, "utf-8")
     length, units = piece_length(demo.app.config["MAX_CONTENT_LENGTH"]), text.encode("utf-16-le")
@@ -261,7 +261,7 @@ def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, dem
         page.click("#history-form button[type=submit]")
         expect(page.locator("#next-event")).to_have_text(re.compile("Every festival is won"), timeout=30_000)
         assert sent
-        assert fresh.scorepad() == demo.table.scorepad()
+        assert fresh.ledger.scorepad() == demo.table.ledger.scorepad()
         assert fresh.store.events() == demo.table.store.events()
     finally:
         context.close()
@@ -306,8 +306,8 @@ def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expe
 
 
 def test_a_custom_festival_is_deleted_from_the_pad_and_only_with_the_pin(browser, demo, expect):
-    demo.table.save_festival({"name": "Keep me", "events": ["training"]})
-    demo.table.save_festival({"name": "Our reds", "events": ["event-02", "training"]})
+    demo.table.ledger.save_festival({"name": "Keep me", "events": ["training"]})
+    demo.table.ledger.save_festival({"name": "Our reds", "events": ["event-02", "training"]})
     page = browser.page
     page.goto(f"{browser.url}scorepad")
     expect(page.locator("details.festival").filter(has_text="Our reds")).to_have_count(1)
@@ -319,4 +319,4 @@ def test_a_custom_festival_is_deleted_from_the_pad_and_only_with_the_pin(browser
     doomed.locator("button").click()
     expect(page.locator("details.festival").filter(has_text="Our reds")).to_have_count(0)
     expect(page.locator("details.festival").filter(has_text="Keep me")).to_have_count(1)
-    assert [c["name"] for c in demo.table.festival_pad()["festivals"] if c["custom"]] == ["Keep me"]
+    assert [c["name"] for c in demo.table.ledger.festival_pad()["festivals"] if c["custom"]] == ["Keep me"]

@@ -30,7 +30,7 @@ LAN = "192.168.1.20"  # the address the table's Wi-Fi gave the Pi, in these test
 @pytest.fixture
 def on_lan(demo):
     """The demo as a Pi runs it: listening on every address, with one on the table's Wi-Fi."""
-    demo.table.listening = ("0.0.0.0", int(demo.url.rsplit(":", 1)[1].strip("/")))
+    demo.table.door.listening = ("0.0.0.0", int(demo.url.rsplit(":", 1)[1].strip("/")))
     demo.app.config.update(LAN_ADDRESSES=[LAN], MDNS_NAME="raspberrypi.local")
     return demo
 

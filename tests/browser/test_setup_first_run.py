@@ -111,7 +111,7 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
     assert written["timers"]["blue"] == {"source": "emulated", "pins": [21]}
     assert written["strip"]["enabled"] and written["strip"]["driver"] == "fake" and written["buzzer"]["enabled"]
     assert "ball switches chatter near 45 degrees" in text and written["nominal"]["purple"] == 80
-    assert table.pin == "2468"  # applied without a restart
+    assert table.door.pin == "2468"  # applied without a restart
 
     # The wiring check sees the red glass stood up through its mock pins.
     red = page.locator("#wire-red")
@@ -195,7 +195,7 @@ def test_setup_is_reopened_from_the_tables_own_screen(fresh, phone, expect, shot
     page.goto(fresh.url + "kiosk/")
     code = table.first_run.code
     expect(page.locator("#kiosk-setup-code")).to_have_text(f"{code[:5]}-{code[5:]}")
-    table.finish_setup()
+    table.setup.finish_setup()
     page.reload()
     page.click("#kiosk-setup-reopen")
     expect(page.locator("#kiosk-setup-code")).to_be_visible()

@@ -168,9 +168,9 @@ def test_the_live_feed_is_served_as_event_stream(client):
 
 def test_games_are_kept_on_the_real_tables_shelf(table):
     client = create_app(table, testing=True).test_client()
-    game = client.post("/api/geese/games", json={"players": ["a", "b", "c", "d"]}, headers={"X-Table-Pin": table.pin})
+    game = client.post("/api/geese/games", json={"players": ["a", "b", "c", "d"]}, headers={"X-Table-Pin": table.door.pin})
     assert game.status_code == 201
-    assert table.game("geese", game.json["id"])["state"]["players"] == ["a", "b", "c", "d"]
+    assert table.games.game("geese", game.json["id"])["state"]["players"] == ["a", "b", "c", "d"]
     assert "geese" in client.get("/geese").get_data(as_text=True)
 
 

@@ -1,4 +1,4 @@
-"""The shape of the house: the rules import no shell, the web sees the table through its methods only."""
+"""The shape of the house: the rules import no shell, the web sees the table through its ports, each limit named once."""
 
 import ast
 import subprocess
@@ -81,3 +81,29 @@ def test_only_the_records_layer_opens_sqlite():
             opens |= isinstance(node, ast.ImportFrom) and node.module == "sqlite3" and any(
                 a.name == "connect" for a in node.names)
             assert not opens, f"{where} opens SQLite itself: ask companion.records"
+
+
+# Limits the table, its records and its web share: each is assigned in one module, which owns its rule, and
+# every other imports it from there.
+SHARED_LIMITS = ("LANGUAGES", "MAX_ROW_ID", "RETRY_AFTER_S", "CALIBRATION_BAND", "MAX_TABLE_NAME", "PIN_DIGITS",
+                 "DURABLE_WAIT_S", "MAX_PLAYERS", "MAX_NAME")
+
+
+def named_in(path) -> set[str]:
+    """The names a module assigns at its top level."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        for target in targets:
+            for leaf in ast.walk(target) if target is not None else ():
+                if isinstance(leaf, ast.Name):
+                    names.add(leaf.id)
+    return names
+
+
+def test_each_shared_limit_is_named_once():
+    where = {name: [] for name in SHARED_LIMITS}
+    for path in sorted(COMPANION.rglob("*.py")):
+        for name in named_in(path) & set(SHARED_LIMITS):
+            where[name].append(path.relative_to(ROOT).as_posix())
+    assert {name: places for name, places in where.items() if len(places) != 1} == {}

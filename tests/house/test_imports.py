@@ -16,7 +16,7 @@ COMPANION = ROOT / "companion"
 # Lowest first. A module may import its own layer or any below it, never one above.
 LAYERS = (
     ("companion", "companion.__init__", "companion.errors", "companion.jsonin", "companion.players",
-     "companion.clock", "companion.data"),                                      # plain values
+     "companion.clock", "companion.data", "companion.fields", "companion.ports"),  # plain values, the ports
     ("companion.skyrockets", "companion.flock", "companion.geese"),             # the rules, pure
     ("companion.calibration", "companion.leds", "companion.hardware", "companion.section",
      "companion.records", "companion.notify"),                                  # the parts of the shell
@@ -123,6 +123,41 @@ def test_the_package_has_no_import_circle():
 
 def test_no_import_points_back_up_the_layers():
     assert upward(graph()) == []
+
+
+# What the web may import besides its own package (and Flask, werkzeug and other libraries, which are not in
+# the graph): the ports it asks the table through, the rules, the errors and the plain values.
+WEB_MAY_IMPORT = ("companion.ports", "companion.skyrockets", "companion.flock", "companion.geese", "companion.errors",
+                  "companion.fields", "companion.jsonin", "companion.players", "companion.clock")
+WEB_NEVER_IMPORTS = ("companion.records", "companion.hardware", "companion.calibration", "companion.table",
+                     "companion.config")
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def foreign(edges: dict[str, set[str]], area: str, allowed) -> list[str]:
+    """The imports of `area`'s modules that lead outside the area and outside `allowed`."""
+    return sorted(f"{a} -> {b}" for a, targets in edges.items() if within(a, area) for b in targets
+                  if not within(b, area) and not any(within(b, name) for name in allowed))
+
+
+def test_the_web_sees_the_table_through_its_ports_only():
+    edges = graph()
+    assert foreign(edges, "companion.web", WEB_MAY_IMPORT) == []
+    assert any(within(b, "companion.ports") for a, targets in edges.items() if within(a, "companion.web")
+               for b in targets)  # the walk saw the web ask its ports
+    never = [f"{a} -> {b}" for a, targets in edges.items() if within(a, "companion.web") for b in targets
+             if any(within(b, name) for name in WEB_NEVER_IMPORTS)]
+    assert never == []
+
+
+def test_the_web_check_would_see_a_reach_into_the_table_or_the_records():
+    edges = {"companion.web.show.api": {"companion.web", "companion.ports", "companion.table.desk"},
+             "companion.web.api": {"companion.records.database", "companion.skyrockets.log"}}
+    assert foreign(edges, "companion.web", WEB_MAY_IMPORT) == [
+        "companion.web.api -> companion.records.database", "companion.web.show.api -> companion.table.desk"]
 
 
 def test_the_checks_would_see_a_circle_and_an_arrow_up():

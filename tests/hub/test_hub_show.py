@@ -45,7 +45,7 @@ def wait_for(table, done, what):
 def journaled(table) -> list[dict]:
     """The show's journal, once its writer has saved every line queued so far."""
     assert table.journal.wait_for(table.journal.mark(), WAIT_S), "the journal was never written"
-    return [json.loads(line) for line in table.show_log(table.show_id)]
+    return [json.loads(line) for line in table.ledger.show_log(table.show_id)]
 
 
 def hub_ready(snap):
@@ -122,7 +122,7 @@ def test_a_show_through_the_hub_ends_exactly_as_its_replay_across_an_unplug(hub_
     beams = [line for line in journal if line["type"] == "beam"]
     assert [(b["timer"], b["state"]) for b in beams] == [("red", "flowing"), ("red", "stopped")]
     assert end["runouts"] == [{"timer": "red", "t": 30.5}]  # the beam's instant and the grace, not the model's 31
-    durations = {c: t.duration for c, t in table.config.timers.items()}
+    durations = {c: t.duration for c, t in table.configured.now.timers.items()}
     assert durations == dict.fromkeys(COLOURS, None) | {"red": 29.9}  # its beam-timed full run, 29.5 s, refined it
     purple = [line for line in journal if line.get("timer") == "purple" and line["type"] == "pose"]
     assert purple and 53.0 <= purple[0]["t"] < 54.0  # learnt from the snapshot at the replug

@@ -24,12 +24,12 @@ def get(app, path="/kiosk/", remote="127.0.0.1", lang="en"):
 
 
 def test_the_table_itself_sees_the_pin_and_a_qr_code_of_its_lan_address(app, table):
-    table.listening = ("0.0.0.0", 8000)
+    table.door.listening = ("0.0.0.0", 8000)
     app.config.update(LAN_ADDRESSES=["192.168.1.20"], MDNS_NAME="raspberrypi.local")
     response = get(app)
     assert response.status_code == 200
     page = response.get_data(as_text=True)
-    assert f'<span id="kiosk-pin" class="pin">{table.pin}</span>' in page
+    assert f'<span id="kiosk-pin" class="pin">{table.door.pin}</span>' in page
     assert '<svg' in page and 'class="qr-code"' in page
     assert ">192.168.1.20:8000</span>" in page and "127.0.0.1" not in page
     assert app.test_client().get("/kiosk/join").get_json()["url"] == "http://192.168.1.20:8000/"
@@ -37,20 +37,20 @@ def test_the_table_itself_sees_the_pin_and_a_qr_code_of_its_lan_address(app, tab
 
 def test_a_table_without_an_address_for_phones_never_offers_its_loopback(app, table):
     """Listening on 127.0.0.1 only, or before the Wi-Fi is up: no QR code, a sentence instead."""
-    table.listening = ("0.0.0.0", 8000)
+    table.door.listening = ("0.0.0.0", 8000)
     app.config.update(LAN_ADDRESSES=[], MDNS_NAME="")
     page = get(app).get_data(as_text=True)
     assert 'class="qr-code"' not in page and "127.0.0.1" not in page
     assert "No network address yet" in page
     join = app.test_client().get("/kiosk/join").get_json()
     assert join["url"] is None and join["qr"] is None and join["label"].startswith("No network address yet")
-    table.listening = ("127.0.0.1", 8000)  # bound to loopback: the way in is another option, not the Wi-Fi
+    table.door.listening = ("127.0.0.1", 8000)  # bound to loopback: the way in is another option, not the Wi-Fi
     assert "listens on 127.0.0.1 only" in get(app).get_data(as_text=True)
 
 
 def test_a_phone_never_sees_the_pin(app, table):
     page = get(app, remote="192.168.1.40").get_data(as_text=True)
-    assert table.pin not in page and 'id="kiosk-pin"' not in page
+    assert table.door.pin not in page and 'id="kiosk-pin"' not in page
     assert "The PIN is on the table&#39;s own screen." in page or "The PIN is on the table's own screen." in page
 
 

@@ -85,7 +85,7 @@ def test_a_finished_show_is_sent_once_with_its_runouts_and_advances(table, mosqu
     table.abort()
     watcher.wait_for(lambda l: l.on("companion/t1/shows"))
     (row,) = [json.loads(p) for p in watcher.on("companion/t1/shows")]
-    assert row["id"] == table.shows()[0]["id"] and row["outcome"] == "aborted" and row["event"] == "training"
+    assert row["id"] == table.ledger.shows()[0]["id"] and row["outcome"] == "aborted" and row["event"] == "training"
     assert [r["timer"] for r in row["runouts"]] == ["red"]
     assert "advances" in row and "started" in row and "stars" in row
 

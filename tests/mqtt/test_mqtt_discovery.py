@@ -159,7 +159,7 @@ def test_the_show_entity_reads_aborted_from_an_abort_until_the_next_start(table,
         table.abort()
         aborted = last_state(watcher, lambda state: "last_show" in state)
         assert aborted["outcome"] == "idle"  # the table's own state, plus the show that ended last
-        assert aborted["last_show"] == {"id": table.shows()[0]["id"], "outcome": "aborted"}
+        assert aborted["last_show"] == {"id": table.ledger.shows()[0]["id"], "outcome": "aborted"}
         assert render(BY_ID["outcome"]["value_template"], aborted) == "aborted"
         assert render(BY_ID["outcome"]["value_template"], aborted) in BY_ID["outcome"]["options"]
         assert [render(BY_ID[low]["value_template"], aborted) for low in LOW] == ["OFF"] * len(LOW)

@@ -31,10 +31,10 @@ def client(table):
 def test_an_empty_geese_state_is_never_kept_and_the_games_still_answer(table, client):
     game = client.post("/api/geese/games", json={"players": ["ann", "ben", "cho"]}, headers=PIN).json
     with pytest.raises(BadInput) as refused:
-        table.new_game("geese", {})
+        table.games.new_game("geese", {})
     assert refused.value.field == "state.players"
     with pytest.raises(BadInput) as refused:
-        table.change_game("geese", game["id"], lambda state: {})
+        table.games.change_game("geese", game["id"], lambda state: {})
     assert refused.value.field == "state.players"
     assert client.get("/api/geese/games").status_code == 200
     undo = client.post(f"/api/geese/games/{game['id']}/undo", json={}, headers=PIN)
@@ -44,7 +44,7 @@ def test_an_empty_geese_state_is_never_kept_and_the_games_still_answer(table, cl
 def test_a_one_player_flock_game_is_never_kept_and_the_page_still_answers(table, client):
     two = FLOCK.new("sheet", ["crane", "kite"], 5)
     with pytest.raises(BadInput) as refused:
-        table.new_game("flock", {**two, "players": ["crane"]})
+        table.games.new_game("flock", {**two, "players": ["crane"]})
     assert refused.value.field == "state.players" and refused.value.error_code == "flock.refused.players"
     assert client.get("/flock").status_code == 200
 
@@ -53,32 +53,32 @@ def test_a_state_of_a_mebibyte_is_refused_by_its_size(table):
     state = FLOCK.new("moves", ["crane", "kite"], 5, names={"crane": "A" * 40})
     big = {**state, "log": [{"do": "pass", "spaces": "x" * 1024}] * 1024}  # 1 MiB and more of moves
     with pytest.raises(BadInput) as refused:
-        table.new_game("flock", big)
+        table.games.new_game("flock", big)
     assert refused.value.field == "state" and refused.value.error_code == "errors.too_large"
     assert f"{MAX_STATE_BYTES // 1024} KiB" in str(refused.value)
-    assert table.saved_games("flock") == []
+    assert table.games.saved_games("flock") == []
 
 
 def test_the_card_limit_is_kept_by_the_shelf_itself(table):
     for i in range(MAX_CARDS):
-        table.keep_game_card("flock", f"nest/N{i}", NEST)
+        table.games.keep_game_card("flock", f"nest/N{i}", NEST)
     with pytest.raises(BadInput) as refused:
-        table.keep_game_card("flock", "nest/one more", NEST)
+        table.games.keep_game_card("flock", "nest/one more", NEST)
     assert refused.value.error_code == "flock.refused.cards_full"
-    table.keep_game_card("flock", "nest/N0", {**NEST, "pair": 1})  # kept again under its name: no more room
-    assert len(table.game_cards("flock")) == MAX_CARDS and table.game_cards("flock")["nest/N0"]["pair"] == 1
+    table.games.keep_game_card("flock", "nest/N0", {**NEST, "pair": 1})  # kept again under its name: no more room
+    assert len(table.games.game_cards("flock")) == MAX_CARDS and table.games.game_cards("flock")["nest/N0"]["pair"] == 1
 
 
 def test_phones_keeping_cards_at_once_never_pass_the_limit(table):
     for i in range(MAX_CARDS - 10):
-        table.keep_game_card("flock", f"nest/N{i}", NEST)
+        table.games.keep_game_card("flock", f"nest/N{i}", NEST)
     start, refusals = threading.Barrier(4), []
 
     def keep(phone: int):
         start.wait()
         for i in range(10):
             try:
-                table.keep_game_card("flock", f"nest/P{phone}-{i}", NEST)
+                table.games.keep_game_card("flock", f"nest/P{phone}-{i}", NEST)
             except BadInput as e:
                 refusals.append(e.error_code)
 
@@ -87,21 +87,21 @@ def test_phones_keeping_cards_at_once_never_pass_the_limit(table):
         phone.start()
     for phone in phones:
         phone.join()
-    assert len(table.game_cards("flock")) == MAX_CARDS
+    assert len(table.games.game_cards("flock")) == MAX_CARDS
     assert refusals == ["flock.refused.cards_full"] * 30
 
 
 def test_a_card_of_another_door_is_checked_by_its_kind(table):
     with pytest.raises(BadInput) as refused:
-        table.keep_game_card("flock", "nest/A", {"points": [], "pair": 0})
+        table.games.keep_game_card("flock", "nest/A", {"points": [], "pair": 0})
     assert refused.value.field == "card.points"
     with pytest.raises(BadInput) as refused:
-        table.keep_game_card("flock", "owl/A", NEST)
+        table.games.keep_game_card("flock", "owl/A", NEST)
     assert refused.value.field == "type"
     with pytest.raises(BadInput) as refused:
-        table.keep_game_card("geese", "nest/A", NEST)
+        table.games.keep_game_card("geese", "nest/A", NEST)
     assert refused.value.error_code == "geese.refused.no_cards"
-    assert table.game_cards("flock") == {} and table.game_cards("geese") == {}
+    assert table.games.game_cards("flock") == {} and table.games.game_cards("geese") == {}
 
 
 # ---- the checks another door (the history import) asks ----------------------------------------

@@ -52,7 +52,7 @@ def test_a_guessing_run_from_thousands_of_addresses_finds_no_pin_in_an_hour(tabl
     clock = guard_clock
     """Every guess from a new address, as fast as the table lets it: a simulated hour."""
     rng = random.Random(20261201)
-    table.pin = f"{rng.randrange(10_000):04d}"
+    table.door.pin = f"{rng.randrange(10_000):04d}"
     client, tried, heard, found = app.test_client(), 0, 0, False
     candidates = iter(rng.sample(range(10_000), 10_000))
     while clock.now < SIMULATED_HOUR_S:

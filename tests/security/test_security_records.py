@@ -98,7 +98,7 @@ def test_a_bad_show_row_is_one_line_and_the_show_is_set_aside(tmp_path, clock, c
     assert rows(db, f"SELECT outcome FROM shows WHERE id = {show_id}") == [("aborted",)]
     assert rows(db, "SELECT * FROM journal ORDER BY show_id, n") == journal  # nothing else lost
     table = demo_table(db, clock=clock)  # the next start goes on without it
-    assert table.current()["outcome"] == "idle" and len(table.shows()) == 2
+    assert table.current()["outcome"] == "idle" and len(table.ledger.shows()) == 2
     table.stop()
 
 
@@ -116,7 +116,7 @@ def test_a_huge_t_in_the_journal_aborts_that_show_only(tmp_path, clock):
     edit(db, "INSERT INTO journal (show_id, n, line) VALUES (?, 99, ?)", (show_id, f'{{"t": {HUGE}, "type": "end"}}'))
     table = demo_table(db, clock=clock)
     assert table.current()["outcome"] == "idle"
-    assert [s["outcome"] for s in table.shows()] == ["aborted", "aborted"]
+    assert [s["outcome"] for s in table.ledger.shows()] == ["aborted", "aborted"]
     table.stop()
 
 

@@ -17,7 +17,8 @@ import pytest
 
 from companion.clock import FakeClock
 from companion.records import database
-from companion.table import PIN_DIGITS, demo_table
+from companion.table import demo_table
+from companion.table.door import PIN_DIGITS
 from companion.web import create_app
 from companion.web.server import ServerThread, make_server
 
@@ -72,7 +73,7 @@ def test_six_concurrent_setup_posts_without_version_fifteen_times_are_all_stored
             t.join()
         answered += statuses.count(200)
         problems.extend(s for s in statuses if s != 200)
-        stored += len(served.table.game("geese", game["id"])["state"]["wintering"])
+        stored += len(served.table.games.game("geese", game["id"])["state"]["wintering"])
     assert answered == 90 and stored == 90, f"{answered} answered 200, {stored} stored; {problems}"
 
 
@@ -84,7 +85,7 @@ def test_a_replayed_change_with_the_same_idempotency_key_is_applied_once(served)
     first = call(served.port, "POST", path, {"card": {"n": 2, "suit": "gull"}}, key)
     again = call(served.port, "POST", path, {"card": {"n": 2, "suit": "gull"}}, key)
     assert first[0] == again[0] == 200 and first[2]["version"] == again[2]["version"] == 2
-    assert len(served.table.game("geese", game["id"])["state"]["wintering"]) == 1
+    assert len(served.table.games.game("geese", game["id"])["state"]["wintering"]) == 1
     with_version = call(served.port, "POST", path, {"card": {"n": 3, "suit": "gull"}, "version": 2},
                         {"X-Table-Pin": PIN})
     replayed = call(served.port, "POST", path, {"card": {"n": 3, "suit": "gull"}, "version": 2},
@@ -158,7 +159,7 @@ def test_names_are_kept_in_nfc_so_one_name_is_one_player(served):
 def test_a_guesser_does_not_lock_out_the_tables_screen_a_known_phone_or_a_paired_one(tmp_path):
     # Before: the table-wide back-off answered the right PIN 429 for everyone, the owner included.
     table = demo_table(tmp_path / "t.sqlite3", clock=FakeClock(), pin=PIN)
-    table.listening = ("0.0.0.0", 8000)  # as deployed: the phones reach it on the Wi-Fi
+    table.door.listening = ("0.0.0.0", 8000)  # as deployed: the phones reach it on the Wi-Fi
     app = create_app(table, testing=True, config={"LAN_ADDRESSES": ["192.168.1.20"]})
     phone = app.test_client()  # a phone that unlocked before the attack
     assert phone.post("/pin", data={"pin": PIN, "csrf": _csrf(phone)},
@@ -206,7 +207,7 @@ def _csrf(client) -> str:
 
 def test_a_drawn_pin_has_six_digits(tmp_path):
     table = demo_table(tmp_path / "t.sqlite3", clock=FakeClock(), pin=None)
-    assert PIN_DIGITS == 6 and len(table.pin) == 6 and table.pin.isdigit()
+    assert PIN_DIGITS == 6 and len(table.door.pin) == 6 and table.door.pin.isdigit()
     table.stop()
 
 

@@ -106,6 +106,24 @@ def test_calibration_is_stored_in_the_config_keeping_comments(tmp_path):
     assert load_config(path).timers["red"].duration == 31.23
 
 
+def test_a_calibration_goes_through_the_one_writer_and_its_checks(tmp_path):
+    """A file broken since the table started is refused in one line naming it, as the setup page's settings are,
+    and a duration is written only into a file that still reads as a config."""
+    from companion.errors import BadInput
+
+    path = tmp_path / "config.toml"
+    path.write_text("[timers.red]\nsource = \"tilt\"\n")
+    config = load_config(path)
+    path.write_text("[timers.red\n")  # edited by hand meanwhile, and broken
+    with pytest.raises(BadInput, match=r"config.toml: not valid TOML") as refused:
+        set_duration(config, "red", 31.0)
+    assert refused.value.error_code == "errors.setup.file" and path.read_text() == "[timers.red\n"
+    path.write_text("[timers.red]\nsource = \"tilt\"\n[web]\nport = 0\n")  # TOML, but not a config
+    with pytest.raises(BadInput, match=r"web.port"):
+        set_duration(config, "red", 31.0)
+    assert "duration" not in path.read_text()
+
+
 def test_demo_config_is_all_emulated_with_a_fake_strip(tmp_path):
     config = demo_config(tmp_path / "d.sqlite3")
     assert {t.source for t in config.timers.values()} == {"emulated"}

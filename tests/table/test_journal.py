@@ -21,7 +21,7 @@ ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "
 
 
 def lines(table) -> list[dict]:
-    return [json.loads(line) for line in table.show_log(table.snapshot()["id"])]
+    return [json.loads(line) for line in table.ledger.show_log(table.snapshot()["id"])]
 
 
 def test_a_flip_stamped_after_the_loss_instant_is_not_journaled(tmp_path, clock):
@@ -35,7 +35,7 @@ def test_a_flip_stamped_after_the_loss_instant_is_not_journaled(tmp_path, clock)
         end = log[-1]["t"]  # each turn the table made lies just after its run-out: a few ulps past 90
         assert log[-1]["type"] == "end" and 90.0 <= end < 90.001 and all(line["t"] <= end for line in log)
         assert [line["type"] for line in log] == ["setup", "flip", "flip", "end"]
-        assert replay(table.show_log(table.show_id)).result()["outcome"] == "loss"
+        assert replay(table.ledger.show_log(table.show_id)).result()["outcome"] == "loss"
     finally:
         table.stop()
 
@@ -61,7 +61,7 @@ def test_a_journal_always_replays_to_the_live_result(tmp_path_factory, steps):
             except Conflict:
                 pass  # not in play, or the show is over: refused, and nothing journaled
         table.pump()
-        log = table.show_log(table.snapshot()["id"])
+        log = table.ledger.show_log(table.snapshot()["id"])
         times = [json.loads(line)["t"] for line in log]
         assert times == sorted(times)
         snapshot, replayed = table.snapshot(), replay(log + [json.dumps({"t": table.show.now, "type": "end"})])
@@ -77,8 +77,8 @@ def test_a_show_left_running_past_a_logs_length_is_ended_as_aborted(tmp_path, cl
         table.start_show({**ONLY_RED, "id": "idle", "running": [], "lying": ["purple", "red"]})
         clock.advance(MAX_SHOW_S + 60)
         table.pump()
-        assert table.snapshot()["outcome"] == "idle" and table.shows()[0]["outcome"] == "aborted"
-        log = table.show_log(table.shows()[0]["id"])
+        assert table.snapshot()["outcome"] == "idle" and table.ledger.shows()[0]["outcome"] == "aborted"
+        log = table.ledger.show_log(table.ledger.shows()[0]["id"])
         assert json.loads(log[-1]) == {"t": MAX_SHOW_S, "type": "end"}
         replay(log)  # accepted
     finally:

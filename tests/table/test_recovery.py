@@ -83,7 +83,7 @@ def test_glasses_turned_while_the_table_was_down_are_read_afresh_and_flagged(tmp
     pins = mock_pin_factory()
     closed = {"red": 1, "orange": 0, "yellow": 1, "purple": 0}  # which switch is closed in each cradle
     for colour, switch in closed.items():
-        pins.pin(first.config.timers[colour].pins[switch]).close_switch()
+        pins.pin(first.configured.now.timers[colour].pins[switch]).close_switch()
     second = tilt_table(tmp_path, clock, pin_factory=pins)
     try:
         snap = second.snapshot()

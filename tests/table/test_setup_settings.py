@@ -12,7 +12,7 @@ from companion.hardware.mock import Hands, mock_pin_factory
 from companion.records import Store
 from companion.table import Table
 from companion.table.firstrun import ALPHABET, CODE_LENGTH, FirstRun
-from companion.table.setting import FromRig
+from companion.table.fitted import FromRig
 
 
 def test_a_missing_file_is_written_from_the_defaults(tmp_path):
@@ -73,20 +73,20 @@ def table(tmp_path):
 
 def test_new_settings_rebuild_the_hardware_and_drop_the_old_rigs_items(table):
     old = table.rig
-    table.change_settings({"timers": {"red": {"source": "emulated", "pins": [4]}}})
+    table.setup.change_settings({"timers": {"red": {"source": "emulated", "pins": [4]}}})
     assert table.rig is not old and "red" in table.rig.buttons and "red" not in table.rig.tilts
-    table.runtime.put(FromRig(table._generation - 1, object()))  # from a closed device: ignored, not a crash
+    table.runtime.put(FromRig(table.fitted.generation - 1, object()))  # from a closed device: ignored, not a crash
     table.pump()
     Hands(table).set("orange", "a_up")
     assert table.rig.tilts["orange"].pose.value == "a_up"
 
 
 def test_settings_wait_for_the_show_to_end(table):
-    table.change_settings({"timers": {c: {"source": "emulated"} for c in ("red", "orange", "yellow", "green", "blue")}})
+    table.setup.change_settings({"timers": {c: {"source": "emulated"} for c in ("red", "orange", "yellow", "green", "blue")}})
     table.start_show("training")
     with pytest.raises(Conflict, match="a show is running"):
-        table.change_settings({"table": {"name": "Den"}})
-    assert "Den" not in table.config.path.read_text()
+        table.setup.change_settings({"table": {"name": "Den"}})
+    assert "Den" not in table.configured.now.path.read_text()
 
 
 def test_a_neck_beam_ends_each_run_of_a_timed_glass():

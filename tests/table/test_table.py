@@ -38,7 +38,7 @@ def start_training(table, hands):
 def test_start_window_absorbs_the_turns_that_start_the_show(table, hands):
     start_training(table, hands)
     assert lines_of(table, "pose") == []
-    assert table.cradles["purple"].swapped is True
+    assert table.fitted.cradles["purple"].swapped is True
     snap = table.snapshot()
     assert {c: t["state"] for c, t in snap["timers"].items()} == {
         "red": "running", "orange": "running", "yellow": "running", "green": "lying", "blue": "lying", "purple": "running"}
@@ -93,7 +93,7 @@ def test_a_lying_glass_stood_up_puts_its_sand_on_top_whichever_end(table, hands)
     hands.set("green", "b_up")
     snap = table.snapshot()["timers"]["green"]
     assert snap["state"] == "running" and snap["top_s"] == pytest.approx(60, abs=0.2)
-    assert table.cradles["green"].swapped is True
+    assert table.fitted.cradles["green"].swapped is True
 
 
 def test_a_run_out_glass_awaits_its_turn_and_runs_from_the_real_turn(table, hands):
@@ -141,7 +141,7 @@ def test_flip_refused_for_healthy_sensor_and_out_of_play(table, hands):
         table.flip("green")
     with pytest.raises(Conflict, match="already running"):
         table.start_show("training")
-    assert "duo" in [e["id"] for e in table.events()]
+    assert "duo" in [e["id"] for e in table.ledger.events()]
 
 
 def test_abort_records_the_show_and_replays_to_its_last_state(table, hands):

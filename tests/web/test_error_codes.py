@@ -34,7 +34,7 @@ PLAYER_MODULES = [
     "section.py", "config.py", "calibration.py", "mqtt/settings.py",
     "web/api.py", "web/flock/api.py", "web/geese/api.py", "flock/kind.py", "geese/kind.py", "records/games.py",
     "web/scorepad/results.py", "web/scorepad/pieces.py", "records/festivals.py", "table/__init__.py",
-    "table/setting.py",
+    "table/setting.py", "table/bench.py", "table/desk.py", "table/ledger.py", "table/timebase.py", "fields.py",
     "flock/birds.py", "flock/board.py", "flock/cards.py", "flock/game.py", "flock/moves.py", "flock/sheet.py",
     "flock/stage.py", "geese/cards.py", "geese/game.py", "geese/record.py", "hardware/hub.py",
 ]

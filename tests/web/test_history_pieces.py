@@ -19,7 +19,7 @@ def big_history(table, shows: int = 60) -> str:
     for n in range(shows):
         played_show(table.store, f"night-{n}", "win", 2, name=f"花火 {n} 🎆", rules="🎆花火" * 600,
                     wall=WALL + n)
-    return table.export_history()
+    return table.ledger.export_history()
 
 
 def in_pieces(text: str, length: int) -> list[str]:
@@ -59,9 +59,9 @@ def test_a_history_past_one_body_goes_in_piece_by_piece_and_whole(apps):
         if n < len(parts):
             upload = upload or answer.json["upload"]
             assert answer.status_code == 200 and answer.json == {"received": n, "parts": len(parts), "upload": upload}
-            assert fresh.scorepad() != old.scorepad()  # nothing is read in before the last piece
+            assert fresh.ledger.scorepad() != old.ledger.scorepad()  # nothing is read in before the last piece
     assert answer.status_code == 200 and answer.json["imported"]["show"] == 60
-    assert fresh.scorepad() == old.scorepad()
+    assert fresh.ledger.scorepad() == old.ledger.scorepad()
     assert fresh.store.events() == old.store.events()  # every character came through, astral ones too
 
 
@@ -170,7 +170,7 @@ def test_a_bad_part_number_is_named(apps, body, field):
     _, fresh, client = apps
     answer = client.post("/api/history", json=body, headers=PIN)
     assert answer.status_code == 400 and answer.json["field"] == field
-    assert fresh.shows() == []
+    assert fresh.ledger.shows() == []
 
 
 def test_pieces_need_the_pin(apps):

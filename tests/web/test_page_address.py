@@ -85,7 +85,7 @@ def app(table):
 
 
 def test_bound_to_all_the_qr_code_and_link_carry_the_lan_address(app, table, monkeypatch):
-    monkeypatch.setattr(table, "listening", ("0.0.0.0", 8000))
+    monkeypatch.setattr(table.door, "listening", ("0.0.0.0", 8000))
     page = app.test_client().get("/", base_url="http://127.0.0.1:8000").get_data(as_text=True)
     assert re.search(r'<a id="share-link" href="http://192.168.1.20:8000/">http://192.168.1.20:8000/</a>', page)
     with app.test_request_context(headers={"Accept-Language": "en"}):
@@ -98,27 +98,27 @@ def test_bound_to_all_the_qr_code_and_link_carry_the_lan_address(app, table, mon
 
 
 def test_the_port_is_the_one_the_page_was_opened_on(app, table, monkeypatch):
-    monkeypatch.setattr(table, "listening", ("0.0.0.0", 0))
+    monkeypatch.setattr(table.door, "listening", ("0.0.0.0", 0))
     page = app.test_client().get("/", base_url="http://127.0.0.1:41234").get_data(as_text=True)
     assert 'href="http://192.168.1.20:41234/"' in page
 
 
 def test_bound_to_loopback_the_page_says_phones_cannot_reach_it(app, table, monkeypatch):
-    monkeypatch.setattr(table, "listening", ("127.0.0.1", 8000))
+    monkeypatch.setattr(table.door, "listening", ("127.0.0.1", 8000))
     page = app.test_client().get("/", base_url="http://127.0.0.1:8000").get_data(as_text=True)
     assert 'id="share-local"' in page and "--host 0.0.0.0" in page
     assert 'class="qr-code"' not in page
 
 
 def test_a_phone_gets_the_address_it_came_by(app, table, monkeypatch):
-    monkeypatch.setattr(table, "listening", ("0.0.0.0", 8000))
+    monkeypatch.setattr(table.door, "listening", ("0.0.0.0", 8000))
     page = app.test_client().get("/", base_url="http://pi.local:8000",
                                  environ_base={"REMOTE_ADDR": "192.168.1.30"}).get_data(as_text=True)
     assert 'id="share-link" href="http://pi.local:8000/"' in page
 
 
 def test_the_loopback_note_is_in_japanese_too(app, table, monkeypatch):
-    monkeypatch.setattr(table, "listening", ("127.0.0.1", 8000))
+    monkeypatch.setattr(table.door, "listening", ("127.0.0.1", 8000))
     page = app.test_client().get("/", headers={"Accept-Language": "ja"}).get_data(as_text=True)
     assert "このコンピューターからしか開けません" in page
 

@@ -74,10 +74,10 @@ def test_wrong_codes_slow_down(client):
 ])
 def test_refused_settings_name_the_key_in_the_configs_own_words_and_write_nothing(client, table, settings, field, words):
     enter(client, table)
-    before = table.config.path.read_text(encoding="utf-8")
+    before = table.configured.now.path.read_text(encoding="utf-8")
     refused = post(client, "/api/setup/settings", settings)
     assert refused.status_code == 400 and refused.json["field"] == field and words in refused.json["error"]
-    assert table.config.path.read_text(encoding="utf-8") == before
+    assert table.configured.now.path.read_text(encoding="utf-8") == before
 
 
 def test_settings_are_written_keeping_comments_and_applied_at_once(client, table):
@@ -87,11 +87,11 @@ def test_settings_are_written_keeping_comments_and_applied_at_once(client, table
         "timers": {"red": {"source": "emulated", "pins": [4]}}, "strip": {"enabled": True, "driver": "fake"},
         "buzzer": {"enabled": True, "pin": 19}, "mqtt": {"url": ""}})
     assert answer.status_code == 200 and answer.json["table"] == {"name": "Window table", "language": "ja"}
-    text = table.config.path.read_text(encoding="utf-8")
+    text = table.configured.now.path.read_text(encoding="utf-8")
     assert "(ball switches chatter near 45 degrees)" in text and "purple = 80" in text
     assert tomllib.loads(text)["web"] == {"host": "0.0.0.0", "port": 8000, "pin": "97531"}
     assert text.index('pin = "97531"') < text.index("# [mqtt]"), "a new key goes with its section's keys"
-    assert table.pin == "97531" and table.has_strip and "red" in table.rig.buttons
+    assert table.door.pin == "97531" and table.has_strip and "red" in table.rig.buttons
     assert '<html lang="ja"' in client.get("/setup/").get_data(as_text=True)  # the table's language by default
 
 
@@ -124,7 +124,7 @@ def test_timing_a_glass_stores_the_medians_with_the_calibration_band(client, tab
     status = client.get("/api/setup/timing").json["timing"]
     assert status["done"] and status["runs"] == {"a_up": [29.6], "b_up": [30.6]}
     assert post(client, "/api/setup/timing/save").json == {"timer": "red", "duration": {"a_up": 29.6, "b_up": 30.6}}
-    assert tomllib.loads(table.config.path.read_text())["timers"]["red"]["duration"] == {"a_up": 29.6, "b_up": 30.6}
+    assert tomllib.loads(table.configured.now.path.read_text())["timers"]["red"]["duration"] == {"a_up": 29.6, "b_up": 30.6}
     post(client, "/api/setup/timing", {"timer": "orange", "runs": 1})  # a 40 s glass timed at 10 s: refused
     hands.set("orange", "a_up")
     hands.wait(10.0)
@@ -137,7 +137,7 @@ def test_finishing_closes_the_flow_and_changes_then_need_the_pin(client, table):
     enter(client, table)
     post(client, "/api/setup/settings", {"web": {"pin": "2468"}})
     assert post(client, "/api/setup/done").json == {"setup": "done", "next": "/"}
-    assert table.first_run.code is None and tomllib.loads(table.config.path.read_text())["table"]["set_up"] is True
+    assert table.first_run.code is None and tomllib.loads(table.configured.now.path.read_text())["table"]["set_up"] is True
     assert client.get("/api/setup/settings").status_code == 200  # this phone was unlocked with the new PIN
     other = create_app(table, testing=True).test_client()
     assert other.get("/api/setup/settings").status_code == 403
@@ -146,7 +146,7 @@ def test_finishing_closes_the_flow_and_changes_then_need_the_pin(client, table):
 
 
 def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table, cli):
-    table.finish_setup()
+    table.setup.finish_setup()
     phone = create_app(table, testing=True).test_client()
     csrf = re.search(r'name="csrf-token" content="([^"]+)"', phone.get("/setup/").get_data(as_text=True))[1]
     refused = phone.post("/setup/reopen", data={"csrf": csrf}, environ_base={"REMOTE_ADDR": "192.168.1.20"})
@@ -155,8 +155,8 @@ def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table,
     assert 'id="kiosk-setup-reopen"' in kiosk
     assert client.post("/setup/reopen", data={"csrf": client.csrf}).status_code == 303
     assert table.first_run.code is not None
-    table.finish_setup()
-    done = cli("setup", "--reopen", "--config", str(table.config.path))
+    table.setup.finish_setup()
+    done = cli("setup", "--reopen", "--config", str(table.configured.now.path))
     assert done.returncode == 0 and "setup reopened" in done.stdout
     assert table.first_run.code is not None  # the running table saw the file change
 

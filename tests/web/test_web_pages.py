@@ -203,7 +203,7 @@ def test_the_qr_code_gives_the_address_other_phones_can_open(client, table, monk
     assert '<svg viewBox="0 0' in page and 'class="qr-code"' in page
     assert ">http://192.168.1.20:8000/<" in page
     # On the table's own screen (a loopback address) the QR code must name the table's network address.
-    monkeypatch.setattr(table, "listening", ("0.0.0.0", 8000))
+    monkeypatch.setattr(table.door, "listening", ("0.0.0.0", 8000))
     client.application.config["LAN_ADDRESSES"] = ["10.1.2.3"]
     on_the_table = client.get("/", base_url="http://127.0.0.1:8000").get_data(as_text=True)
     assert ">http://10.1.2.3:8000/<" in on_the_table

@@ -17,7 +17,7 @@ from companion.flock.birds import SPECIES, columns_for, read_players
 from companion.flock.game import MAX_SEED
 from companion.flock.kind import FLOCK, KIND, WIDEST
 from companion.flock.setup import DEFAULT_MOVEMENT_SET, setup
-from companion.web import get_table
+from companion.web import games
 from companion.web.api import changed_game, document, game_feed, json_body, read_version, saved_game
 from companion.web.download import cell, csv_download, json_download
 from companion.web.flock import bp
@@ -61,8 +61,8 @@ def setup_preview():
 
 
 @bp.get("/api/flock/games")
-def games():
-    rows = get_table().saved_games(KIND)
+def list_games():
+    rows = games().saved_games(KIND)
     return jsonify([{"id": g["id"], "version": g["version"], "updated": g["updated"], "mode": g["state"]["mode"],
                      "players": g["state"]["players"],
                      "stage": len(g["state"]["stages"]) + 1 if g["state"]["mode"] == "sheet" else None}
@@ -76,7 +76,7 @@ def new_game():
     seed = data.get("seed")
     state = FLOCK.new(data.get("mode", "moves"), data.get("players"), new_seed() if seed is None else seed,
                       data.get("movement_set", DEFAULT_MOVEMENT_SET), data.get("names"))
-    return jsonify(answer(get_table().new_game(KIND, state))), 201
+    return jsonify(answer(games().new_game(KIND, state))), 201
 
 
 @bp.get("/api/flock/games/<int:game_id>")
@@ -109,7 +109,7 @@ def game_events(game_id: int):
 
 @bp.get("/api/flock/cards")
 def cards():
-    return jsonify(FLOCK.by_type(get_table().game_cards(KIND)))
+    return jsonify(FLOCK.by_type(games().game_cards(KIND)))
 
 
 @bp.post("/api/flock/cards")
@@ -119,7 +119,7 @@ def save_card():
     movement = data.get("type") == "movement"  # its spaces lie on its players' board (no players: the widest)
     columns = columns_for(len(read_players(data.get("players", list(SPECIES))))) if movement else WIDEST
     key, card = FLOCK.read_card(data.get("type"), data.get("name"), data.get("card"), columns)
-    card = get_table().keep_game_card(KIND, key, card)
+    card = games().keep_game_card(KIND, key, card)
     card_type, name = FLOCK.split_key(key)
     return jsonify({"type": card_type, "name": name, "card": card}), 201
 

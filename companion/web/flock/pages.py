@@ -5,7 +5,7 @@ from flask import render_template
 from companion.flock import birds, cards
 from companion.flock.kind import FLOCK, KIND
 from companion.players import MAX_NAME
-from companion.web import get_table
+from companion.web import games
 from companion.web.api import saved_game
 from companion.web.flock import bp
 from companion.web.flock.api import NAME
@@ -24,7 +24,7 @@ def limits() -> dict:
 
 @bp.get("/flock")
 def index():
-    saved = [FLOCK.summary(g) for g in get_table().saved_games(KIND)]
+    saved = [FLOCK.summary(g) for g in games().saved_games(KIND)]
     return render_template("flock/index.html", area="flock", games=saved, unlocked=unlocked(), limits=limits(),
                            max_name=MAX_NAME)
 

@@ -9,7 +9,7 @@ from companion.geese import deck, parse_card, score
 from companion.geese.grouping import check_hand
 from companion.geese.kind import GEESE, KIND
 from companion.geese.rules import DEFAULT_RULES
-from companion.web import get_table
+from companion.web import games
 from companion.web.api import changed_game, document, game_feed, json_body, read_version, saved_game
 from companion.web.download import cell, csv_download, json_download
 from companion.web.geese import bp
@@ -28,7 +28,7 @@ def view(game: dict) -> dict:
 
 def saved() -> list[dict]:
     """The games offered for resuming, most recently changed first."""
-    return [view(g) for g in get_table().saved_games(KIND, LIST_LIMIT)]
+    return [view(g) for g in games().saved_games(KIND, LIST_LIMIT)]
 
 
 def found(game_id: int) -> dict:
@@ -79,7 +79,7 @@ def list_games():
 @needs_pin
 def create_game():
     data = json_body("players")
-    return jsonify(view(get_table().new_game(KIND, GEESE.new(data.get("players"))))), 201
+    return jsonify(view(games().new_game(KIND, GEESE.new(data.get("players"))))), 201
 
 
 @bp.get("/api/geese/games/<int:game_id>")

@@ -6,7 +6,7 @@ from flask import jsonify, render_template
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.web import get_table
+from companion.web import door
 from companion.web.address import is_loopback
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
@@ -15,14 +15,14 @@ from companion.web.kiosk import bp
 from companion.web.show.pages import phone_links, qr_svg
 
 
-def join(table) -> dict:
+def join() -> dict:
     """The address the QR code gives the phones, or None while the table has none they can reach.
 
     The kiosk is opened on the Pi itself, by 127.0.0.1: that address would
     lead each phone to itself, so it is never offered. At boot the screen may
     come up before the Wi-Fi; its script asks again until an address comes.
     """
-    share = phone_links(table)
+    share = phone_links()
     url = next((link for link in share["links"] if not is_loopback(urlsplit(link).hostname or "")), None)
     if url is None:  # why: the server listens on loopback alone, or the machine has no address yet
         why = translate("kiosk.local_only") if share["local_only"] else translate("kiosk.no_address")
@@ -32,15 +32,14 @@ def join(table) -> dict:
 
 @bp.get("/kiosk/")
 def index():
-    table = get_table()
     return render_template(
         "kiosk/index.html", area="kiosk", colours=COLOURS, looks=LOOKS, tokens=CROWD_TOKENS,
-        pin=table.pin if from_the_table() else None, join=join(table))
+        pin=door().pin if from_the_table() else None, join=join())
 
 
 @bp.get("/kiosk/join")
 def join_address():
-    return jsonify(join(get_table()))
+    return jsonify(join())
 
 
 @bp.post("/api/pair")
@@ -50,10 +49,10 @@ def new_pairing():
     It lets a phone in without the PIN, so it works while someone is guessing the PIN.
     """
     code = open_pairing()
-    table = get_table()
-    base = join(table)["url"]
+    joining = join()
+    base = joining["url"]
     if base is None:
-        return jsonify({"url": None, "qr": None, "label": join(table)["label"], "valid_s": PAIRING_S})
+        return jsonify({"url": None, "qr": None, "label": joining["label"], "valid_s": PAIRING_S})
     url = f"{base.rstrip('/')}/pair/{code}"
     return jsonify({"url": url, "qr": qr_svg(url, translate("kiosk.pair_scan")), "label": translate("kiosk.pair_scan"),
                     "valid_s": PAIRING_S})

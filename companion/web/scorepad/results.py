@@ -8,10 +8,10 @@ from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
 from companion import fields
-from companion.records.database import MAX_ROW_ID, iso
+from companion.clock import iso
 from companion.skyrockets.festivals import event_number
 from companion.skyrockets.log import replay
-from companion.web import get_table
+from companion.web import ledger
 from companion.web.api import json_body, need
 from companion.web.download import cell, csv_download
 from companion.web.errors import coded
@@ -32,14 +32,14 @@ def show_share(show: dict) -> dict | None:
     if number is not None:
         name = translate("festival.event_n", n=number) + ("" if name == show["event"] else f" · {name}")
     named = {**show, "event_name": name}
-    result = show_result(named, get_table().scorepad()["players"], translate, _ran_out(show["id"]))
+    result = show_result(named, ledger().scorepad()["players"], translate, _ran_out(show["id"]))
     return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
 
 
 def _ran_out(show_id: int) -> list[str]:
     """The glasses that ran out in a past show, in order, replayed from its log (none when it does not replay)."""
     try:
-        return [r["timer"] for r in replay(get_table().show_log(show_id) or [], notices=False).result()["runouts"]]
+        return [r["timer"] for r in replay(ledger().show_log(show_id) or [], notices=False).result()["runouts"]]
     except BadInput:  # a damaged journal: the result still travels, without its run-outs
         return []
 
@@ -71,7 +71,7 @@ def flock_share(summary: dict) -> dict | None:
 
 @bp.get("/api/shows/<int:show_id>/result")
 def show_result_json(show_id: int):
-    record = get_table().show_record(show_id) if show_id <= MAX_ROW_ID else None
+    record = ledger().show_record(show_id)
     shared = show_share(record) if record else None
     if shared is None:
         raise NotFound(f"there is no finished show {show_id}")
@@ -80,20 +80,20 @@ def show_result_json(show_id: int):
 
 @bp.get("/api/festivals")
 def festivals():
-    return jsonify(get_table().festival_pad())
+    return jsonify(ledger().festival_pad())
 
 
 @bp.post("/api/festivals")
 @needs_pin
 def save_festival():
-    return jsonify(get_table().save_festival(json_body("name", "events")))
+    return jsonify(ledger().save_festival(json_body("name", "events")))
 
 
 @bp.post("/api/festivals/<int:festival_id>/delete")
 @needs_pin
 def delete_festival(festival_id: int):
     """Forget a custom festival (the shows played in it stay on the score pad)."""
-    if festival_id > MAX_ROW_ID or not get_table().delete_festival(festival_id):
+    if not ledger().delete_festival(festival_id):
         raise coded(NotFound(f"there is no custom festival {festival_id}"), "errors.festival.gone")
     return jsonify({"deleted": festival_id})
 
@@ -101,7 +101,7 @@ def delete_festival(festival_id: int):
 @bp.get("/api/history")
 def history_file():
     headers = {"Content-Disposition": 'attachment; filename="companion-history.jsonl"'}
-    return get_table().export_history(), 200, {"Content-Type": "application/jsonl; charset=utf-8", **headers}
+    return ledger().export_history(), 200, {"Content-Type": "application/jsonl; charset=utf-8", **headers}
 
 
 @bp.post("/api/history")
@@ -120,7 +120,7 @@ def import_history():
         if text is None:
             return jsonify({"received": part, "parts": parts, "upload": upload})
     try:
-        return jsonify({"imported": get_table().import_history(text)})
+        return jsonify({"imported": ledger().import_history(text)})
     except BadInput as e:  # the page says which line cannot be read, in its language; `error` says why
         if getattr(e, "error_code", None):
             raise
@@ -135,5 +135,5 @@ def history_csv():
     rows = [["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"]]
     rows += [[show["id"], cell(show["event"]), cell(show["event_name"]), "yes" if show["challenge"] else "no",
               show["outcome"], show["stars"], show["started"], show["ended"] or "", cell(show["start_player"])]
-             for show in reversed(get_table().shows(limit=None))]
+             for show in reversed(ledger().shows(limit=None))]
     return csv_download(rows, "shows.csv")

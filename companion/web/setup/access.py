@@ -13,7 +13,7 @@ from functools import wraps
 from flask import current_app, request, session
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
-from companion.web import get_table
+from companion.web import setup
 from companion.web import security
 from companion.web.errors import coded
 from companion.web.setup import bp
@@ -32,7 +32,7 @@ def _mark(code: str) -> str:
 
 def holds_code() -> bool:
     """This session was given the setup code, and setup is still open with that code."""
-    code = get_table().setup_code()
+    code = setup().setup_code()
     mark = session.get(SESSION_KEY)
     return code is not None and isinstance(mark, str) and hmac.compare_digest(mark, _mark(code))
 
@@ -45,11 +45,11 @@ def enter_code(given: object) -> None:
     if wait > 0:
         raise coded(TooManyRequests(f"too many wrong setup codes: try again in {math.ceil(wait)} s",
                                     retry_after=math.ceil(wait)), "setup.code_wait")
-    table = get_table()
-    code = table.setup_code()
+    desk = setup()
+    code = desk.setup_code()
     if code is None:
         raise coded(Forbidden("the table is set up: changes need the table PIN"), "setup.closed")
-    if not table.accepts_setup_code(given):
+    if not desk.accepts_setup_code(given):
         guard.failed(client, now)
         raise coded(Forbidden("wrong setup code"), "setup.code_wrong")
     guard.succeeded(client)

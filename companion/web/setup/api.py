@@ -7,7 +7,7 @@ naming the config key (`timers.red.pins`), with the config's own words.
 
 from flask import jsonify
 
-from companion.web import get_table, security
+from companion.web import door, security, setup
 from companion.web.api import json_body, need
 from companion.web.setup import access, bp
 from companion.web.setup.access import needs_setup_access
@@ -22,52 +22,52 @@ def code():
 @bp.get("/api/setup/settings")
 @needs_setup_access
 def settings():
-    return jsonify(get_table().settings())
+    return jsonify(setup().settings())
 
 
 @bp.post("/api/setup/settings")
 @needs_setup_access
 def change_settings():
-    return jsonify(get_table().change_settings(json_body(any_field=True)))
+    return jsonify(setup().change_settings(json_body(any_field=True)))
 
 
 @bp.get("/api/setup/wiring")
 @needs_setup_access
 def wiring():
-    return jsonify(get_table().wiring())
+    return jsonify(setup().wiring())
 
 
 @bp.post("/api/setup/wiring/strip")
 @needs_setup_access
 def light_part():
-    return jsonify(get_table().light_part(need(json_body("part"), "part")))
+    return jsonify(setup().light_part(need(json_body("part"), "part")))
 
 
 @bp.post("/api/setup/wiring/buzzer")
 @needs_setup_access
 def beep():
     json_body()
-    return jsonify(get_table().beep())
+    return jsonify(setup().beep())
 
 
 @bp.get("/api/setup/timing")
 @needs_setup_access
 def timing():
-    return jsonify(timing=get_table().timing_status())
+    return jsonify(timing=setup().timing_status())
 
 
 @bp.post("/api/setup/timing")
 @needs_setup_access
 def start_timing():
     data = json_body("timer", "runs")
-    return jsonify(timing=get_table().start_timing(need(data, "timer"), data.get("runs", 2)))
+    return jsonify(timing=setup().start_timing(need(data, "timer"), data.get("runs", 2)))
 
 
 @bp.post("/api/setup/timing/save")
 @needs_setup_access
 def save_timing():
     json_body()
-    return jsonify(get_table().save_timing())
+    return jsonify(setup().save_timing())
 
 
 @bp.post("/api/setup/done")
@@ -75,10 +75,9 @@ def save_timing():
 def done():
     """Close the setup flow: the code is void; a phone that set the table up is unlocked with its new PIN."""
     json_body()
-    table = get_table()
     first_run = access.holds_code()
-    table.finish_setup()
+    setup().finish_setup()
     access.forget_code()
     if first_run and not security.unlocked():
-        security.unlock(table.pin)
+        security.unlock(door().pin)
     return jsonify(setup="done", next="/")

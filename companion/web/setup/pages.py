@@ -8,10 +8,9 @@ Reopening setup is a button on the table's own screen (the kiosk).
 from flask import redirect, render_template, request
 from werkzeug.exceptions import Forbidden
 
-from companion.calibration import CALIBRATION_BAND
 from companion.skyrockets import COLOURS
 from companion.skyrockets.beams import MAX_RUNS
-from companion.web import get_table
+from companion.web import setup
 from companion.web.errors import coded
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table
@@ -24,22 +23,22 @@ def door():
     """For every page: the table's name (titles); for the table's own screen: the setup code while setup is
     open, else a button that reopens it."""
     def setup_door() -> dict:
-        door = getattr(get_table(), "setup_door", None)  # a stand-in table of a test may have none
-        return door() if door else {"open": False, "code": None, "can_reopen": False, "name": ""}
+        desk = setup()  # None: a stand-in table of a test, with no setup desk
+        return desk.setup_door() if desk else {"open": False, "code": None, "can_reopen": False, "name": ""}
     return {"setup_door": setup_door}
 
 
 @bp.get("/setup/")
 def index():
-    table = get_table()
+    desk = setup()
     if not allowed():
-        return render_template("setup/enter.html", area="setup", open=table.setup_door()["open"], next=request.path)
-    choices = table.setup_choices()
+        return render_template("setup/enter.html", area="setup", open=desk.setup_door()["open"], next=request.path)
+    choices = desk.setup_choices()
     return render_template(
-        "setup/index.html", area="setup", first_run=access.holds_code(), settings=table.settings(),
+        "setup/index.html", area="setup", first_run=access.holds_code(), settings=desk.settings(),
         colours=COLOURS, looks=LOOKS, sources=choices["sources"], languages=choices["languages"],
         drivers=choices["drivers"], defaults=choices["pin_map"], name_max=choices["name_max"], max_runs=MAX_RUNS,
-        band=CALIBRATION_BAND, saved=request.args.get("saved") == "1")
+        band=choices["band"], saved=request.args.get("saved") == "1")
 
 
 @bp.post("/setup/reopen")
@@ -48,5 +47,5 @@ def reopen():
     if not from_the_table():
         raise coded(Forbidden("setup is reopened from the table's own screen or with `companion setup --reopen`"),
                     "setup.reopen_here")
-    get_table().reopen_setup()
+    setup().reopen_setup()
     return redirect("/kiosk/", 303)

@@ -4,7 +4,7 @@ from flask import current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.skyrockets.colours import check_colour
-from companion.web import get_table
+from companion.web import desk, ledger, setup
 from companion.web.api import boolean, json_body, need, streams
 from companion.web.live import last_event_id, show_stream, strip_stream
 from companion.web.security import needs_pin
@@ -15,13 +15,13 @@ from companion.web.show import bp
 
 @bp.get("/api/show")
 def show():
-    return jsonify(get_table().current())
+    return jsonify(desk().current())
 
 
 @bp.get("/api/show/events")
 def show_events():
     last = last_event_id(request.headers.get("Last-Event-ID"))
-    return streams().open(show_stream(get_table(), last, fanout=streams().fanout, push=streams().push,
+    return streams().open(show_stream(desk(), last, fanout=streams().fanout, push=streams().push,
                                       **streams().settings))
 
 
@@ -29,7 +29,7 @@ def show_events():
 @needs_pin
 def start():
     data = json_body("event", "challenge")
-    snapshot = get_table().start_show(need(data, "event"), challenge=boolean(data, "challenge", False))
+    snapshot = desk().start_show(need(data, "event"), challenge=boolean(data, "challenge", False))
     return jsonify(snapshot), 201
 
 
@@ -37,26 +37,26 @@ def start():
 @needs_pin
 def flip():
     data = json_body("timer")
-    return jsonify(get_table().flip(check_colour(need(data, "timer"), "timer")))
+    return jsonify(desk().flip(check_colour(need(data, "timer"), "timer")))
 
 
 @bp.post("/api/show/lay")
 @needs_pin
 def lay():
     data = json_body("timer")
-    return jsonify(get_table().lay(check_colour(need(data, "timer"), "timer")))
+    return jsonify(desk().lay(check_colour(need(data, "timer"), "timer")))
 
 
 @bp.post("/api/show/abort")
 @needs_pin
 def abort_show():
     json_body()
-    return jsonify(get_table().abort())
+    return jsonify(desk().abort())
 
 
 @bp.get("/api/events")
 def events():
-    return jsonify(get_table().events())
+    return jsonify(ledger().events())
 
 
 # ---- the table's settings ---------------------------------------------------
@@ -65,21 +65,21 @@ def events():
 @needs_pin
 def mute():
     data = json_body("muted")
-    return jsonify(get_table().set_muted(boolean(data, "muted")))
+    return jsonify(desk().set_muted(boolean(data, "muted")))
 
 
 @bp.post("/api/calibration")
 @needs_pin
 def calibrate():
     data = json_body("timer", "seconds")
-    return jsonify(get_table().calibrate(need(data, "timer"), need(data, "seconds")))
+    return jsonify(setup().calibrate(need(data, "timer"), need(data, "seconds")))
 
 
 @bp.get("/api/strip/events")
 def strip_events():
-    table = get_table()
-    first = table.strip_frame(0, 0)
+    shown = desk()
+    first = shown.strip_frame(0, 0)
     if first is None:
         raise NotFound("this table has no LED strip to show")
     max_fps = current_app.config["STRIP_MAX_FPS"]
-    return streams().open(strip_stream(table, first, max_fps=max_fps, **streams().settings))
+    return streams().open(strip_stream(shown, first, max_fps=max_fps, **streams().settings))

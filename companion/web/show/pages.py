@@ -17,7 +17,7 @@ from companion.skyrockets import COLOURS
 from companion.skyrockets import events as event_rules
 from companion.skyrockets.colours import MAX_DURATION_S, MIN_GLASS_S
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.web import get_table
+from companion.web import desk, door
 from companion.web.address import ALLOW_PHONES_OPTION, Listening, is_loopback, lan_addresses, mdns_name
 from companion.web.show import bp
 from companion.web.i18n import translate
@@ -34,26 +34,25 @@ CALIBRATION_STEP_S = 0.01  # a stopwatch's hundredths
 
 @bp.get("/")
 def index():
-    table = get_table()
-    share = phone_links(table)
-    url = table_url(table, share)
+    share = phone_links()
+    url = table_url(share)
     page_data = {"looks": LOOKS, "sounds": SOUNDS, "crowd_tokens": CROWD_TOKENS}
     return render_template(
         "table/index.html", area="table", colours=COLOURS, looks=LOOKS, page_data=page_data,
-        unlocked=unlocked(), pin=table.pin if from_the_table() else None, has_strip=table.has_strip,
+        unlocked=unlocked(), pin=door().pin if from_the_table() else None, has_strip=desk().has_strip,
         url=url, also=share["links"][1:], local_only=share["local_only"], allow_phones=ALLOW_PHONES_OPTION,
         qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS,
         calibration={"min": MIN_GLASS_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S})
 
 
-def phone_links(table) -> dict:
+def phone_links() -> dict:
     """The links the other phones can open, best first, and whether none exists (bound to loopback).
 
     A page opened on a network address was reached by that address, so it
     leads. On the table's own screen (a loopback address) the links are the
     machine's LAN addresses the server listens on, then its mDNS name.
     """
-    listening = Listening(*table.listening)
+    listening = Listening(*door().listening)
     here = urlsplit(request.host_url)
     try:
         port = here.port or listening.port
@@ -68,9 +67,9 @@ def phone_links(table) -> dict:
     return {"links": found, "local_only": listening.local_only}
 
 
-def table_url(table, share: dict | None = None) -> str:
+def table_url(share: dict | None = None) -> str:
     """The one address to give the other phones (the QR code's): the best link, else the one this page came by."""
-    links = (share or phone_links(table))["links"]
+    links = (share or phone_links())["links"]
     return links[0] if links else request.host_url
 
 

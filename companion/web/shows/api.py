@@ -3,19 +3,18 @@
 from flask import jsonify
 from werkzeug.exceptions import NotFound
 
-from companion.records.database import MAX_ROW_ID
-from companion.web import get_table
+from companion.web import ledger
 from companion.web.shows import bp
 
 
 @bp.get("/api/shows")
 def shows():
-    return jsonify(get_table().shows())
+    return jsonify(ledger().shows())
 
 
 @bp.get("/api/shows/<int:show_id>/log")
 def show_log(show_id: int):
-    lines = get_table().show_log(show_id) if show_id <= MAX_ROW_ID else None
+    lines = ledger().show_log(show_id)
     if lines is None:
         raise NotFound(f"there is no show {show_id}")
     headers = {"Content-Disposition": f'inline; filename="show-{show_id}.jsonl"'}

@@ -12,8 +12,7 @@ from markupsafe import Markup
 
 from companion.errors import BadInput
 from companion.skyrockets import COLOURS
-from companion.web import get_table
-from companion.records.database import MAX_ROW_ID
+from companion.web import ledger
 from companion.web.i18n import translate, when
 from companion.web.shows import bp
 from companion.web.shows.timeline import LABELS, timeline_svg
@@ -51,18 +50,18 @@ def lasted(show: dict) -> str:
 
 @bp.get("/shows")
 def index():
-    return render_template("shows/index.html", area="shows", shows=get_table().shows())
+    return render_template("shows/index.html", area="shows", shows=ledger().shows())
 
 
 @bp.get("/shows/<int:show_id>")
 def show(show_id: int):
-    table = get_table()
-    record = table.show_record(show_id) if show_id <= MAX_ROW_ID else None
+    kept = ledger()
+    record = kept.show_record(show_id)
     if record is None:
         abort(404, translate("shows.unknown", id=show_id))
     labels = {key: translate(f"timer.{key}" if key in COLOURS else f"timeline.{key}") for key in LABELS}
     try:
-        svg, problem = timeline_svg(table.show_log(show_id), labels), None
+        svg, problem = timeline_svg(kept.show_log(show_id), labels), None
     except BadInput as e:  # a damaged journal still gets its page, with the reason
         svg, problem = None, str(e)
     return render_template("shows/show.html", area="shows", show=record, timeline=svg, problem=problem)

@@ -1,56 +1,27 @@
-"""What the table answers to readers on any thread: its state as published, and its records.
+"""The table's ledger: what its records answer to readers on any thread (the web's Ledger port).
 
-The web pages, the JSON API and the bridges read the table through these
-methods only; none of them reaches into the store or the config.
+The score pad, the past shows' pages, the JSON API and the broker's bridge
+read the records through these methods only; none of them reaches into the
+store.
 """
 
 from companion.records import festivals as festival_records
+from companion.players import check_players
+from companion.ports import MAX_ROW_ID
 from companion.records import history
 from companion.skyrockets.festivals import (MAX_FESTIVALS, Festival, campaign, current_festival, custom_festival,
                                             next_event, progress)
-from companion.skyrockets.snapshot import carried
 
 
-class Records:
-    """The reading side of a Table (mixed into it): snapshots and the store's records."""
+class TableLedger:
+    """The table's records (ports.Ledger): events, past shows, the score pad, festivals, the whole history.
 
-    @property
-    def show(self):
-        """The show in progress (a companion.skyrockets.Show), or None."""
-        return self.live.show
+    An id past what the records can hold is not found, like any other id that is not there.
+    """
 
-    @property
-    def show_id(self) -> int | None:
-        return self.live.show_id
-
-    @property
-    def has_strip(self) -> bool:
-        """Whether an LED strip is fitted (the page then draws it)."""
-        return self.rig.strip is not None
-
-    def snapshot(self) -> dict:
-        """The latest published state of the table."""
-        return self.publisher.snapshot()
-
-    def current(self) -> dict:
-        """The show as it is now: the latest snapshot, its running glasses drained to this instant."""
-        return carried(self.snapshot(), self.show_time())
-
-    def wait_for_change(self, after_seq: int, timeout: float) -> dict:
-        """The snapshot as soon as its seq is past `after_seq`, or the current one after `timeout` s."""
-        return self.publisher.wait_for_change(after_seq, timeout)
-
-    def write_to(self, writer) -> None:
-        """Have `writer(seq, text)` called on the runtime thread with each new state's text as it is published."""
-        self.publisher.write_to(writer)
-
-    def snapshot_text(self, snapshot: dict) -> str:
-        """A published snapshot as compact JSON for the live feed, as of now: serialised once for all phones."""
-        return self.publisher.text(snapshot, self.show_time())
-
-    def strip_frame(self, after: int, timeout: float) -> dict | None:
-        """The LED strip as last drawn, as soon as a frame newer than `after` exists (None: no strip)."""
-        return self._frames.wait(after, timeout)
+    def __init__(self, store, clock, shelf):
+        self.store, self.clock = store, clock
+        self._games = shelf  # the board games' shelf: an imported game is checked by its kind, as the API checks it
 
     def events(self) -> list[dict]:
         return [dict(e.to_json(), builtin=e.builtin) for e in self.store.events().values()]
@@ -64,11 +35,16 @@ class Records:
         return self.store.shows(limit)
 
     def show_record(self, show_id: int) -> dict | None:
-        return self.store.show(show_id)
+        return self.store.show(show_id) if show_id <= MAX_ROW_ID else None
 
     def show_log(self, show_id: int) -> list[str] | None:
         """One show's journal as a show log, or None."""
-        return self.store.show_log(show_id)
+        return self.store.show_log(show_id) if show_id <= MAX_ROW_ID else None
+
+    def set_players(self, names: list) -> dict:
+        """The players in clockwise order from the next start player; the score pad as it is then."""
+        self.store.set_players(check_players(names))
+        return self.store.scorepad()
 
     # ---- festivals and the whole history -------------------------------------
 
@@ -101,7 +77,7 @@ class Records:
 
     def delete_festival(self, festival_id: int) -> bool:
         """Forget a custom festival; False if there is none of that id."""
-        return festival_records.delete_festival(self.store.database, festival_id)
+        return festival_id <= MAX_ROW_ID and festival_records.delete_festival(self.store.database, festival_id)
 
     def export_history(self) -> str:
         """Every finished record of the table as one history file (JSON Lines)."""

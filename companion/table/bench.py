@@ -1,0 +1,91 @@
+"""The wiring check and timing a glass, between shows: the setup page's bench, on the hardware fitted now.
+
+The readings are companion.table.wiring's, the same as `companion check-hw`
+and `companion calibrate` print; every call runs on the runtime thread.
+"""
+
+from companion.errors import Conflict
+from companion.fields import whole
+from companion.skyrockets.beams import MAX_RUNS
+from companion.skyrockets.colours import check_colour, directions_json
+from companion.table import wiring
+from companion.table.runtime import on_runtime
+
+class Bench:
+    """Every glass, the hub, the strip's parts and the buzzer as they read now; a glass being timed."""
+
+    def __init__(self, *, runtime, live, fitted, configured):
+        self.runtime, self._live, self._fitted, self._configured = runtime, live, fitted, configured
+        self.timing: wiring.Timing | None = None
+
+    @on_runtime
+    def wiring(self) -> dict:
+        """Every glass as its sensors read it now, the hub as last heard, the strip's parts, the buzzer."""
+        config, rig = self._configured.now, self._fitted.rig
+        return {"glasses": wiring.glasses(rig), "hub": wiring.hub_status(rig),
+                "strip": [_part(i, name, leds, colour) for i, (name, leds, colour)
+                          in enumerate(wiring.strip_parts(rig.layout))] if config.strip.enabled else None,
+                "buzzer": {"pin": config.buzzer.pin} if config.buzzer.enabled else None}
+
+    @on_runtime
+    def light_part(self, part: object) -> dict:
+        """Light one part of the strip in its colour (the others dark) until the next show or snapshot."""
+        rig = self._fitted.rig
+        if rig.strip is None:
+            raise Conflict("part", "no LED strip is fitted: set strip.enabled first", code="errors.setup.no_strip")
+        parts = wiring.strip_parts(rig.layout)
+        part = whole(part, "part", 0, len(parts) - 1)
+        if self._live.running:
+            raise Conflict("part", "a show is running: its LEDs are in use", code="errors.show.running")
+        name, leds, colour = parts[part]
+        rig.strip.show(wiring.part_frame(rig.layout, leds, colour))
+        return {"part": part, "name": name, "leds": [leds.start, leds.stop - 1]}
+
+    @on_runtime
+    def beep(self) -> dict:
+        """Play the wiring check's tune on the buzzer, muted or not."""
+        buzzer = self._configured.now.buzzer
+        if not buzzer.enabled:
+            raise Conflict("buzzer", "no buzzer is fitted: set buzzer.enabled first", code="errors.setup.no_buzzer")
+        self._fitted.rig.buzzer.play(wiring.BEEP)
+        return {"pin": buzzer.pin}
+
+    # ---- timing a glass -----------------------------------------------------------------
+
+    @on_runtime
+    def start_timing(self, colour: object, runs: object = 2) -> dict:
+        """Start timing `colour`'s glass: turn it, and turn it again each time its top runs dry."""
+        colour = check_colour(colour, "timer")
+        runs = whole(runs, "runs", 1, MAX_RUNS)
+        if self._live.running:
+            raise Conflict("timer", "a show is running: time the glass between shows", code="errors.show.running")
+        tilts = self._fitted.rig.tilts
+        self.timing = wiring.Timing(colour, runs, tilts[colour].pose if colour in tilts else None)
+        return self.timing.status()
+
+    @on_runtime
+    def timing_status(self) -> dict | None:
+        return self.timing.status() if self.timing else None
+
+    @on_runtime
+    def save_timing(self) -> dict:
+        """Store the medians of the glass being timed, with the same rules and band as `companion calibrate`."""
+        if self.timing is None:
+            raise Conflict("timer", "no glass is being timed", code="errors.setup.not_timing")
+        colour, ends = self.timing.colour, self.timing.calibration.result()
+        config = self._configured.keep_duration(colour, ends)
+        self.timing = None
+        return {"timer": colour, "duration": directions_json(config.timers[colour].directions)}
+
+    def see(self, change) -> None:
+        """A change from the rig, for the glass being timed (on the runtime thread)."""
+        if self.timing is not None and not self.timing.done:
+            self.timing.see(change)
+
+
+def _part(index: int, name: str, leds: range, colour) -> dict:
+    """One part of the strip as the page offers it: what it is, its LEDs, the colour it lights in."""
+    first = name.split()[0]
+    kind = "segment" if name.endswith(" segment") else "countdown" if first == "countdown" else "tokens"
+    return {"part": index, "name": name, "kind": kind, "colour": first if kind == "segment" else None,
+            "leds": [leds.start, leds.stop - 1], "swatch": "#%02x%02x%02x" % tuple(colour[:3])}

@@ -1,0 +1,147 @@
+"""The show desk (ports.ShowDesk): the show's commands from the phones, and its state as published.
+
+Every command runs on the runtime thread, in order with the sensors'
+changes; a change to the show answers once its journal lines are on disk
+(`durable`). The state is published once per change, as a numbered
+snapshot; readers on any thread take it, or wait for the next.
+"""
+
+from companion.errors import Conflict
+from companion.fields import yes_no
+from companion.skyrockets import Pose, Show, parse_event, setup_line
+from companion.skyrockets.colours import check_colour
+from companion.skyrockets.snapshot import carried
+from companion.table.parameters import show_setup
+from companion.table.publisher import describe
+from companion.table.runtime import durable, on_runtime
+
+
+class Desk:
+    """The show in progress: start it, turn or lay a glass, abort it, mute the buzzer; read its state."""
+
+    def __init__(self, *, clock, runtime, journal, live, fitted, publisher, store, configured, speed: float,
+                 changed):
+        self.clock, self.runtime, self.journal, self.live = clock, runtime, journal, live
+        self.fitted, self.publisher, self.store, self.configured = fitted, publisher, store, configured
+        self.table_speed = speed
+        self._changed = changed  # the table publishes again on its next step
+
+    # ---- commands (thread-safe; run on the runtime thread) -------------------
+
+    @durable
+    def start_show(self, event, challenge: bool = False) -> dict:
+        """Start a show of `event` (an id, or an inline event object, which is saved for next time)."""
+        if self.live.running:
+            raise Conflict("show", "a show is already running: abort it first", code="errors.show.running")
+        challenge = yes_no(challenge, "challenge")
+        chosen = parse_event(event, "event", self.store.events())
+        played = chosen.challenged() if challenge else chosen  # no challenge for a purple countdown: refused here
+        cradles = self.fitted.cradles
+        setup = show_setup(self.configured.now, chosen, challenge, cradles.orientation_at_start(played))
+        wall = self.clock.wall()
+        if isinstance(event, dict):
+            self.store.save_event(chosen, wall)
+        show_id = self.store.begin_show(chosen, challenge, setup_line(setup), wall, self.table_speed)
+        self.live.begin(Show(setup), show_id, 0.0, self.table_speed, wall)
+        cradles.begin(self.show, self.clock.monotonic())
+        return self._snapshot_now()
+
+    @durable
+    def flip(self, colour: str) -> dict:
+        """Flip a timer from the page: an emulated one, or a physical one whose sensors are faulty."""
+        return self._turn(colour)
+
+    @durable
+    def lay(self, colour: str) -> dict:
+        """Lay a timer on its side from the page, as a long press on its button does."""
+        return self._turn(colour, Pose.SIDE)
+
+    @durable
+    def abort(self) -> dict:
+        """Stop the running show (recorded as aborted), or dismiss a finished one."""
+        if self.live.running:
+            self.live.finish("aborted", max(self.show.now, self.show_time()))
+        self.live.begin(None, None, 0.0, self.table_speed, 0.0)
+        return self._snapshot_now()
+
+    @on_runtime
+    def set_muted(self, muted: bool) -> dict:
+        self.fitted.rig.buzzer.muted = yes_no(muted, "muted")
+        self._changed()
+        return self._snapshot_now()
+
+    def _turn(self, colour, pose: Pose | None = None) -> dict:
+        colour = check_colour(colour, "timer")
+        if not self.live.running:
+            raise Conflict("timer", "no show is running", code="errors.show.none")
+        if self.show.timers[colour].glass is None:
+            raise Conflict("timer", f"{colour} is not in play in this event",
+                           code="errors.show.not_in_play", params={"colour": colour})
+        cradle = self.fitted.cradles.get(colour)
+        if cradle is not None and not cradle.fault:
+            raise Conflict("timer", f"{colour} is read by its tilt sensors: turn the glass itself",
+                           code="errors.show.sensed", params={"colour": colour})
+        if pose is not None and not self.show.timers[colour].glass.pose.upright:
+            raise Conflict("timer", f"{colour} is already lying on its side",
+                           code="errors.show.lying", params={"colour": colour})
+        if not self.live.input(None, "flip" if pose is None else "pose", colour, pose):
+            raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip",
+                           code="errors.show.ended")
+        return self._snapshot_now()
+
+    def _snapshot_now(self) -> dict:
+        self.runtime.pump()
+        return self.publisher.snapshot()
+
+    # ---- what the table looks like (any thread) -----------------------------
+
+    @property
+    def show(self):
+        """The show in progress (a companion.skyrockets.Show), or None."""
+        return self.live.show
+
+    @property
+    def show_id(self) -> int | None:
+        return self.live.show_id
+
+    @property
+    def has_strip(self) -> bool:
+        """Whether an LED strip is fitted (the page then draws it)."""
+        return self.fitted.rig.strip is not None
+
+    def show_time(self) -> float:
+        """Show seconds now."""
+        return self.live.time.now()
+
+    def snapshot(self) -> dict:
+        """The latest published state of the table."""
+        return self.publisher.snapshot()
+
+    def current(self) -> dict:
+        """The show as it is now: the latest snapshot, its running glasses drained to this instant."""
+        return carried(self.snapshot(), self.show_time())
+
+    def wait_for_change(self, after_seq: int, timeout: float) -> dict:
+        """The snapshot as soon as its seq is past `after_seq`, or the current one after `timeout` s."""
+        return self.publisher.wait_for_change(after_seq, timeout)
+
+    def write_to(self, writer) -> None:
+        """Have `writer(seq, text)` called on the runtime thread with each new state's text as it is published."""
+        self.publisher.write_to(writer)
+
+    def snapshot_text(self, snapshot: dict) -> str:
+        """A published snapshot as compact JSON for the live feed, as of now: serialised once for all phones."""
+        return self.publisher.text(snapshot, self.show_time())
+
+    def strip_frame(self, after: int, timeout: float) -> dict | None:
+        """The LED strip as last drawn, as soon as a frame newer than `after` exists (None: no strip)."""
+        return self.fitted.frames.wait(after, timeout)
+
+    def publish(self, journal_problem) -> None:
+        """Publish the table's state now (on the runtime thread)."""
+        config, cradles = self.configured.now, self.fitted.cradles
+        sources = {c: t.source for c, t in config.timers.items()}
+        extras = {"speed": self.live.time.speed, "muted": self.fitted.rig.buzzer.muted,
+                  "journal_problem": journal_problem, "sensors": cradles.readings(sources)}
+        self.publisher.publish(describe(self.show, self.show_id, self.live.started_wall, cradles, sources,
+                                        extras, config.warn_lead_s))
