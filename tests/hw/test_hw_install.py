@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, building_from_the_checkout
 
 SCRIPT = ROOT / "systemd" / "install.sh"
 KIOSK = ROOT / "systemd" / "companion-kiosk"
@@ -66,7 +66,8 @@ def readable(path) -> bytes:
 def installed(tmp_path_factory):
     need(*TOOLS)
     root = tmp_path_factory.mktemp("root")
-    done = run(root, "--spi", "--kiosk")
+    with building_from_the_checkout():  # pip builds the program in the checkout itself
+        done = run(root, "--spi", "--kiosk")
     assert done.returncode == 0, done.stderr
     return root, done.stdout
 

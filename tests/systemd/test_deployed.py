@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from companion.skyrockets.colours import COLOURS
-from conftest import ROOT
+from conftest import ROOT, building_from_the_checkout
 
 SUITE = "bookworm"  # Raspberry Pi OS's Debian
 PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3-venv", "python3-pip", "sudo", "procps")
@@ -43,7 +43,8 @@ REQUIRED = os.environ.get("COMPANION_REQUIRE_TOOLS") == "1"
 TRY_CONFIG = "[table]\nmock_pins = true\n" + "".join(
     f'\n[timers.{colour}]\nsource = "emulated"\n' for colour in COLOURS) + f'\n[web]\nport = {PORT}\npin = "{PIN}"\n'
 
-pytestmark = pytest.mark.timeout(900)
+# A booted Debian, like a Home Assistant start, is heavy: the two run one after the other on one test process.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("heavy")]
 
 
 def _missing() -> str | None:
@@ -224,7 +225,8 @@ def host(tmp_path_factory):
             pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
         pytest.skip(reason)
     rootfs = cached(f"rootfs-{SUITE}-{_digest(*PACKAGES, HOSTS)}", _debootstrap)
-    wheels = cached(f"wheels-{_digest((ROOT / 'pyproject.toml').read_text())}", _wheels)
+    with building_from_the_checkout():
+        wheels = cached(f"wheels-{_digest((ROOT / 'pyproject.toml').read_text())}", _wheels)
     checkout = tmp_path_factory.mktemp("checkout") / "companion"
     shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info",
                                                                    "__pycache__", ".pytest_cache"))
