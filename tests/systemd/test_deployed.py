@@ -230,17 +230,21 @@ def host(tmp_path_factory):
     checkout = tmp_path_factory.mktemp("checkout") / "companion"
     shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info",
                                                                    "__pycache__", ".pytest_cache"))
-    started = time.monotonic()
-    box = Container(rootfs, wheels, checkout, tmp_path_factory.mktemp("boot") / "console.log")
-    try:
-        before = files_outside_the_checkout(box)
-        # As the Pi guide says: run the install script from the copied checkout, as root.
-        install = box.run(f"{CHECKOUT}/systemd/install.sh", check=False, timeout=600)
-        yield box, install, before
-    finally:
-        box.close()
-        print(f"deployed-service test: {time.monotonic() - started:.0f} s once the root file system was cached",
-              file=sys.stderr)
+    # One container at a time on this machine (another run's too): booted from one cgroup (--keep-unit),
+    # two fight over it, and one's service fails to start.
+    with open(CACHE / ".boot", "w") as booting:
+        fcntl.flock(booting, fcntl.LOCK_EX)
+        started = time.monotonic()
+        box = Container(rootfs, wheels, checkout, tmp_path_factory.mktemp("boot") / "console.log")
+        try:
+            before = files_outside_the_checkout(box)
+            # As the Pi guide says: run the install script from the copied checkout, as root.
+            install = box.run(f"{CHECKOUT}/systemd/install.sh", check=False, timeout=600)
+            yield box, install, before
+        finally:
+            box.close()
+            print(f"deployed-service test: {time.monotonic() - started:.0f} s once the root file system was cached",
+                  file=sys.stderr)
 
 
 def test_a_daemon_that_cannot_start_ends_failed_with_its_reason(host):
