@@ -1,11 +1,12 @@
 """Shared fixtures: every test builds its own world (app, database, pins).
 
-The suite runs on several processes at once (pytest-xdist, `-n auto --dist loadgroup`
+The suite runs on several processes at once (pytest-xdist, `-n logical --dist loadgroup`
 in pyproject.toml): what two tests could share is kept apart here. A test whose
 module builds something once for all its tests (a module-scoped fixture) runs on
-the same process as the rest of that module; a port handed to another program is
-leased, so no other test process is handed it before that program binds it; and
-a build from the checkout takes a lock.
+the same process as the rest of that module, and the tests marked
+xdist_group("heavy") (a booted Debian, a Home Assistant start) run one after the
+other; a port handed to another program is leased, so no other test process is
+handed it before that program binds it; and a build from the checkout takes a lock.
 """
 
 import collections
@@ -134,12 +135,14 @@ def pytest_xdist_make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             if self.groups is None:
-                self.groups = json.loads(_groups_file(config.option.testrunuid).read_text())
+                try:
+                    self.groups = json.loads(_groups_file(config.option.testrunuid).read_text())
+                except FileNotFoundError:  # no test process loaded this file (tests/ not collected): xdist's own groups
+                    self.groups = {}
             group = self.groups.get(nodeid)
             return f"group {group}" if group else super()._split_scope(nodeid)
 
     return ByGroup(config, log)
-
 
 
 def hw_script(name: str):
