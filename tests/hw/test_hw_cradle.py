@@ -26,7 +26,7 @@ SWITCH_DIFFERENTIAL_MAX = 15  # and opens again up to 15 deg past that
 COARSE = "$fn = 24;"  # coarser circles: quicker, and every check below still holds
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # not "module": only the tests that share a render are kept on one test process
 def openscad():
     if OPENSCAD is None:
         if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
