@@ -228,8 +228,9 @@ def host(tmp_path_factory):
     with building_from_the_checkout():
         wheels = cached(f"wheels-{_digest((ROOT / 'pyproject.toml').read_text())}", _wheels)
     checkout = tmp_path_factory.mktemp("checkout") / "companion"
+    # Nor what other test processes write into the checkout meanwhile (hypothesis's examples come and go).
     shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info",
-                                                                   "__pycache__", ".pytest_cache"))
+                                                                   "__pycache__", ".pytest_cache", ".hypothesis"))
     # One container at a time on this machine (another run's too): booted from one cgroup (--keep-unit),
     # two fight over it, and one's service fails to start.
     with open(CACHE / ".boot", "w") as booting:
