@@ -121,8 +121,9 @@ def launch(playwright, tmp_path):
     (keyword options such as user_agent or timezone_id are Playwright's).
 
     Every page of every context it starts is watched for a message its script asked for and its
-    catalog lacks (shown as the raw key): the test fails at the end naming them."""
-    missing = []
+    catalog lacks (shown as the raw key): the test fails at the end naming them. Every context is
+    closed at the end, its Chromium with it, whether the test closed it or not."""
+    missing, started = [], []
 
     def start(viewport=PHONE, **options):
         profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
@@ -130,9 +131,12 @@ def launch(playwright, tmp_path):
             str(profile), executable_path=str(CHROMIUM), headless=True, args=ARGS, viewport=viewport, **options)
         context.on("console", lambda m: missing.append(f"{m.page and m.page.url}: {m.text}")
                    if MISSING_MESSAGE in m.text else None)
+        started.append(context)
         return context
 
     yield start
+    for context in started:
+        context.close()  # a no-op for one the test closed itself
     assert missing == [], "a page showed a raw catalog key"
 
 

@@ -1,11 +1,12 @@
 """The pages in a real browser, as players use them on a phone: shows started, sand running out, a win."""
 
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import free_port
 
 from .conftest import api
 
@@ -215,12 +216,6 @@ def test_the_page_speaks_japanese(browser, expect, shot):
     expect(page.locator("#timer-red .state")).to_have_text("砂が落ちています")
     expect(page.locator("#tokens-title")).to_have_text("観衆トークン")
     shot(page, "phone-japanese")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_the_companion_demo_command_serves_the_page(launch, expect, tmp_path):

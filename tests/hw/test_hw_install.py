@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, building_from_the_checkout
 
 SCRIPT = ROOT / "systemd" / "install.sh"
 KIOSK = ROOT / "systemd" / "companion-kiosk"
@@ -66,7 +66,8 @@ def readable(path) -> bytes:
 def installed(tmp_path_factory):
     need(*TOOLS)
     root = tmp_path_factory.mktemp("root")
-    done = run(root, "--spi", "--kiosk")
+    with building_from_the_checkout():  # pip builds the program in the checkout itself
+        done = run(root, "--spi", "--kiosk")
     assert done.returncode == 0, done.stderr
     return root, done.stdout
 
@@ -145,7 +146,9 @@ def test_a_second_run_changes_nothing_and_keeps_an_edited_config(copy):
 
 def test_a_changed_checkout_is_installed_again(copy, tmp_path):
     source = tmp_path / "checkout"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "tests", "build", "*.egg-info"))
+    # Nor what other test processes write into the checkout meanwhile (hypothesis's examples come and go).
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "tests", "build", "*.egg-info",
+                                                                "__pycache__", ".pytest_cache", ".hypothesis"))
     unchanged = run(copy, "--source", str(source))
     assert "the program in /opt/companion is up to date" in unchanged.stdout, "the same files, wherever they are"
     (source / "companion" / "extra.py").write_text("WHAT = 'a change'\n")

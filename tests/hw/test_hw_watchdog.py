@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from companion.notify import keep_watchdog_fed
-from conftest import ROOT
+from conftest import ROOT, free_port
 
 UNIT = ROOT / "systemd" / "companion.service"
 WAIT_S = 20  # generous upper bounds for a busy machine; nothing waits this long when all is well
@@ -126,12 +126,6 @@ def test_the_unit_restarts_a_table_the_watchdog_gave_up_on():
     # A watchdog timeout is a failure to systemd: Restart=on-failure starts the table again.
     assert re.search(r"^Type=notify$", unit, re.M) and re.search(r"^Restart=on-failure$", unit, re.M)
     assert re.search(r"^NotifyAccess=main$", unit, re.M)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_the_daemon_says_ready_pings_and_says_stopping(notify_socket, tmp_path):

@@ -41,6 +41,9 @@ MESSAGES = discovery_messages(TABLE, __version__)
 # Home Assistant's own notice that the machine is slow, not a fault of what it was given.
 SLOW_NOTICE = "is taking over"
 
+# A Home Assistant start, like a booted Debian, is heavy: the two run one after the other on one test process.
+pytestmark = pytest.mark.xdist_group("heavy")
+
 
 def need_home_assistant() -> str:
     """The python of the venv Home Assistant is installed in; skips (or fails, if required) without one."""

@@ -6,15 +6,13 @@ import socket
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import ROOT, free_port
 
 
 def test_the_demo_leaves_no_temporary_folder_behind(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    with socket.socket() as probe:  # a port free a moment ago (the demo takes ports from 1 up)
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
+    port = str(free_port())  # a port free a moment ago (the demo takes ports from 1 up)
     demo = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", port, "--pin", "1234"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(scratch)})

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from companion.skyrockets.colours import COLOURS
-from conftest import ROOT
+from conftest import ROOT, building_from_the_checkout
 
 SUITE = "bookworm"  # Raspberry Pi OS's Debian
 PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3-venv", "python3-pip", "sudo", "procps")
@@ -43,7 +43,8 @@ REQUIRED = os.environ.get("COMPANION_REQUIRE_TOOLS") == "1"
 TRY_CONFIG = "[table]\nmock_pins = true\n" + "".join(
     f'\n[timers.{colour}]\nsource = "emulated"\n' for colour in COLOURS) + f'\n[web]\nport = {PORT}\npin = "{PIN}"\n'
 
-pytestmark = pytest.mark.timeout(900)
+# A booted Debian, like a Home Assistant start, is heavy: the two run one after the other on one test process.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("heavy")]
 
 
 def _missing() -> str | None:
@@ -224,21 +225,27 @@ def host(tmp_path_factory):
             pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
         pytest.skip(reason)
     rootfs = cached(f"rootfs-{SUITE}-{_digest(*PACKAGES, HOSTS)}", _debootstrap)
-    wheels = cached(f"wheels-{_digest((ROOT / 'pyproject.toml').read_text())}", _wheels)
+    with building_from_the_checkout():
+        wheels = cached(f"wheels-{_digest((ROOT / 'pyproject.toml').read_text())}", _wheels)
     checkout = tmp_path_factory.mktemp("checkout") / "companion"
+    # Nor what other test processes write into the checkout meanwhile (hypothesis's examples come and go).
     shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info",
-                                                                   "__pycache__", ".pytest_cache"))
-    started = time.monotonic()
-    box = Container(rootfs, wheels, checkout, tmp_path_factory.mktemp("boot") / "console.log")
-    try:
-        before = files_outside_the_checkout(box)
-        # As the Pi guide says: run the install script from the copied checkout, as root.
-        install = box.run(f"{CHECKOUT}/systemd/install.sh", check=False, timeout=600)
-        yield box, install, before
-    finally:
-        box.close()
-        print(f"deployed-service test: {time.monotonic() - started:.0f} s once the root file system was cached",
-              file=sys.stderr)
+                                                                   "__pycache__", ".pytest_cache", ".hypothesis"))
+    # One container at a time on this machine (another run's too): booted from one cgroup (--keep-unit),
+    # two fight over it, and one's service fails to start.
+    with open(CACHE / ".boot", "w") as booting:
+        fcntl.flock(booting, fcntl.LOCK_EX)
+        started = time.monotonic()
+        box = Container(rootfs, wheels, checkout, tmp_path_factory.mktemp("boot") / "console.log")
+        try:
+            before = files_outside_the_checkout(box)
+            # As the Pi guide says: run the install script from the copied checkout, as root.
+            install = box.run(f"{CHECKOUT}/systemd/install.sh", check=False, timeout=600)
+            yield box, install, before
+        finally:
+            box.close()
+            print(f"deployed-service test: {time.monotonic() - started:.0f} s once the root file system was cached",
+                  file=sys.stderr)
 
 
 def test_a_daemon_that_cannot_start_ends_failed_with_its_reason(host):

@@ -3,7 +3,6 @@
 import logging
 import re
 import signal
-import socket
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -14,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from companion.web import create_app
 from companion.web.address import ALLOW_PHONES, Advertisement, Listening, lan_addresses, mdns_name
 from companion.web.show.pages import qr_svg
+from conftest import free_port
 
 LAN = ["192.168.1.20", "10.0.0.5"]
 
@@ -175,12 +175,6 @@ def test_the_announcement_is_an_http_service_on_the_lan_addresses(monkeypatch):
 
 
 # ---- the start-up line of a real demo ---------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def test_the_demo_on_loopback_says_where_to_open_it_and_that_phones_cannot(tmp_path):
     port = free_port()
