@@ -220,7 +220,7 @@ def reads_as(state: dict, show: str | None = None) -> dict[str, str]:
             **{f"{c}_low": "on" if c in low else "off" for c in COLOURS}}
 
 
-@pytest.mark.timeout(STARTUP_S + 12 * CHANGE_S + STOP_S)  # its waits, each with its own deadline
+@pytest.mark.timeout(2 * STARTUP_S + 11 * CHANGE_S + STOP_S)  # its waits, each with its own deadline
 def test_home_assistant_makes_each_entity_of_a_table_and_follows_its_state_and_availability(
         table, clock, mosquitto, listen, home_assistant):
     states = States(listen(mosquitto.port, f"{STATESTREAM}/#"), home_assistant)
@@ -275,7 +275,7 @@ def test_home_assistant_makes_each_entity_of_a_table_and_follows_its_state_and_a
         bridge.stop()
 
     # Each change once, as it should read: an automation on the Show entity sees no state in between.
-    states.listener.wait_for(lambda _: states.streamed("outcome")[-1:] == ["aborted"])
+    states.listener.wait_for(lambda _: states.streamed("outcome")[-1:] == ["aborted"], CHANGE_S)
     shown = states.streamed("outcome")
     assert shown[shown.index("idle"):] == ["idle", "running", "unavailable", "running", "win", "idle", "running",
                                            "loss", "idle", "running", "aborted"]  # from its start (unknown before)
