@@ -66,7 +66,7 @@ class Bridge:
         self._sent_up_to = 0  # shows up to this id are sent (or ended before the bridge started)
         self._last_show: dict | None = None  # the show that ended last, {"id", "outcome"}, told with an idle state
         self._early: dict | None = None  # an idle state that went out before the record it waited for: sent again
-        self._held: dict | None = None  # the newest state, not sent yet: it waits for the pacer or for a record
+        self._held: dict | None = None  # the newest state, not sent yet: one between shows waits for a record
         self._held_since = 0.0  # when the state now held was first held (on `clock`)
         self._stopping = threading.Event()
         self._answered = threading.Condition()
