@@ -6,6 +6,13 @@ runtime thread never waits for either. While the broker is away the bridge
 keeps only the newest state and the finished shows not yet sent, and sends
 them (with the discovery config and `online`) as soon as it is back.
 
+Each state goes out once, as it should read: a state between shows says
+how the show before it ended (`last_show`), and the table's records of a
+show may lag its state by a moment, so such a state waits for the record
+(at most RECORD_WAIT_S) rather than going out with the show before that
+and being put right a moment later — which a watcher would take for two
+changes of the table.
+
 >>> bridge = Bridge(table, from_url("mqtt://127.0.0.1:1883", table="t1")).start()  # doctest: +SKIP
 >>> bridge.stop()  # doctest: +SKIP
 """
@@ -29,6 +36,7 @@ log = logging.getLogger(__name__)
 STATE_INTERVAL_S = 0.1  # at most ten state messages a second; the newest wins
 WAKE_S = 1.0  # the waiting thread looks up this often, so it ends soon after stop()
 RECHECK_S = 0.1  # how soon to look again for the record of a show that has just ended
+RECORD_WAIT_S = 2.0  # how long a state between shows waits for the record of the show that ended
 MAX_UNSENT_SHOWS = 100  # finished shows kept while the broker is away (the oldest go first)
 STOP_TIMEOUT_S = 2.0  # how long stop() waits for `offline` to reach the broker
 
@@ -60,7 +68,9 @@ class Bridge:
         self._pending = False  # a show has ended that the records do not yet say has
         self._sent_up_to = 0  # shows up to this id are sent (or ended before the bridge started)
         self._last_show: dict | None = None  # the show that ended last, {"id", "outcome"}, told with an idle state
-        self._idle: dict | None = None  # the idle state last sent, to send again once the show before it is known
+        self._early: dict | None = None  # an idle state that went out before the record it waited for: sent again
+        self._held: dict | None = None  # the newest state, not sent yet: one between shows waits for a record
+        self._held_since = 0.0  # when the state now held was first held (on `clock`)
         self._stopping = threading.Event()
         self._answered = threading.Condition()
         self.problem: str | None = None  # why the last try to join the broker failed (None: it did not)
@@ -133,31 +143,50 @@ class Bridge:
     # ---- the bridge's thread ---------------------------------------------
 
     def _follow(self) -> None:
-        seq = -1
+        seq = -1  # the newest state looked at
         while not self._stopping.is_set():
             try:
-                snapshot = self.desk.wait_for_change(seq, RECHECK_S if self._pending else WAKE_S)
-                if snapshot["seq"] <= seq:
-                    if self._pending:
-                        self._note_finished(snapshot, again=True)
-                    continue
-                hold = self._pacer.wait_s(self._clock())
-                if hold and self._stopping.wait(hold):
-                    break
-                snapshot = self.desk.snapshot()  # the newest, after holding back
-                seq = snapshot["seq"]
-                self._send_state(snapshot)
-                self._pacer.sent(self._clock())
-                self._note_finished(snapshot)
+                waiting = self._pending or self._held is not None
+                snapshot = self.desk.wait_for_change(seq, RECHECK_S if waiting else WAKE_S)
+                if snapshot["seq"] > seq:
+                    hold = self._pacer.wait_s(self._clock())
+                    if hold and self._stopping.wait(hold):
+                        break
+                    snapshot = self.desk.snapshot()  # the newest, after holding back
+                    seq = snapshot["seq"]
+                    self._hold(snapshot)
+                    self._note_finished(snapshot)
+                elif self._pending:
+                    self._note_finished(snapshot, again=True)
+                if self._held is not None and self._ready(self._held):
+                    self._send_state(self._held)
+                    self._held = None
+                    self._pacer.sent(self._clock())
             except Exception:  # the bridge must never stop following because one message failed
                 log.exception("the bridge could not publish the table's state")
                 self._stopping.wait(WAKE_S)
 
+    def _hold(self, snapshot: dict) -> None:
+        if self._held is None:
+            self._held_since = self._clock()
+        self._held = snapshot
+
+    def _ready(self, snapshot: dict) -> bool:
+        """Whether a state can go out: one between shows only once the show before it is recorded as ended.
+
+        Past RECORD_WAIT_S (the store is failing, say) it goes out with the
+        show known to have ended last, and again once the record comes.
+        """
+        if snapshot.get("outcome") != "idle" or not self._pending:
+            return True
+        return self._clock() - self._held_since >= RECORD_WAIT_S
+
     def _send_state(self, snapshot: dict) -> None:
         """Publish the table's state; between shows, with the show that ended last (`last_show`)."""
         with self._lock:
-            self._idle = snapshot if snapshot.get("outcome") == "idle" else None
-            if self._idle is not None and self._last_show is not None:
+            idle = snapshot.get("outcome") == "idle"
+            self._early = snapshot if idle and self._pending else None
+            if idle and self._last_show is not None:
                 snapshot = {**snapshot, "last_show": dict(self._last_show)}
             self._state = _payload(snapshot)
             if self._online:
@@ -193,8 +222,8 @@ class Bridge:
             self._sent_up_to = row["id"]
             self._send_show(finished_show(row, self.ledger.show_log(row["id"])))
             self._last_show, told = _ended_show(row), True
-        if told and self._idle is not None:  # the idle state went out before the records said how the show ended
-            self._send_state(self._idle)
+        if told and self._early is not None and self._held is None:  # the record came after all: say it again
+            self._hold(self._early)
 
 
 def _ended_show(row: dict) -> dict:

@@ -1,9 +1,11 @@
-"""A real Mosquitto broker per test (Debian's mosquitto, a config file written by the test), and a listener.
+"""A real Mosquitto broker per test (Debian's mosquitto, a config file written by the test), a listener, and
+a table to play on it: to a win, or with records that lag its state.
 
 Without mosquitto these tests are skipped, saying why; with
 COMPANION_REQUIRE_TOOLS=1 (as in CI) they fail instead.
 """
 
+import dataclasses
 import json
 import os
 import threading
@@ -82,3 +84,68 @@ def listen():
     yield start
     for listener in opened:
         listener.close()
+
+
+def play_to_a_win(table, clock) -> None:
+    """Turn each glass before it runs out and the countdown once it is empty, a second at a time."""
+    from companion.skyrockets.snapshot import carried
+
+    for _ in range(400):
+        state = carried(table.snapshot(), table.show_time())
+        if state["outcome"] != "running":
+            return
+        for colour in ("red", "yellow", "purple"):
+            if state["timers"][colour]["top_s"] < 4:
+                table.flip(colour)
+        if state["timers"]["orange"]["state"] == "empty":
+            table.flip("orange")
+        clock.advance(1.0)
+        table.pump()
+
+
+class LaggingRecords:
+    """The table as a bridge reads it, with its past shows read as they stood at `lag()` for a while.
+
+    The table publishes a state before its journal's writer records the
+    show that state ended, so a reader may see the state first; this makes
+    that moment as long as a test needs: the records stay behind until they
+    have been read `looks` times while the table's state was newer than at
+    `lag()` (None: until `catch_up()`).
+    """
+
+    def __init__(self, table):
+        self.table = table
+        self.ports = dataclasses.replace(table.ports, ledger=self)  # the bridge reads its records through this
+        self._changed = threading.Condition()
+        self._frozen: list[dict] | None = None
+        self._mark = self._looked = 0
+        self._looks: int | None = None
+
+    def __getattr__(self, name):
+        return getattr(self.table.ledger, name)
+
+    def lag(self, looks: int | None = 1) -> None:
+        with self._changed:
+            self._frozen, self._mark = self.table.ledger.shows(), self.table.snapshot()["seq"]
+            self._looked, self._looks = 0, looks
+
+    def catch_up(self) -> None:
+        with self._changed:
+            self._frozen = None
+
+    def shows(self) -> list[dict]:
+        with self._changed:
+            frozen = self._frozen
+            if frozen is None:
+                return self.table.ledger.shows()
+            if self.table.snapshot()["seq"] > self._mark:
+                self._looked += 1
+                self._changed.notify_all()
+                if self._looks is not None and self._looked >= self._looks:
+                    self._frozen = None
+            return frozen
+
+    def wait_until_looked(self, timeout: float = WAIT_S) -> None:
+        """Wait until the records have been read (as they stood) since the table's state changed."""
+        with self._changed:
+            assert self._changed.wait_for(lambda: self._looked > 0, timeout), "the records were not read"

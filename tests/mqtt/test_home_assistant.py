@@ -1,4 +1,5 @@
-"""A real Home Assistant 2024.3 reads a table's discovery: its entities, unique ids, availability and states.
+"""A real Home Assistant 2024.3 reads a table's discovery: its entities, unique ids, availability and states
+through a won show, a lost one and an abort.
 
 Home Assistant runs from a venv of its own (it pins far more than the
 companion does): COMPANION_HOME_ASSISTANT names that venv's python, as
@@ -6,12 +7,16 @@ companion does): COMPANION_HOME_ASSISTANT names that venv's python, as
 COMPANION_REQUIRE_TOOLS=1 (as in CI) it fails instead.
 
 Home Assistant sets MQTT up only from a config entry, so the test writes one
-into a fresh config folder, as adding the integration in its UI would. What
-Home Assistant makes of each entity comes back over the broker from its own
-MQTT Statestream integration (`hass/<domain>/<object id>/state`, retained,
-so nothing is missed however late the test subscribes), so the test waits
-for messages, as the other broker tests do; the entity and device
-registries are read once Home Assistant has stopped and saved them.
+into a fresh config folder, as adding the integration in its UI would. Once
+Home Assistant has started (its MQTT birth message says so), the test
+onboards it as a person would, through its HTTP API, and reads what Home
+Assistant makes of each entity from its REST API (`/api/states`). It reads
+them again each time Home Assistant's own MQTT Statestream integration
+(`hass/<domain>/<object id>/state`) tells of a change, so it waits for
+messages, as the other broker tests do, never for time; the Statestream's
+messages also tell every state the Show entity went through, which an
+automation would have seen. The entity and device registries are read once
+Home Assistant has stopped and saved them.
 """
 
 import json
@@ -19,9 +24,12 @@ import os
 import re
 import signal
 import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import pytest
-from mqtt_support import listen, mosquitto  # noqa: F401  (fixtures)
+from mqtt_support import listen, mosquitto, play_to_a_win  # noqa: F401  (fixtures)
 
 from companion import __version__
 from companion.mqtt.bridge import Bridge
@@ -35,7 +43,9 @@ PYTHON_VARIABLE = "COMPANION_HOME_ASSISTANT"
 STARTUP_S = 120.0  # a cold start on a busy machine, up to every entity of the table in its state machine
 CHANGE_S = 20.0  # a table's change, through the broker and Home Assistant, back to the test
 STOP_S = 60.0  # a clean stop saves the registries
+REQUEST_S = 10.0  # one request to its HTTP API
 STATESTREAM = "hass"
+BIRTH = ("homeassistant/status", b"online")  # its MQTT integration's birth message: it has started
 TABLE = Topics("companion", "t1")
 MESSAGES = discovery_messages(TABLE, __version__)
 # Home Assistant's own notice that the machine is slow, not a fault of what it was given.
@@ -77,12 +87,14 @@ class HomeAssistant:
         self.python, self.folder, self.port = python, folder, port
         self.log, self.console = folder / "home-assistant.log", folder / "console.log"
         self.process: subprocess.Popen | None = None
+        self.http = f"http://127.0.0.1:{free_port()}"
+        self.token: str | None = None
 
     def start(self) -> "HomeAssistant":
         storage = self.folder / ".storage"
         storage.mkdir(parents=True)
         (self.folder / "configuration.yaml").write_text(
-            f"http:\n  server_host: 127.0.0.1\n  server_port: {free_port()}\n"
+            f"http:\n  server_host: 127.0.0.1\n  server_port: {urllib.parse.urlsplit(self.http).port}\n"
             f"mqtt_statestream:\n  base_topic: {STATESTREAM}\n")
         broker = {"entry_id": "companion0broker0entry0000000", "version": 1, "minor_version": 1, "domain": "mqtt",
                   "title": "127.0.0.1", "data": {"broker": "127.0.0.1", "port": self.port}, "options": {},
@@ -109,6 +121,35 @@ class HomeAssistant:
             self.process.wait()
             raise AssertionError(f"Home Assistant did not stop within {STOP_S:g} s; it printed:\n{self.tail()}")
 
+    def request(self, method: str, path: str, *, body: dict | None = None, form: dict | None = None):
+        """One request to its HTTP API (with the access token, once signed in); the JSON it answers."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        data = None
+        if body is not None:
+            data, headers["Content-Type"] = json.dumps(body).encode(), "application/json"
+        elif form is not None:
+            data, headers["Content-Type"] = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
+        try:
+            with urllib.request.urlopen(urllib.request.Request(self.http + path, data, headers, method=method),
+                                        timeout=REQUEST_S) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"Home Assistant answered {method} {path} with {e.code}; it printed:\n"
+                                 f"{self.tail()}") from None
+
+    def sign_in(self) -> None:
+        """Onboard it with its owner, as the first person to open its page does, and take an access token."""
+        client = self.http + "/"
+        code = self.request("POST", "/api/onboarding/users", body={
+            "client_id": client, "name": "Table test", "username": "table", "password": "hourglass-table-test",
+            "language": "en"})["auth_code"]
+        self.token = self.request("POST", "/auth/token", form={
+            "grant_type": "authorization_code", "code": code, "client_id": client})["access_token"]
+
+    def states(self) -> dict[str, str]:
+        """Every entity's state as its REST API gives it, by entity id."""
+        return {entity["entity_id"]: entity["state"] for entity in self.request("GET", "/api/states")}
+
     def registry(self, name: str) -> dict:
         return json.loads((self.folder / ".storage" / name).read_text())["data"]
 
@@ -133,18 +174,24 @@ def home_assistant(tmp_path, mosquitto):
 
 
 class States:
-    """What Home Assistant says each entity is, as its statestream publishes it, by the entity's object id."""
+    """What Home Assistant says each of the table's entities is, by the entity's object id.
+
+    Read from its REST API whenever its Statestream tells of a change (and
+    once at first), so a wait ends as soon as the last change is in.
+    """
 
     def __init__(self, listener, hass: HomeAssistant):
         self.listener, self.hass = listener, hass
 
     def now(self) -> dict[str, str]:
-        seen = {}
-        for topic, payload, _ in list(self.listener.messages):
-            parts = topic.split("/")
-            if len(parts) == 4 and parts[3] == "state":
-                seen[f"{parts[1]}.{parts[2]}"] = payload.decode()
-        return {name: seen[eid] for name, eid in BY_OBJECT.items() if eid in seen}
+        states = self.hass.states()
+        return {name: states[eid] for name, eid in BY_OBJECT.items() if eid in states}
+
+    def streamed(self, name: str) -> list[str]:
+        """Each state the entity went through, as its Statestream told it."""
+        topic = f"{STATESTREAM}/{BY_OBJECT[name].replace('.', '/')}/state"
+        seen = [payload.decode() for payload in self.listener.on(topic)]
+        return [state for i, state in enumerate(seen) if i == 0 or state != seen[i - 1]]
 
     def wait_for(self, expected: dict[str, str], timeout: float = CHANGE_S) -> None:
         """Wait until every entity shows its expected state; fails, with the log's tail, after `timeout`."""
@@ -159,41 +206,82 @@ def every(value: str) -> dict[str, str]:
     return dict.fromkeys(BY_OBJECT, value)
 
 
-@pytest.mark.timeout(STARTUP_S + 5 * CHANGE_S + STOP_S)  # its waits, each with its own deadline
+def reads_as(state: dict, show: str | None = None) -> dict[str, str]:
+    """What each entity should read for one of the table's states (`show`: the Show entity, if not its outcome).
+
+    Between shows there is no countdown, no crowd and no sand: unknown; a
+    glass runs low only while the show runs.
+    """
+    timers = state.get("timers")
+    if timers is None:
+        return {**every("unknown"), **{f"{c}_low": "off" for c in COLOURS}, "outcome": show or state["outcome"]}
+    low = {c for c in COLOURS if state["outcome"] == "running" and timers[c]["state"] == "running"
+           and timers[c]["top_s"] <= state["warn_lead_s"]}
+    return {"outcome": show or state["outcome"], "countdown": str(state["countdown"]["position"]),
+            "crowd_tokens": str(state["crowd_tokens_turned"]),
+            **{f"{c}_sand": str(timers[c]["top_s"]) for c in COLOURS},
+            **{f"{c}_low": "on" if c in low else "off" for c in COLOURS}}
+
+
+@pytest.mark.timeout(2 * STARTUP_S + 11 * CHANGE_S + STOP_S)  # its waits, each with its own deadline
 def test_home_assistant_makes_each_entity_of_a_table_and_follows_its_state_and_availability(
         table, clock, mosquitto, listen, home_assistant):
     states = States(listen(mosquitto.port, f"{STATESTREAM}/#"), home_assistant)
+    started = listen(mosquitto.port, BIRTH[0])
     settings = from_url(mosquitto.url, table=TABLE.table)
     bridge = Bridge(table, settings, backoff=(0.05, 0.2)).start()  # the table is up before Home Assistant
     home_assistant.start()
     try:
-        # Between shows there is no countdown, no crowd and no sand: unknown, and no glass is low.
-        between = {**every("unknown"), **{f"{c}_low": "off" for c in COLOURS}}
-        states.wait_for({**between, "outcome": "idle"}, STARTUP_S)
+        started.wait_for(lambda l: BIRTH[1] in l.on(BIRTH[0]), STARTUP_S)
+        home_assistant.sign_in()
+        states.wait_for(reads_as(table.snapshot()), STARTUP_S)  # idle
 
         table.start_show("training")
         clock.advance(20.0)
         table.pump()
         shown = table.snapshot()
-        timers = shown["timers"]
         # Red runs low first: its sand on top is within the warning time, while the show runs.
-        assert shown["outcome"] == "running" and timers["red"]["state"] == "running"
-        assert [c for c in COLOURS if timers[c]["top_s"] <= shown["warn_lead_s"]] == ["red"]
-        running = {"outcome": "running", "countdown": str(shown["countdown"]["position"]),
-                   "crowd_tokens": str(shown["crowd_tokens_turned"]),
-                   **{f"{c}_sand": str(timers[c]["top_s"]) for c in COLOURS},
-                   **{f"{c}_low": "on" if c == "red" else "off" for c in COLOURS}}
+        assert shown["outcome"] == "running" and shown["timers"]["red"]["state"] == "running"
+        assert [c for c, t in shown["timers"].items() if t["top_s"] <= shown["warn_lead_s"]] == ["red"]
+        running = reads_as(shown)
+        assert [name for name, value in running.items() if value == "on"] == ["red_low"]
         states.wait_for(running)
 
         bridge.stop()  # the table goes offline, and every one of its entities with it
         states.wait_for(every("unavailable"))
         bridge = Bridge(table, settings, backoff=(0.05, 0.2)).start()
         states.wait_for(running)
+
+        play_to_a_win(table, clock)  # the whole show
+        won = table.snapshot()
+        assert won["outcome"] == "win" and won["stars"] > 0
+        states.wait_for(reads_as(won))
+        table.abort()  # dismissed
+        states.wait_for(reads_as(table.snapshot()))
+
+        table.start_show("training")
+        states.wait_for(reads_as(table.snapshot()))
+        clock.advance(81.0)  # red, yellow, then red again run out
+        table.pump()
+        assert table.snapshot()["outcome"] == "loss"
+        states.wait_for(reads_as(table.snapshot()))
         table.abort()
-        states.wait_for({**between, "outcome": "aborted"})
+        states.wait_for(reads_as(table.snapshot()))
+
+        table.start_show("training")
+        clock.advance(5.0)
+        table.pump()
+        states.wait_for(reads_as(table.snapshot()))
+        table.abort()
+        states.wait_for(reads_as(table.snapshot(), "aborted"))
     finally:
         bridge.stop()
 
+    # Each change once, as it should read: an automation on the Show entity sees no state in between.
+    states.listener.wait_for(lambda _: states.streamed("outcome")[-1:] == ["aborted"], CHANGE_S)
+    shown = states.streamed("outcome")
+    assert shown[shown.index("idle"):] == ["idle", "running", "unavailable", "running", "win", "idle", "running",
+                                           "loss", "idle", "running", "aborted"]  # from its start (unknown before)
     assert home_assistant.stop() == 0
     entities = [e for e in home_assistant.registry("core.entity_registry")["entities"] if e["platform"] == "mqtt"]
     assert len(entities) == 3 + 2 * len(COLOURS)  # as docs/hall.md lists them: three, and two for each glass

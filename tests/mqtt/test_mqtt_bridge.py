@@ -1,14 +1,15 @@
-"""The bridge against a real broker: retained state and availability, pacing, finished shows, reconnecting."""
+"""The bridge against a real broker: retained state and availability, pacing, finished shows, each state once and
+as it should read, reconnecting."""
 
 import json
 import time
 
 import pytest
-from mqtt_support import listen, mosquitto, need_mosquitto  # noqa: F401  (fixtures)
+from mqtt_support import LaggingRecords, listen, mosquitto, need_mosquitto, play_to_a_win  # noqa: F401  (fixtures)
 
+from companion.clock import FakeClock
+from companion.mqtt.bridge import RECORD_WAIT_S, Bridge
 from companion.mqtt.mosquitto import Mosquitto
-
-from companion.mqtt.bridge import Bridge
 from companion.mqtt.settings import from_url
 
 
@@ -17,8 +18,9 @@ def bridged(table, mosquitto):
     """The demo table (fake clock) published as `t1`; the bridge is stopped after the test."""
     bridges = []
 
-    def start(**options):
-        bridges.append(Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2), **options).start())
+    def start(source=None, **options):
+        bridges.append(Bridge(source or table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2),
+                              **options).start())
         return bridges[-1]
 
     yield start
@@ -88,6 +90,86 @@ def test_a_finished_show_is_sent_once_with_its_runouts_and_advances(table, mosqu
     assert row["id"] == table.ledger.shows()[0]["id"] and row["outcome"] == "aborted" and row["event"] == "training"
     assert [r["timer"] for r in row["runouts"]] == ["red"]
     assert "advances" in row and "started" in row and "stars" in row
+
+
+def states(watcher) -> list[dict]:
+    return [json.loads(p) for p in watcher.on("companion/t1/state")]
+
+
+def published(watcher, table) -> None:
+    """Wait until the table's newest state is the newest on the broker."""
+    watcher.wait_for(lambda l: l.on("companion/t1/state")
+                     and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+
+
+def reads(state: dict) -> tuple:
+    """What a watcher makes of a state: the table's outcome, and between shows how the one before ended."""
+    return state["outcome"], state.get("last_show", {}).get("outcome")
+
+
+def changes(watcher) -> list[tuple]:
+    """What a watcher reads, each time it reads something new."""
+    seen = [reads(state) for state in states(watcher)]
+    return [r for i, r in enumerate(seen) if i == 0 or r != seen[i - 1]]
+
+
+def test_each_state_is_published_once_and_right_through_a_win_a_loss_and_an_abort(table, clock, mosquitto,
+                                                                                   bridged, listen):
+    # The records of each ended show lag its state by one look, as the journal's writer may let them.
+    records = LaggingRecords(table)
+    bridged(records, clock=FakeClock())  # the bridge's own clock stands still: no wait for a record runs out
+    watcher = listen(mosquitto.port, "companion/t1/state")
+    published(watcher, table)
+    table.start_show("training")
+    published(watcher, table)
+    play_to_a_win(table, clock)
+    published(watcher, table)
+    records.lag()
+    table.abort()  # the won show is dismissed
+    published(watcher, table)
+    table.start_show("training")
+    published(watcher, table)
+    clock.advance(81.0)  # red, yellow, then red again run out
+    table.pump()
+    published(watcher, table)
+    records.lag()
+    table.abort()
+    published(watcher, table)
+    table.start_show("training")
+    clock.advance(5.0)
+    table.pump()
+    published(watcher, table)
+    records.lag()
+    table.abort()
+    published(watcher, table)
+
+    seen = states(watcher)
+    assert changes(watcher) == [("idle", None), ("running", None), ("win", None), ("idle", "win"),
+                                ("running", None), ("loss", None), ("idle", "loss"),
+                                ("running", None), ("idle", "aborted")]
+    seqs = [state["seq"] for state in seen]
+    assert seqs == sorted(set(seqs)), "a state of the table was published more than once"
+    won, lost, aborted = sorted(table.ledger.shows(), key=lambda row: row["id"])
+    assert [s["stars"] for s in seen if s["outcome"] == "win"] == [won["stars"]] and won["stars"] > 0
+    assert [s["last_show"] for s in seen if "last_show" in s] == [
+        {"id": won["id"], "outcome": "win"}, {"id": lost["id"], "outcome": "loss"},
+        {"id": aborted["id"], "outcome": "aborted"}]
+
+
+def test_a_state_between_shows_waits_for_the_record_only_so_long(table, clock, mosquitto, bridged, listen):
+    records, bridge_clock = LaggingRecords(table), FakeClock()
+    bridged(records, clock=bridge_clock)
+    watcher = listen(mosquitto.port, "companion/t1/state")
+    table.start_show("training")
+    published(watcher, table)
+    records.lag(looks=None)  # the store is failing: the aborted show stays unrecorded
+    table.abort()
+    records.wait_until_looked()
+    bridge_clock.advance(RECORD_WAIT_S)
+    published(watcher, table)  # it goes out without the record ...
+    records.catch_up()
+    watcher.wait_for(lambda l: reads(states(l)[-1]) == ("idle", "aborted"))  # ... and again once it comes
+    assert changes(watcher) == [("idle", None), ("running", None), ("idle", None), ("idle", "aborted")]
 
 
 def test_the_broker_restarted_mid_show_gets_the_state_again(table, mosquitto, bridged, listen):

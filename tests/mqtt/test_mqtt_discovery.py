@@ -6,7 +6,7 @@ import re
 import jinja2
 import pytest
 
-from mqtt_support import listen, mosquitto  # noqa: F401  (fixtures)
+from mqtt_support import listen, mosquitto, play_to_a_win  # noqa: F401  (fixtures)
 from companion import __version__
 from companion.mqtt.bridge import Bridge
 from companion.mqtt.discovery import discovery_messages
@@ -99,23 +99,6 @@ def test_the_bridge_publishes_the_configs_retained(table, mosquitto, listen):
 
 BY_ID = {config["unique_id"].removeprefix("companion_t1_"): config for config in MESSAGES.values()}
 LOW = [f"{colour}_low" for colour in COLOURS]
-
-
-def play_to_a_win(table, clock) -> None:
-    """Turn each glass before it runs out and the countdown once it is empty, a second at a time."""
-    from companion.skyrockets.snapshot import carried
-
-    for _ in range(400):
-        state = carried(table.snapshot(), table.show_time())
-        if state["outcome"] != "running":
-            return
-        for colour in ("red", "yellow", "purple"):
-            if state["timers"][colour]["top_s"] < 4:
-                table.flip(colour)
-        if state["timers"]["orange"]["state"] == "empty":
-            table.flip("orange")
-        clock.advance(1.0)
-        table.pump()
 
 
 def last_state(listener, predicate) -> dict:
