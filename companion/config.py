@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.fields import items, line, record, text, whole, yes_no
 from companion.ports import LANGUAGES
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
@@ -221,8 +222,6 @@ def _allowed_hosts(names) -> tuple[str, ...]:
 
 def check_table_name(name: str, field: str) -> str:
     """A table's name: one line of at most MAX_TABLE_NAME characters (empty: none)."""
-    from companion.fields import line
-
     return line(name, field, MAX_TABLE_NAME, empty=True).strip()
 
 
@@ -235,9 +234,7 @@ def check_pin(pin: str, field: str) -> str:
 
 def check_port(port: object, field: str) -> int:
     """A TCP port to listen on: 1 to 65535 (0 would silently pick another)."""
-    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-        raise BadInput(field, f"expected a port number from 1 to 65535, got {str(port)[:20]}")
-    return port
+    return whole(port, field, 1, 65535)
 
 
 def check_host(host: str, field: str) -> str:
@@ -392,11 +389,12 @@ def _page_settings(settings: object) -> dict:
     """The page's settings, each key known and of the right kind (values are the config's to judge)."""
     if not isinstance(settings, dict):
         raise BadInput("settings", "expected an object of sections", code="errors.shape")
+    record(settings, "", (*PAGE_KEYS, "timers"))  # a section the setup page may not change is refused by name
     shaped: dict = {}
     for section, values in settings.items():
         known = PAGE_KEYS.get(section)
-        if not isinstance(values, dict) or (known is None and section != "timers"):
-            raise BadInput(str(section), "not a section the setup page may change", code="errors.unknown_field")
+        if not isinstance(values, dict):
+            raise BadInput(str(section), "expected a section", code="errors.shape")
         if section == "timers":
             shaped["timers"] = {}
             for colour, keys in values.items():
@@ -410,16 +408,15 @@ def _page_settings(settings: object) -> dict:
 def _page_keys(values: object, known: dict, where: str) -> dict:
     if not isinstance(values, dict):
         raise BadInput(where, "expected a section", code="errors.shape")
+    record(values, where, tuple(known))
     for key, value in values.items():
-        if key not in known:
-            raise BadInput(f"{where}.{key}", "not a key the setup page may change", code="errors.unknown_field")
-        kind = known[key]
-        if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
-            raise BadInput(f"{where}.{key}", f"expected {_KINDS[kind]}, got {str(value)[:20]!r}", code="errors.shape")
+        _READS[known[key]](value, f"{where}.{key}")  # of the right kind: the config's own checks judge its value
     return dict(values)
 
 
-_KINDS = {str: "text", bool: "true or false", int: "a whole number", list: "a list"}
+# How the page's value of each kind is read before the config judges it (a port's range, a pin's GPIO).
+_READS = {str: text, bool: yes_no, int: lambda value, field: whole(value, field, -2**63, 2**63 - 1),
+          list: lambda value, field: items(value, field, 0, 64)}
 
 
 def mark_set_up(config: Config, done: bool) -> Config:

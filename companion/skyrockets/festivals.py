@@ -18,6 +18,7 @@ score pad (best stars and attempts per event id); nothing here keeps state.
 from dataclasses import dataclass
 
 from companion.errors import BadInput
+from companion.fields import record
 from companion.skyrockets.events import MAX_EVENT_ID, MAX_EVENT_NAME
 from companion.skyrockets.show import CROWD_TOKENS
 
@@ -73,9 +74,7 @@ def custom_festival(data: object, known_events, key: str = "") -> Festival:
     """
     if not isinstance(data, dict):
         raise BadInput("festival", f"expected an object, got {type(data).__name__}", code="errors.shape")
-    unknown = sorted(set(data) - {"name", "events"})
-    if unknown:
-        raise BadInput(f"festival.{unknown[0][:20]}", "is not a field of a festival", code="errors.unknown_field")
+    record(data, "festival", ("name", "events"))
     name = data.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_EVENT_NAME or not name.isprintable():
         raise BadInput("festival.name", f"expected a name of 1-{MAX_EVENT_NAME} printable characters",

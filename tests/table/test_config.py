@@ -57,7 +57,7 @@ pin = "2468"
     ("[strip]\ndriver = \"usb\"\n", "strip.driver: 'usb' is not one of spi, pwm, pi5, fake"),
     ("[strip]\nbrightness = 2\n", "strip.brightness: 2 is out of range (0.01-1)"),
     ("[buzzer]\nenabled = true\npin = 4\n", "buzzer.pin: GPIO 4 is already used by timers.red.pins"),
-    ("[web]\nport = 99999\n", "web.port: expected a port number from 1 to 65535, got 99999"),
+    ("[web]\nport = 99999\n", "web.port: 99999 is out of range (1-65535)"),
     ("[web]\npin = \"12\"\n", "web.pin: expected 4 to 8 digits"),
     ("[nominal]\npurple = 0\n", "nominal.purple: must be above 0 s"),
     ("[timers.red\n", "not valid TOML"),

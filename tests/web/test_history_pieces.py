@@ -142,12 +142,12 @@ def test_two_phones_interleaved_through_the_api_each_hear_the_truth(apps):
     other = client.post("/api/history", json={"history": theirs[0], "part": 1, "parts": len(theirs)}, headers=PIN)
     assert other.status_code == 409 and other.json["code"] == "history.refused.upload"
     spliced = client.post("/api/history", json={"history": theirs[1], "part": 2, "parts": len(theirs)}, headers=PIN)
-    assert spliced.status_code == 409 and fresh.shows() == []
+    assert spliced.status_code == 409 and fresh.ledger.shows() == []
     assert len(mine) == 2
     last = client.post("/api/history", json={"history": mine[1], "part": 2, "parts": len(mine),
                                              "upload": first.json["upload"]}, headers=PIN)
     assert last.status_code == 200 and last.json["imported"]["show"] == 3
-    assert fresh.scorepad() == old.scorepad()
+    assert fresh.ledger.scorepad() == old.ledger.scorepad()
 
 
 def test_a_file_past_the_limit_is_refused_and_forgotten(monkeypatch):

@@ -69,7 +69,7 @@ def test_wrong_codes_slow_down(client):
      "which the LED strip's SPI driver takes"),
     ({"buzzer": {"enabled": True, "pin": 40}}, "buzzer.pin", "GPIO 40 does not exist (valid 2-27)"),
     ({"timers": {"red": {"source": "hub"}}}, "hub.port", "missing"),
-    ({"web": {"port": 80}}, "web.port", "not a key the setup page may change"),
+    ({"web": {"port": 80}}, "web.port", "unknown field (expected pin)"),
     ({"buzzer": {"pin": "19"}}, "buzzer.pin", "expected a whole number"),
 ])
 def test_refused_settings_name_the_key_in_the_configs_own_words_and_write_nothing(client, table, settings, field, words):
