@@ -263,7 +263,7 @@ def strip_detail(gpio: int) -> str:
     return "\n".join([
         text(20, top, "LED strip in detail: level shifter, data resistor, capacitors, supply and grounds",
              size=14, weight="bold"),
-        text(20, top + 18, "A 5 V supply rated for the LEDs, fed to both ends of the strip (board.svg); the Pi keeps its own USB supply.",
+        text(20, top + 18, "A 5 V supply rated for the LEDs, fed to both ends of the strip (perfboard.svg); the Pi keeps its own USB supply.",
              size=11, fill=MUTED),
         # the two rails
         wire([(vcc_x, RAIL_5V), (supply_x, RAIL_5V)], POWER_INK, width=4),

@@ -11,7 +11,7 @@ from companion.skyrockets.colours import COLOURS
 from conftest import ROOT, hw_script
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
-board = hw_script("board")
+board = hw_script("perfboard")
 views = hw_script("cradle_views")
 
 
@@ -20,7 +20,7 @@ def texts(svg: str) -> str:
 
 
 def test_the_committed_board_drawing_is_what_the_pin_map_and_strip_layout_draw():
-    assert (ROOT / "hw" / "board.svg").read_text(encoding="utf-8") == \
+    assert (ROOT / "hw" / "perfboard.svg").read_text(encoding="utf-8") == \
         board.draw(load_pinout(ROOT / "hw" / "pinout.toml"), StripLayout())
 
 

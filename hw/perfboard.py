@@ -1,7 +1,7 @@
-"""Draw hw/board.svg from the pin map and the strip layout: the perfboard's layout, and where to cut the strip and feed it.
+"""Draw hw/perfboard.svg from the pin map and the strip layout: the perfboard's layout, and where to cut the strip and feed it.
 
-    python hw/board.py           # write hw/board.svg
-    python hw/board.py --check   # exit 1 if hw/board.svg is not what pinout.toml and the strip layout draw
+    python hw/perfboard.py           # write hw/perfboard.svg
+    python hw/perfboard.py --check   # exit 1 if hw/perfboard.svg is not what pinout.toml and the strip layout draw
 
 Top: the perfboard (5 x 7 cm) with the level shifter, the buzzer's driver, one
 1 kΩ resistor per switch and one connector per cradle, each labelled with its
@@ -24,7 +24,7 @@ from companion.skyrockets.colours import COLOURS  # noqa: E402
 from drawing import BOARD_INK, CARD_EDGE, DATA_INK, GND_INK, INK, MUTED, POWER_INK, TEXT, page, text, write_or_check  # noqa: E402
 from wiring import HEADER_PIN  # noqa: E402
 
-SVG_PATH = ROOT / "hw" / "board.svg"
+SVG_PATH = ROOT / "hw" / "perfboard.svg"
 WIDTH, HEIGHT = 1040, 900
 BOARD = (40, 110, 700, 400)     # x, y, width, height of the perfboard (70 x 50 mm at 10 px/mm)
 HOLE = 25                       # 2.54 mm hole pitch, rounded
@@ -34,7 +34,7 @@ PER_M = 60                      # the strip the parts list names: 60 LEDs/m
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if hw/board.svg is out of date")
+    parser.add_argument("--check", action="store_true", help="exit 1 if hw/perfboard.svg is out of date")
     args = parser.parse_args()
     svg = draw(load_pinout(ROOT / "hw" / "pinout.toml"), StripLayout())
     write_or_check(svg, SVG_PATH, args.check, "hw/pinout.toml and the strip layout")
