@@ -271,3 +271,13 @@ def test_a_wrong_pin_header_never_stands_in_for_the_csrf_token(client, table):
     right = client.post("/api/setup/settings", json={"web": {"pin": "2468"}},
                         headers={"X-Table-Pin": table.door.pin})
     assert right.status_code == 200, right.json  # a script with the right PIN needs no token
+
+
+def test_a_phone_that_unlocked_with_the_pin_enters_the_setup_code_during_a_guessing_run(client, table):
+    clock = client.application.extensions["setup_guard"].clock = Clock()
+    owner = phone(client.application)
+    assert owner.post("/pin", data={"pin": table.door.pin, "csrf": owner.csrf}, environ_base=OWNER).status_code == 303
+    strangers_guess_codes(client.application, clock, rounds=3)
+    answer = owner.post("/api/setup/code", json={"code": table.first_run.code}, headers={"X-CSRF-Token": owner.csrf},
+                        environ_base=OWNER)
+    assert answer.status_code == 200, answer.json
