@@ -5,7 +5,8 @@ send it in the `X-Table-Pin` header with every request; a page sends it once
 (a form) and its session remembers it. Session-authenticated POSTs must also
 carry the session's CSRF token (a form field, or a header from the page's
 script); scripts using the PIN header need none, since no other site can make
-a browser send that header.
+a browser send that header, but only when the header holds the right PIN: it
+is checked before the token is waived, so a wrong one never stands in for it.
 """
 
 import hashlib
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from functools import wraps
 
-from flask import current_app, request, session
+from flask import current_app, g, request, session
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
 from companion.web import door
@@ -285,9 +286,14 @@ def changes_nothing(view):
 
 def check_csrf():
     """Refuse a session-authenticated change that does not carry the session's token."""
-    if request.method in SAFE_METHODS or PIN_HEADER in request.headers:
+    if request.method in SAFE_METHODS:
         return None
     if getattr(current_app.view_functions.get(request.endpoint), "changes_nothing", False):
+        return None
+    given = request.headers.get(PIN_HEADER)
+    if given is not None:  # waives the token only once the PIN is known right (403 or 429 otherwise)
+        verify_pin(given)
+        g.pin_checked = True
         return None
     expected = session.get(CSRF_FIELD)
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
@@ -335,19 +341,30 @@ def unlocked() -> bool:
 def unlock(pin: str) -> None:
     """Check `pin` (slowing down guessers) and remember it in the session, under a new session id."""
     verify_pin(pin)
-    _open_session()
+    open_session()
 
 
-def _open_session() -> None:
-    """Unlock this page's session, and remember the phone: an attack on the PIN will not lock it out later."""
-    now = _guard().clock()
+def open_session() -> None:
+    """Unlock this page's session without asking for the PIN (the caller vouches for the phone), and remember it."""
     _sessions().revoke(session.get("sid"))
-    session["sid"] = _sessions().open(now)
+    session["sid"] = _sessions().open(_guard().clock())
     session["pin"] = _pin_mark(door().pin)
+    remember_phone()
+
+
+def remember_phone() -> None:
+    """Mark this phone as one that got in (PIN, pairing or setup code): others' guesses will not lock it out."""
     phone = session.get("phone")
     if not isinstance(phone, str):
         phone = session["phone"] = secrets.token_urlsafe(16)
-    current_app.extensions["known_phones"].add(phone, now)
+    current_app.extensions["known_phones"].add(phone, _guard().clock())
+
+
+def guesser() -> tuple[str, bool]:
+    """Whom a guess is counted against: a known phone by its own id (outside the table-wide count), else its address."""
+    if known_phone():
+        return f"phone:{session.get('phone')}", True
+    return request.remote_addr or "?", False
 
 
 def open_pairing() -> str:
@@ -362,7 +379,7 @@ def pair(code: str) -> None:
     if not current_app.extensions["pairings"].use(code, _guard().clock()):
         raise coded(Forbidden("this pairing code is used or too old: ask the table's screen for a new one"),
                     "errors.pair_expired")
-    _open_session()
+    open_session()
 
 
 def known_phone() -> bool:
@@ -381,14 +398,12 @@ def verify_pin(given: str) -> None:
 
     The table's own screen never waits; a phone that has unlocked before waits only for its own wrong PINs.
     """
-    guard = _guard()
-    client, now = request.remote_addr or "?", guard.clock()
+    guard, now = _guard(), _guard().clock()
     if from_the_table():
         if not hmac.compare_digest(given.encode("utf-8", "replace"), door().pin.encode()):
             raise coded(Forbidden("wrong PIN"), "errors.pin_wrong")
         return
-    known = known_phone()
-    client = f"phone:{session.get('phone')}" if known else client
+    client, known = guesser()
     wait = guard.wait_s(client, now, known=known)
     if wait > 0:
         raise coded(TooManyRequests(f"too many wrong PINs: try again in {math.ceil(wait)} s",
@@ -406,10 +421,11 @@ def needs_pin(view):
     @wraps(view)
     def guarded(*args, **kwargs):
         given = request.headers.get(PIN_HEADER)
-        if given is not None:
+        if given is None:
+            if not unlocked():
+                raise coded(Forbidden(PIN_NEEDED), "errors.pin_needed")
+        elif not g.get("pin_checked"):  # a POST's header is checked already, before its CSRF token was waived
             verify_pin(given)
-        elif not unlocked():
-            raise coded(Forbidden(PIN_NEEDED), "errors.pin_needed")
         return view(*args, **kwargs)
 
     return guarded

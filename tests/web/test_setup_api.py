@@ -56,10 +56,14 @@ def test_a_table_not_set_up_asks_for_its_setup_code_and_nothing_else_opens_it(cl
 
 
 def test_wrong_codes_slow_down(client):
+    phone = {"REMOTE_ADDR": "192.168.1.77"}  # the table's own screen (loopback) never waits
     for _ in range(3):
-        post(client, "/api/setup/code", {"code": "WRONGCODE1"})
-    slowed = post(client, "/api/setup/code", {"code": "WRONGCODE1"})
+        client.post("/api/setup/code", json={"code": "WRONGCODE1"}, headers={"X-CSRF-Token": client.csrf},
+                    environ_base=phone)
+    slowed = client.post("/api/setup/code", json={"code": "WRONGCODE1"}, headers={"X-CSRF-Token": client.csrf},
+                         environ_base=phone)
     assert slowed.status_code == 429 and slowed.json["code"] == "setup.code_wait"
+    assert post(client, "/api/setup/code", {"code": "WRONGCODE1"}).json["code"] == "setup.code_wrong"
 
 
 @pytest.mark.parametrize("settings, field, words", [
@@ -183,3 +187,97 @@ def test_a_bad_setup_value_is_refused_by_its_code_in_japanese(client, table):
         assert answer.status_code == 400 and answer.json["code"] == code, answer.json
         assert answer.json.get("params", {}) == params
         japanese(answer.json)
+
+
+# ---- the setup door under attack: strangers' guesses never lock out the owner ------------------------------
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+OWNER = {"REMOTE_ADDR": "192.168.1.50"}
+
+
+def strangers_guess_codes(app, clock, rounds: int, addresses: int = 12) -> None:
+    """Wrong setup codes from many addresses, each retried at the end of every wait it is given."""
+    strangers = [phone(app) for _ in range(addresses)]
+    for _ in range(rounds):
+        for number, stranger in enumerate(strangers):
+            answer = stranger.post("/api/setup/code", json={"code": "WRONGCODE1"},
+                                   headers={"X-CSRF-Token": stranger.csrf},
+                                   environ_base={"REMOTE_ADDR": f"10.0.0.{number + 1}"})
+            assert answer.status_code in (403, 429) and answer.json["code"].startswith("setup.code_")
+            clock.now += float(answer.headers.get("Retry-After", 0))
+
+
+def phone(app):
+    client = app.test_client()
+    client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/setup/").get_data(as_text=True))[1]
+    return client
+
+
+def test_strangers_guessing_codes_never_lock_out_a_phone_that_passed_the_code_or_the_tables_screen(client, table):
+    clock = client.application.extensions["setup_guard"].clock = Clock()
+    owner = client.application.test_client()
+    owner_csrf = re.search(r'name="csrf-token" content="([^"]+)"', owner.get("/setup/").get_data(as_text=True))[1]
+    code = table.first_run.code
+    assert owner.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": owner_csrf},
+                      environ_base=OWNER).status_code == 200
+    strangers_guess_codes(client.application, clock, rounds=4)
+    newcomer = phone(client.application)
+    stranger = newcomer.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": newcomer.csrf},
+                             environ_base={"REMOTE_ADDR": "10.0.1.1"})
+    assert stranger.status_code == 429  # a new address is still slowed by the table-wide count
+    again = owner.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": owner_csrf},
+                       environ_base=OWNER)
+    assert again.status_code == 200, again.json
+    screen = post(client, "/api/setup/code", {"code": code})  # the test client is loopback: the table's screen
+    assert screen.status_code == 200, screen.json
+
+
+def test_done_during_a_pin_guessing_attack_finishes_and_unlocks_the_phone(client, table):
+    clock = client.application.extensions["pin_guard"].clock = Clock()
+    owner = client.application.test_client()
+    owner_csrf = re.search(r'name="csrf-token" content="([^"]+)"', owner.get("/setup/").get_data(as_text=True))[1]
+    assert owner.post("/api/setup/code", json={"code": table.first_run.code}, headers={"X-CSRF-Token": owner_csrf},
+                      environ_base=OWNER).status_code == 200
+    for number in range(12):
+        client.application.test_client().post("/api/show/abort", headers={"X-Table-Pin": "000000"},
+                                              environ_base={"REMOTE_ADDR": f"10.0.0.{number + 1}"})
+    assert client.application.extensions["pin_guard"].wait_s("10.0.9.9", clock.now) > 0  # the attack is on
+    done = owner.post("/api/setup/done", json={}, headers={"X-CSRF-Token": owner_csrf}, environ_base=OWNER)
+    assert done.status_code == 200, done.json
+    assert table.first_run.code is None
+    assert owner.get("/api/setup/settings", environ_base=OWNER).status_code == 200
+
+
+def test_a_refused_done_leaves_setup_open(client, table):
+    enter(client, table)
+    refused = client.post("/api/setup/done", data="[", content_type="application/json",
+                          headers={"X-CSRF-Token": client.csrf})
+    assert refused.status_code == 400 and table.first_run.code is not None
+
+
+def test_a_wrong_pin_header_never_stands_in_for_the_csrf_token(client, table):
+    enter(client, table)
+    before = table.configured.now.path.read_text(encoding="utf-8")
+    wrong = client.post("/api/setup/settings", json={"web": {"pin": "2468"}}, headers={"X-Table-Pin": "wrong"})
+    assert wrong.status_code == 403, wrong.json
+    assert table.configured.now.path.read_text(encoding="utf-8") == before
+    right = client.post("/api/setup/settings", json={"web": {"pin": "2468"}},
+                        headers={"X-Table-Pin": table.door.pin})
+    assert right.status_code == 200, right.json  # a script with the right PIN needs no token
+
+
+def test_a_phone_that_unlocked_with_the_pin_enters_the_setup_code_during_a_guessing_run(client, table):
+    clock = client.application.extensions["setup_guard"].clock = Clock()
+    owner = phone(client.application)
+    assert owner.post("/pin", data={"pin": table.door.pin, "csrf": owner.csrf}, environ_base=OWNER).status_code == 303
+    strangers_guess_codes(client.application, clock, rounds=3)
+    answer = owner.post("/api/setup/code", json={"code": table.first_run.code}, headers={"X-CSRF-Token": owner.csrf},
+                        environ_base=OWNER)
+    assert answer.status_code == 200, answer.json

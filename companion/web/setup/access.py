@@ -2,7 +2,10 @@
 
 The session keeps a keyed hash of the code it was given, not the code; a
 new code (setup reopened) or a finished setup locks it out. Wrong codes
-slow down as wrong PINs do (security.PinGuard), so guessing stays hopeless.
+slow down as wrong PINs do (security.PinGuard), so guessing stays hopeless;
+as with the PIN, the table's own screen never waits, and a phone that got in
+before (code or PIN) waits for its own wrong codes only, so guessers spread
+over many addresses cannot lock the owner out.
 """
 
 import hashlib
@@ -40,8 +43,8 @@ def holds_code() -> bool:
 def enter_code(given: object) -> None:
     """Check a setup code (slowing down guessers) and remember it in the session."""
     guard = current_app.extensions["setup_guard"]
-    client, now = request.remote_addr or "?", guard.clock()
-    wait = guard.wait_s(client, now)
+    screen, (client, known), now = security.from_the_table(), security.guesser(), guard.clock()
+    wait = 0.0 if screen else guard.wait_s(client, now, known=known)
     if wait > 0:
         raise coded(TooManyRequests(f"too many wrong setup codes: try again in {math.ceil(wait)} s",
                                     retry_after=math.ceil(wait)), "setup.code_wait")
@@ -50,10 +53,12 @@ def enter_code(given: object) -> None:
     if code is None:
         raise coded(Forbidden("the table is set up: changes need the table PIN"), "setup.closed")
     if not desk.accepts_setup_code(given):
-        guard.failed(client, now)
+        if not screen:
+            guard.failed(client, now, known=known)
         raise coded(Forbidden("wrong setup code"), "setup.code_wrong")
     guard.succeeded(client)
     session[SESSION_KEY] = _mark(code)
+    security.remember_phone()
 
 
 def allowed() -> bool:
@@ -62,11 +67,14 @@ def allowed() -> bool:
 
 
 def needs_setup_access(view):
-    """Let the view run with the setup code (first run) or the PIN (header for scripts, session for pages)."""
+    """Let the view run with the setup code (first run) or the PIN (header for scripts, session for pages).
+
+    A PIN header is always checked, even from a session holding the code: a wrong one is refused, never ignored.
+    """
 
     @wraps(view)
     def guarded(*args, **kwargs):
-        if holds_code():
+        if holds_code() and security.PIN_HEADER not in request.headers:
             return view(*args, **kwargs)
         return security.needs_pin(view)(*args, **kwargs)
 

@@ -7,7 +7,7 @@ naming the config key (`timers.red.pins`), with the config's own words.
 
 from flask import jsonify
 
-from companion.web import door, security, setup
+from companion.web import security, setup
 from companion.web.api import json_body, need
 from companion.web.setup import access, bp
 from companion.web.setup.access import needs_setup_access
@@ -73,11 +73,15 @@ def save_timing():
 @bp.post("/api/setup/done")
 @needs_setup_access
 def done():
-    """Close the setup flow: the code is void; a phone that set the table up is unlocked with its new PIN."""
+    """Close the setup flow: the code is void; a phone that set the table up is unlocked with its new PIN.
+
+    Every check comes before the flow is closed, and unlocking the phone that set the PIN itself asks for no
+    PIN (so no guesser's slow-down): setup is never closed behind a refusal.
+    """
     json_body()
     first_run = access.holds_code()
     setup().finish_setup()
     access.forget_code()
     if first_run and not security.unlocked():
-        security.unlock(door().pin)
+        security.open_session()
     return jsonify(setup="done", next="/")
