@@ -2,7 +2,10 @@
 
 import json
 
+import paho.mqtt.client as mqtt
 from hypothesis import given, settings, strategies as st
+
+from mqtt_support import WAIT_S, mosquitto  # noqa: F401  (fixtures)
 
 from companion.clock import FakeClock
 from companion.mqtt.hall import Hall
@@ -183,6 +186,47 @@ def test_companion_hall_remove_writes_the_removal_in_the_halls_file(tmp_path, ca
     assert main(["hall", "remove", "stray", "--db", str(tmp_path / "typo.sqlite3")]) == 2
     assert main(["hall", "remove", "a/b", "--db", str(db)]) == 2
     assert not (tmp_path / "typo.sqlite3").exists()
+
+
+def test_on_a_real_broker_500_retained_online_cards_make_room_for_a_real_table_and_the_owner_removes_one(
+        mosquitto, tmp_path):
+    from companion.cli import main
+
+    stray = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="stray")
+    stray.connect("127.0.0.1", mosquitto.port)
+    stray.loop_start()
+    try:
+        for n in range(MAX_TABLES):  # left behind on the open broker, retained
+            info = stray.publish(f"companion/stray{n}/availability", b"online", qos=1, retain=True)
+        info.wait_for_publish(WAIT_S)
+        clock = FakeClock()  # the listener's, for its look at the owner's removals
+        db = tmp_path / "hall.sqlite3"
+        board = Leaderboard(db)
+        listener = HallListener(from_url(mosquitto.url, table="hall"), Hall(frame_s=0.0), board,
+                                backoff=(0.05, 0.2), clock=clock).start()
+        try:
+            until(listener, lambda names: len(names) == MAX_TABLES)
+            stray.publish("companion/real/availability", b"online", qos=1, retain=True).wait_for_publish(WAIT_S)
+            until(listener, lambda names: "real" in names and len(names) == MAX_TABLES)
+            assert main(["hall", "remove", "stray7", "--db", str(db)]) == 0
+            clock.advance(REMOVALS_EVERY_S)
+            stray.publish("companion/real/state", b'{"outcome": "idle"}', qos=1).wait_for_publish(WAIT_S)
+            until(listener, lambda names: "stray7" not in names and "real" in names)
+        finally:
+            listener.stop()
+            board.close()
+    finally:
+        stray.loop_stop()
+        stray.disconnect()
+
+
+def until(listener: HallListener, holds, timeout: float = WAIT_S) -> None:
+    """Wait on the hall's own frames (each one sent as soon as something changed) until `holds(card names)`."""
+    seq = listener.hall.published()
+    while not holds(cards(listener)):
+        frame = listener.hall.frame(seq, timeout)
+        assert frame["text"] is not None, f"the hall never got there: {len(cards(listener))} cards"
+        seq = frame["seq"]
 
 
 # ---- the standing fuzz, on the new paths ---------------------------------------------------------------------
