@@ -41,6 +41,7 @@ MAX_EVENTS = 100  # events on the board: every built-in one and a club's own, wi
 SEEN_PER_TABLE = 64  # a table's last shows kept to spot a repeat (a reconnect resends the last few at most)
 EVENTS_PER_TABLE = 20  # a club's whole list of events with room to spare; one table alone never fills the board
 ENTRY_KEPT_S = 90 * 24 * 3600.0  # a season: a club's regular events stay, a stray's or a gone table's go by themselves
+AGE_EVERY_S = 3600.0  # the board looks for aged standings this often: an hour late on a season is nothing
 
 SHOWS = """
 CREATE TABLE IF NOT EXISTS shows (
@@ -65,8 +66,7 @@ FILL_STANDINGS = ("INSERT OR IGNORE INTO standings (event, tbl, event_name, best
 HEARD = """
 ALTER TABLE standings ADD COLUMN heard REAL NOT NULL DEFAULT 0;
 UPDATE standings SET heard = CAST(strftime('%s', 'now') AS REAL);
-CREATE INDEX IF NOT EXISTS standings_heard ON standings (heard);
-CREATE INDEX IF NOT EXISTS standings_tbl ON standings (tbl, heard);
+CREATE INDEX IF NOT EXISTS standings_tbl ON standings (tbl);  -- not on `heard`: every show moves it
 CREATE TABLE IF NOT EXISTS removed (tbl TEXT PRIMARY KEY, at REAL NOT NULL);
 """
 
@@ -114,68 +114,75 @@ class Leaderboard:
         with self._lock:  # the board in memory takes the show once it is in the file, and in the file's order
             if table in self._removed:
                 return False
-            self._age()
-            self._make_room(table, event)
-            standing = self._keep(table, show, won, counted)
+            if self._clock() >= self._next_age:
+                self._age()
+            with self.database.transaction() as db:
+                gone = self._make_room(db, table, event)
+                standing = self._keep(db, table, show, won, counted)
+            self._reload(gone)
             if standing is None:
                 return False
             self._take(event, show["event_name"], standing, (won, counted))
         return True
 
-    def _keep(self, table: str, show: dict, won: int | None, counted: int) -> dict | None:
-        """Write one show and its table's new standing in one transaction; None if the show was kept already."""
-        with self.database.transaction() as db:
-            done = db.execute(
-                "INSERT OR IGNORE INTO shows (tbl, id, started, event, event_name, outcome, stars)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (table, show["id"], show["started"], show["event"], show["event_name"], show["outcome"],
-                 show["stars"]))
-            if done.rowcount != 1:
-                return None
-            db.execute(  # only this table's own few rows are looked at: bounded, whatever the board holds
-                "DELETE FROM shows WHERE tbl = ? AND rowid IN (SELECT rowid FROM shows WHERE tbl = ? "
-                "ORDER BY rowid DESC LIMIT -1 OFFSET ?)", (table, table, SEEN_PER_TABLE))
-            row = db.execute(
-                "INSERT INTO standings (event, tbl, event_name, best_stars, attempts, heard) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (event, tbl) DO UPDATE SET event_name = excluded.event_name, heard = excluded.heard, "
-                "best_stars = CASE WHEN best_stars IS NULL THEN excluded.best_stars "
-                "WHEN excluded.best_stars IS NULL THEN best_stars ELSE MAX(best_stars, excluded.best_stars) END, "
-                "attempts = attempts + excluded.attempts RETURNING best_stars, attempts",
-                (show["event"], table, show["event_name"], won, counted, self._clock())).fetchone()
+    def _keep(self, db, table: str, show: dict, won: int | None, counted: int) -> dict | None:
+        """Write one show and its table's new standing (in `db`'s transaction); None if the show was kept already."""
+        done = db.execute(
+            "INSERT OR IGNORE INTO shows (tbl, id, started, event, event_name, outcome, stars)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (table, show["id"], show["started"], show["event"], show["event_name"], show["outcome"],
+             show["stars"]))
+        if done.rowcount != 1:
+            return None
+        db.execute(  # only this table's own few rows are looked at: bounded, whatever the board holds
+            "DELETE FROM shows WHERE tbl = ? AND rowid IN (SELECT rowid FROM shows WHERE tbl = ? "
+            "ORDER BY rowid DESC LIMIT -1 OFFSET ?)", (table, table, SEEN_PER_TABLE))
+        row = db.execute(
+            "INSERT INTO standings (event, tbl, event_name, best_stars, attempts, heard) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (event, tbl) DO UPDATE SET event_name = excluded.event_name, heard = excluded.heard, "
+            "best_stars = CASE WHEN best_stars IS NULL THEN excluded.best_stars "
+            "WHEN excluded.best_stars IS NULL THEN best_stars ELSE MAX(best_stars, excluded.best_stars) END, "
+            "attempts = attempts + excluded.attempts RETURNING best_stars, attempts",
+            (show["event"], table, show["event_name"], won, counted, self._clock())).fetchone()
         return dict(table=table, best_stars=row["best_stars"], attempts=row["attempts"])
 
     def _age(self) -> None:
-        """Drop the standings no show has refreshed for ENTRY_KEPT_S (an indexed look at the oldest only)."""
-        with self.database.transaction() as db:
-            gone = db.execute("DELETE FROM standings WHERE heard < ? RETURNING event, tbl",
-                              (self._clock() - ENTRY_KEPT_S,)).fetchall()
-            for row in gone:
-                db.execute("DELETE FROM shows WHERE tbl = ? AND event = ?", (row["tbl"], row["event"]))
-        self._reload({row["event"] for row in gone})
+        """Drop the standings no show has refreshed for ENTRY_KEPT_S (once every AGE_EVERY_S: a scan of the standings)."""
+        self._next_age = self._clock() + AGE_EVERY_S
+        self._drop("DELETE FROM standings WHERE heard < ? RETURNING event, tbl", (self._clock() - ENTRY_KEPT_S,))
 
-    def _make_room(self, table: str, event: str) -> None:
-        """Room for `table`'s show of `event`: its own stalest event past its quota, then others' stalest if full."""
-        own = [row["event"] for row in self.database.read(
-            "SELECT event FROM standings WHERE tbl = ? ORDER BY heard", (table,))]
-        if event in own:
-            return
+    def _make_room(self, db, table: str, event: str) -> set[str]:
+        """Room for `table`'s first show of `event`: its own stalest event past its quota, then, when the board
+        is full, the stalest event of others. In the show's transaction; the events that lost standings."""
+        if db.execute("SELECT 1 FROM standings WHERE event = ? AND tbl = ?", (event, table)).fetchone():
+            return set()  # the table's standing is there already: the common case, one indexed look
+        gone = set()
+        own = db.execute("SELECT event FROM standings WHERE tbl = ? ORDER BY heard", (table,)).fetchall()
         if len(own) >= EVENTS_PER_TABLE:
-            self._drop("DELETE FROM standings WHERE tbl = ? AND event = ? RETURNING event, tbl", (table, own[0]))
-        if event in self._events or len(self._events) < MAX_EVENTS:
-            return
-        stalest = self.database.read(
-            "SELECT event FROM standings GROUP BY event HAVING SUM(tbl = ?) = 0 ORDER BY MAX(heard) LIMIT 1",
-            (table,)) or self.database.read("SELECT event FROM standings GROUP BY event ORDER BY MAX(heard) LIMIT 1")
-        if stalest:
-            self._drop("DELETE FROM standings WHERE event = ? RETURNING event, tbl", (stalest[0]["event"],))
+            gone |= self._delete(db, "DELETE FROM standings WHERE tbl = ? AND event = ? RETURNING event, tbl",
+                                 (table, own[0]["event"]))
+        if db.execute("SELECT 1 FROM standings WHERE event = ?", (event,)).fetchone():
+            return gone
+        if db.execute("SELECT COUNT(DISTINCT event) FROM standings").fetchone()[0] < MAX_EVENTS:
+            return gone
+        stalest = (db.execute("SELECT event FROM standings GROUP BY event HAVING SUM(tbl = ?) = 0 "
+                              "ORDER BY MAX(heard) LIMIT 1", (table,)).fetchone()
+                   or db.execute("SELECT event FROM standings GROUP BY event ORDER BY MAX(heard) LIMIT 1").fetchone())
+        return gone | self._delete(db, "DELETE FROM standings WHERE event = ? RETURNING event, tbl", (stalest[0],))
+
+    @staticmethod
+    def _delete(db, sql: str, params: tuple) -> set[str]:
+        """Delete standings (`sql` returns each one's event and table) and their shows; the events touched."""
+        gone = db.execute(sql, params).fetchall()
+        for row in gone:
+            db.execute("DELETE FROM shows WHERE tbl = ? AND event = ?", (row["tbl"], row["event"]))
+        return {row["event"] for row in gone}
 
     def _drop(self, sql: str, params: tuple) -> None:
-        """Delete standings (`sql` returns each one's event and table), their shows, and redraw their events."""
+        """Delete standings as `_delete` does, in a transaction of their own, and redraw their events."""
         with self.database.transaction() as db:
-            gone = db.execute(sql, params).fetchall()
-            for row in gone:
-                db.execute("DELETE FROM shows WHERE tbl = ? AND event = ?", (row["tbl"], row["event"]))
-        self._reload({row["event"] for row in gone})
+            gone = self._delete(db, sql, params)
+        self._reload(gone)
 
     def _reload(self, events: set[str]) -> None:
         """Redraw `events` from the file, after some of their standings went."""
