@@ -147,7 +147,7 @@ class Leaderboard:
         return dict(table=table, best_stars=row["best_stars"], attempts=row["attempts"])
 
     def _age(self) -> None:
-        """Drop the standings no show has refreshed for ENTRY_KEPT_S (once every AGE_EVERY_S: a scan of the standings)."""
+        """Drop the standings no show refreshed for ENTRY_KEPT_S (once every AGE_EVERY_S: a scan of the standings)."""
         self._next_age = self._clock() + AGE_EVERY_S
         self._drop("DELETE FROM standings WHERE heard < ? RETURNING event, tbl", (self._clock() - ENTRY_KEPT_S,))
 
@@ -196,24 +196,32 @@ class Leaderboard:
         False if it was removed already.
         """
         with self._lock:
-            with self.database.transaction() as db:
+            with self.database.transaction() as db:  # all at once: a hall reading the file never sees half of it
                 done = db.execute("INSERT OR IGNORE INTO removed (tbl, at) VALUES (?, ?)", (table, self._clock()))
-            self._drop("DELETE FROM standings WHERE tbl = ? RETURNING event, tbl", (table,))
-            with self.database.transaction() as db:
-                db.execute("DELETE FROM shows WHERE tbl = ?", (table,))
+                gone = self._forget(db, table)
+            self._reload(gone)
             self._removed.add(table)
             return done.rowcount == 1
+
+    def _forget(self, db, table: str) -> set[str]:
+        """Delete every standing and show of `table`; the events that lost a standing."""
+        gone = self._delete(db, "DELETE FROM standings WHERE tbl = ? RETURNING event, tbl", (table,))
+        db.execute("DELETE FROM shows WHERE tbl = ?", (table,))
+        return gone
 
     def removals(self) -> set[str]:
         """The tables removed since the last look, by this board or by `companion hall remove` on its file.
 
-        A table removed by another process is dropped from this board in memory too (the file has lost it already).
+        A table removed by another process leaves this board in memory too, with any show it took meanwhile.
         """
         with self._lock:
             now = {row["tbl"] for row in self.database.read("SELECT tbl FROM removed")}
             new, self._removed = now - self._seen_removed, now
             self._seen_removed = set(now)
             if new:
+                with self.database.transaction() as db:  # shows this board took before it heard of the removal
+                    for table in new:
+                        self._forget(db, table)
                 self._events = {}
                 self._load("SELECT * FROM standings ORDER BY event, tbl")
             return new
