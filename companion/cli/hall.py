@@ -1,5 +1,6 @@
 """`companion hall`: every table on a broker on one page, live, with a leaderboard across them."""
 
+import argparse
 import signal
 import sqlite3
 import tomllib
@@ -81,3 +82,35 @@ def register(sub) -> None:
     hall.add_argument("--port", type=int, default=8100)
     hall.add_argument("--db", help=f"the leaderboard's SQLite file (default {DEFAULT_DB})")
     hall.set_defaults(func=cmd_hall)
+    register_remove(hall)
+
+
+def register_remove(hall) -> None:
+    """`companion hall [--db FILE] remove TABLE`: the hall's owner (who holds its file) takes a table off."""
+    actions = hall.add_subparsers(dest="action", metavar="remove TABLE")
+    remove = actions.add_parser("remove", help="take a table off the hall: its card and standings go, and its "
+                                               "shows count no more (a running hall follows within seconds)")
+    remove.add_argument("table", help="the table's name on the broker")
+    remove.add_argument("--db", default=argparse.SUPPRESS, help="the hall's file, here too (default: as above)")
+    remove.set_defaults(func=cmd_hall_remove)
+
+
+def cmd_hall_remove(args) -> int:
+    from companion.mqtt.hall.board import Leaderboard
+    from companion.mqtt.topics import NAME_PATTERN
+
+    if not NAME_PATTERN.fullmatch(args.table):
+        raise Refusal(f"remove: {args.table!r} is not a table's name on the broker")
+    db = Path(args.db) if args.db else DEFAULT_DB
+    if not db.is_file():  # a mistyped --db makes no new file
+        raise Refusal(f"--db: no hall file at {db}")
+    try:
+        board = Leaderboard(db)
+    except (sqlite3.Error, OSError) as e:
+        raise Refusal(f"cannot use the database {db} ({getattr(e, 'strerror', None) or e})", code=1) from None
+    try:
+        new = board.remove(args.table)
+    finally:
+        board.close()
+    print(f"{args.table} is off the hall of {db}." if new else f"{args.table} was off the hall of {db} already.")
+    return 0

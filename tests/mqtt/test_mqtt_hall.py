@@ -220,7 +220,7 @@ def test_a_hall_file_from_before_the_standings_opens_through_the_records_way_in(
     old.commit()
     old.close()
     board = Leaderboard(path)
-    assert isinstance(board.database, Database) and board.database.read("PRAGMA user_version")[0][0] == 2
+    assert isinstance(board.database, Database) and board.database.read("PRAGMA user_version")[0][0] == 3
     (event,) = board.rows()
     assert event["tables"] == [{"table": "alpha", "best_stars": 2, "attempts": 2}]
     board.close()

@@ -52,14 +52,15 @@ def test_thousands_of_distinct_shows_keep_the_board_capped_and_each_one_cheap():
     assert kept <= SEEN_PER_TABLE
 
 
-def test_the_board_refuses_events_past_its_cap():
+def test_the_board_stays_within_its_cap_and_still_counts_a_new_event():
     board = Leaderboard(":memory:")
-    for n in range(MAX_EVENTS):
-        board.record("t", finished_show(json.loads(show(n, event=f"e{n}"))))
+    for n in range(2 * MAX_EVENTS):
+        board.record(f"t{n % 20}", finished_show(json.loads(show(n, event=f"e{n}"))))
+    assert len(board.rows()) == MAX_EVENTS
     listener = HallListener(from_url("mqtt://127.0.0.1:1", table="hall"), Hall(), board)
     listener.take("companion/t/availability", b"online")
-    listener.take("companion/t/shows", show(10**6, event="one-too-many"))
-    assert len(board.rows()) == MAX_EVENTS
+    listener.take("companion/t/shows", show(10**6, event="one-more"))
+    assert len(board.rows()) == MAX_EVENTS and "one-more" in {row["event"] for row in board.rows()}
 
 
 def test_a_table_over_its_budget_is_dropped_unread_and_others_go_on():

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from companion.clock import FakeClock
 from companion.hardware.hub_frames import MAX_LINE, crc16, read_message
 from companion.mqtt.hall import Hall
-from companion.mqtt.hall.board import BEST_PER_EVENT, MAX_EVENTS, Leaderboard
-from companion.mqtt.hall.cards import MAX_TABLES
+from companion.mqtt.hall.board import BEST_PER_EVENT, ENTRY_KEPT_S, EVENTS_PER_TABLE, MAX_EVENTS, Leaderboard
+from companion.mqtt.hall.cards import MAX_TABLES, QUIET_S
 from companion.mqtt.hall.listener import HallListener
 from companion.mqtt.settings import from_url
 from companion.table import demo_table
@@ -99,25 +99,35 @@ TOPICS = st.one_of(st.builds(lambda t, k: f"companion/{t}/{k}", st.sampled_from(
 def test_the_hall_takes_any_message_without_raising_and_stays_in_its_bounds():
     clock = FakeClock()
     listener = HallListener(from_url("mqtt://127.0.0.1:1", table="hall"), Hall(clock=clock),
-                            Leaderboard(":memory:"), clock=clock)
+                            Leaderboard(":memory:", clock=clock.wall), clock=clock)
     for n in range(2000):  # the seed: a flood of distinct finished shows from tables that are online
         listener.take(f"companion/flood{n % 50}/availability", b"online")
         listener.take(f"companion/flood{n % 50}/shows", json.dumps({
             "id": n, "event": f"e{n}", "event_name": f"E{n}", "outcome": "win", "stars": n % 4,
             "started": "2026-12-01T10:00:00Z"}).encode())
     thrown = {"messages": 2000}
+    removed: set[str] = set()
 
     @settings(max_examples=1500, **BASE)
-    @given(TOPICS, PAYLOADS, st.floats(0, 30))
-    def throw(topic, payload, later):
+    @given(TOPICS, PAYLOADS, st.floats(0, 30) | st.sampled_from([QUIET_S, ENTRY_KEPT_S]), st.integers(0, 19))
+    def throw(topic, payload, later, chance):
         thrown["messages"] += 1
         clock.advance(later)
+        if chance == 19:  # now and then, the owner removes the table (`companion hall remove`)
+            table = topic.split("/")[1] if topic.count("/") == 2 else "t1"
+            removed.add(table)
+            listener.board.remove(table)
+            listener.look_for_removals()
         listener.take(topic, payload)  # never raises: a bad message is one log line
 
     throw()
     view = listener.hall.view()
     assert len(view["cards"]) <= MAX_TABLES
     assert len(view["board"]) <= MAX_EVENTS and all(len(e["tables"]) <= BEST_PER_EVENT for e in view["board"])
+    assert not {t["table"] for e in view["board"] for t in e["tables"]} & removed
+    assert not {c["table"] for c in view["cards"]} & removed
+    most = listener.board.database.read("SELECT MAX(n) FROM (SELECT COUNT(*) n FROM standings GROUP BY tbl)")[0][0]
+    assert (most or 0) <= EVENTS_PER_TABLE
     print(f"\nhall fuzz: {thrown}, {listener.dropped} over budget, board {len(view['board'])} events")
 
 

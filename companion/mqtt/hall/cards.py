@@ -34,6 +34,7 @@ MAX_FIGURE = 1000  # stars and spaces of a sane table are far below
 MAX_SHOW_ID = 2**53  # a show's id, as exactly as a page's script can hold it
 MAX_TABLES = 500  # cards the hall keeps: a convention's worth, and a bound on what a stray publisher can fill
 NEVER_ONLINE_S = 600.0  # a card of a table never seen online (no retained `online`) goes after this
+QUIET_S = 12 * 3600.0  # a card no message refreshed for a whole day's play goes (a real table shows again at its next)
 FRAME_S = 0.025  # the live page is sent the hall's changes at most this often: coalesced, serialised once
 
 
@@ -110,19 +111,24 @@ class Hall:
     changes of at most FRAME_S coalesced into one message, rendered and
     serialised once for every viewer that is up to date, carrying only the
     cards that moved (and the board when it moved). A card of a table never
-    seen online (a stray publisher's) expires after NEVER_ONLINE_S, and when
-    the hall is full such a card gives its place to a new table; a card that
-    goes is sent as `{"table": name, "gone": true}`.
+    seen online (a stray publisher's) expires after NEVER_ONLINE_S, and any
+    card no message refreshed for QUIET_S (a stray's retained `online`)
+    expires too. A new table is never refused for room: when the hall is
+    full, a card never seen online gives its place, else the card heard from
+    longest ago. A table the owner removed (`remove`) has no card and gets
+    none. A card that goes is sent as `{"table": name, "gone": true}`.
     """
 
     def __init__(self, board: list | None = None, *, clock=time.monotonic, frame_s: float = FRAME_S,
-                 never_online_s: float = NEVER_ONLINE_S):
+                 never_online_s: float = NEVER_ONLINE_S, quiet_s: float = QUIET_S):
         self._changed = threading.Condition()
-        self._clock, self._frame_s, self._never_online_s = clock, frame_s, never_online_s
+        self._clock, self._frame_s, self._never_online_s, self._quiet_s = clock, frame_s, never_online_s, quiet_s
         self._seq = 0
         self._cards: dict[str, dict] = {}
         self._gone: dict[str, int] = {}  # table -> seq it went at (bounded: MAX_TABLES, oldest forgotten)
         self._strays: OrderedDict[str, float] = OrderedDict()  # tables never seen online -> when first heard
+        self._heard: OrderedDict[str, float] = OrderedDict()  # every card -> its last message, the quietest first
+        self._removed: set[str] = set()  # tables the owner removed
         self._board, self._board_seq, self._board_source = board or [], 0, None
         self._published, self._last_frame = 0, float("-inf")
         self._frames: dict[int, str] = {}  # seq a viewer has -> the next frame's text, for the current frame only
@@ -135,29 +141,35 @@ class Hall:
             self._changed.notify_all()  # the first change after a frame wakes the viewers; later ones wait for it
         return self._seq
 
-    def _card(self, table: str) -> dict:
+    def _card(self, table: str) -> dict | None:
+        """`table`'s card, made if new (room made if the hall is full), or None for a removed table."""
         self._expire()
+        if table in self._removed:
+            return None
+        now = self._clock()
         if table not in self._cards:
-            if len(self._cards) >= MAX_TABLES and self._strays:
-                self._drop(next(iter(self._strays)))
             if len(self._cards) >= MAX_TABLES:
-                raise BadInput("topic", f"the hall already shows {MAX_TABLES} tables; {table!r} is one too many")
-            self._strays[table] = self._clock()
+                self._drop(next(iter(self._strays or self._heard)))
+            self._strays[table] = now
             self._gone.pop(table, None)
+        self._heard[table] = now
+        self._heard.move_to_end(table)
         card = self._cards.setdefault(table, {"table": table, "online": None, "show": None})
         card["seq"] = self._bump()
         return card
 
     def _expire(self) -> None:
         now = self._clock()
-        while self._strays:
-            table, since = next(iter(self._strays.items()))
-            if now - since <= self._never_online_s:
-                break
-            self._drop(table)
+        for kept, age in ((self._strays, self._never_online_s), (self._heard, self._quiet_s)):
+            while kept:
+                table, since = next(iter(kept.items()))
+                if now - since <= age:
+                    break
+                self._drop(table)
 
     def _drop(self, table: str) -> None:
         self._strays.pop(table, None)
+        self._heard.pop(table, None)
         if self._cards.pop(table, None) is not None:
             self._gone[table] = self._bump()
             if len(self._gone) > MAX_TABLES:
@@ -170,14 +182,23 @@ class Hall:
 
     def set_show(self, table: str, show: dict | None) -> None:
         with self._changed:
-            self._card(table)["show"] = show
+            card = self._card(table)
+            if card is not None:
+                card["show"] = show
 
     def set_online(self, table: str, online: bool) -> None:
         with self._changed:
             card = self._card(table)
-            card["online"] = online
-            if online:
-                self._strays.pop(table, None)
+            if card is not None:
+                card["online"] = online
+                if online:
+                    self._strays.pop(table, None)
+
+    def remove(self, table: str) -> None:
+        """The owner removed `table`: its card goes, and its messages make none again."""
+        with self._changed:
+            self._removed.add(table)
+            self._drop(table)
 
     def set_board(self, board) -> None:
         """The leaderboard changed: `board` is its rows, or a function giving them (called once per frame)."""
@@ -209,6 +230,8 @@ class Hall:
             return self._since(after)
 
     def view(self) -> dict:
+        with self._changed:
+            self._expire()  # a hall nobody publishes to still lets its quiet cards go
         return self.changes(-1, 0)
 
     def published(self) -> int:

@@ -11,6 +11,10 @@ burst of SHOW_BURST), and only a table with a card may add to the
 leaderboard. A flood from one table, or a stray publisher's, is dropped
 before it is even parsed, so it costs the hall next to nothing and
 cannot starve the real tables' messages.
+
+The tables the hall's owner removed (`companion hall remove`, written in the
+leaderboard's file) are looked up every REMOVALS_EVERY_S: their cards go and
+their messages are dropped.
 """
 
 import logging
@@ -30,6 +34,7 @@ log = logging.getLogger(__name__)
 STATE_RATE, STATE_BURST = 20.0, 40  # state messages a second per table: a bridge sends at most 10
 SHOW_EVERY_S, SHOW_BURST = 10.0, 10  # a show lasts minutes; a reconnect may resend a few at once
 MAX_SHOW_BYTES = 16 * 1024  # a finished show's row with its run-outs and advances is far smaller
+REMOVALS_EVERY_S = 5.0  # the owner's removal shows within seconds, for one small read of the file
 
 
 class Budget:
@@ -62,6 +67,7 @@ class HallListener:
         self.clock = clock
         self._budgets: dict[tuple[str, str], Budget] = {}  # (table, kind) -> its budget; tables with a card only
         self.dropped = 0  # messages over a table's budget (counted, logged once a thousand)
+        self._next_look = float("-inf")  # when to look for the owner's removals again
         self._client = broker.make_client(settings, f"companion-hall-{secrets.token_hex(4)}", backoff=backoff)
         self._client.on_connect = self._on_connect
         self.subscribed = threading.Event()  # set once the broker has confirmed the subscriptions
@@ -92,7 +98,16 @@ class HallListener:
         except Exception:  # a hall that crashes on one message would blank every card
             log.exception("ignored a message on %s that could not be applied", topic[:200])
 
+    def look_for_removals(self) -> None:
+        """Take the tables the owner removed since the last look off the hall."""
+        self._next_look = self.clock() + REMOVALS_EVERY_S
+        for table in self.board.removals():
+            self.hall.remove(table)
+            log.info("the hall's owner removed %s", table[:80])
+
     def _apply(self, topic: str, payload: bytes) -> None:
+        if self.clock() >= self._next_look:
+            self.look_for_removals()
         found = Topics.parse(self.settings.base, topic)
         if found is None:
             raise BadInput("topic", "not a table's topic")
