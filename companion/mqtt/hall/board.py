@@ -81,7 +81,8 @@ class Leaderboard:
         """
         event = show["event"]
         if event not in self._events and len(self._events) >= MAX_EVENTS:
-            raise BadInput("shows.event", f"the board already shows {MAX_EVENTS} events")
+            raise BadInput("shows.event", f"the board already shows {MAX_EVENTS} events", code="errors.hall.events",
+                           params={"limit": MAX_EVENTS})
         won = show["stars"] if show["outcome"] == "win" else None
         counted = 1 if show["outcome"] in ("win", "loss") else 0
         with self._lock:  # the board in memory takes the show once it is in the file, and in the file's order

@@ -39,7 +39,7 @@ FRAME_S = 0.025  # the live page is sent the hall's changes at most this often: 
 
 def read_json(payload: bytes, where: str):
     if len(payload) > MAX_PAYLOAD_BYTES:
-        raise BadInput(where, f"{len(payload)} bytes is larger than {MAX_PAYLOAD_BYTES}")
+        raise BadInput(where, f"{len(payload)} bytes is larger than {MAX_PAYLOAD_BYTES}", code="errors.too_large")
     return parse(payload, where)
 
 
@@ -141,7 +141,8 @@ class Hall:
             if len(self._cards) >= MAX_TABLES and self._strays:
                 self._drop(next(iter(self._strays)))
             if len(self._cards) >= MAX_TABLES:
-                raise BadInput("topic", f"the hall already shows {MAX_TABLES} tables; {table!r} is one too many")
+                raise BadInput("topic", f"the hall already shows {MAX_TABLES} tables; {table!r} is one too many",
+                               code="errors.hall.tables", params={"limit": MAX_TABLES})
             self._strays[table] = self._clock()
             self._gone.pop(table, None)
         card = self._cards.setdefault(table, {"table": table, "online": None, "show": None})
