@@ -117,15 +117,16 @@ def load_config(path: Path | str | None = None) -> Config:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
-        raise BadInput(str(path), f"cannot read it ({e.strerror or e})") from None
+        raise BadInput(str(path), f"cannot read it ({e.strerror or e})", code="errors.file.unreadable") from None
     except UnicodeDecodeError:
-        raise BadInput(str(path), "not UTF-8 text") from None
+        raise BadInput(str(path), "not UTF-8 text", code="errors.file.not_utf8") from None
     except tomllib.TOMLDecodeError as e:
-        raise BadInput(str(path), f"not valid TOML ({e})") from None
+        raise BadInput(str(path), f"not valid TOML ({e})", code="errors.file.not_toml") from None
     try:
         return parse_config(data, path)
     except BadInput as e:
-        raise BadInput(f"{path}: {e.field}", e.problem) from None
+        raise BadInput(f"{path}: {e.field}", e.problem, code=getattr(e, "error_code", None),
+                       params=e.params) from None
 
 
 def load_or_fresh(path: Path | str | None = None) -> Config:
@@ -211,10 +212,11 @@ def _web(s: "Section") -> WebConfig:
 def _allowed_hosts(names) -> tuple[str, ...]:
     """web.allowed_hosts: host names (or addresses) the table also answers to, or "*" for any."""
     if not isinstance(names, list) or len(names) > 64:
-        raise BadInput("web.allowed_hosts", 'expected a list of host names, e.g. ["table.example.lan"]')
+        raise BadInput("web.allowed_hosts", 'expected a list of host names, e.g. ["table.example.lan"]',
+                       code="errors.host_list")
     for i, name in enumerate(names):
         if not isinstance(name, str):
-            raise BadInput(f"web.allowed_hosts[{i}]", "expected a host name")
+            raise BadInput(f"web.allowed_hosts[{i}]", "expected a host name", code="errors.host")
         if name != "*":
             check_host(name, f"web.allowed_hosts[{i}]")
     return tuple(names)
@@ -250,7 +252,7 @@ def check_host(host: str, field: str) -> str:
     label = r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)"
     if re.fullmatch(rf"{label}(\.{label})*", host) and len(host) <= 253 and not re.fullmatch(r"[0-9.]+", host):
         return host
-    raise BadInput(field, f"{host[:40]!r} is not an IP address or host name")
+    raise BadInput(field, f"{host[:40]!r} is not an IP address or host name", code="errors.host")
 
 
 def _check_pins_unique(config: Config) -> None:

@@ -112,15 +112,20 @@ class StripLayout:
     def __post_init__(self):
         length = self.segment_len
         if whole(length, "strip.segment_leds", 4, 64) % 2:
-            raise BadInput("strip.segment_leds", f"must be an even number of LEDs from 4 to 64, not {length!r}")
+            raise BadInput("strip.segment_leds", f"must be an even number of LEDs from 4 to 64, not {length!r}",
+                           code="errors.strip.segment", params={"low": 4, "high": 64})
         colours = tuple(self.colours)
         if not colours or len(set(colours)) != len(colours) or not set(colours) <= set(COLOURS):
-            raise BadInput("strip.colours", f"must be distinct timer colours ({' '.join(COLOURS)}), not {colours!r}")
+            raise BadInput("strip.colours", f"must be distinct timer colours ({' '.join(COLOURS)}), not {colours!r}",
+                           code="errors.strip.colours")
         object.__setattr__(self, "colours", colours)
         if whole(self.countdown_leds, "strip.countdown_leds", 0, 10) == 1:
-            raise BadInput("strip.countdown_leds", "must be 0 (no track) or 2 to 10, not 1")
+            raise BadInput("strip.countdown_leds", "must be 0 (no track) or 2 to 10, not 1",
+                           code="errors.strip.countdown", params={"high": 10})
         if whole(self.token_leds, "strip.token_leds", 0, CROWD_TOKENS) not in (0, CROWD_TOKENS):
-            raise BadInput("strip.token_leds", f"must be 0 or {CROWD_TOKENS} (one per crowd token), not {self.token_leds!r}")
+            raise BadInput("strip.token_leds",
+                           f"must be 0 or {CROWD_TOKENS} (one per crowd token), not {self.token_leds!r}",
+                           code="errors.strip.tokens", params={"n": CROWD_TOKENS})
         yes_no(self.markers, "strip.markers")
 
     def segment_start(self, colour: str) -> int:

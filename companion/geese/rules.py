@@ -7,14 +7,14 @@ Defaults are rules draft 6. A TOML file may override any of them:
 >>> Rules.from_toml("thresold = 10")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-companion.errors.BadInput: thresold: unknown rule parameter (known: beyond_vp, ..., threshold)
+companion.errors.BadInput: thresold: unknown field (expected beyond_vp, ..., threshold)
 """
 
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 
 from companion.errors import BadInput
-from companion.fields import digits, items, yes_no
+from companion.fields import digits, items, mapping, record, yes_no
 
 SUITS = ("thrush", "crane", "gull", "eagle", "goose")
 GOOSE = "goose"  # wild when suits are counted
@@ -78,16 +78,14 @@ class Rules:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            raise BadInput(where, f"not valid TOML ({e})") from None
+            raise BadInput(where, f"not valid TOML ({e})", code="errors.file.not_toml") from None
         return cls.from_mapping(data, where)
 
     @classmethod
     def from_mapping(cls, data: dict, where: str = "") -> "Rules":
         known = sorted(f.name for f in fields(cls))
         prefix = f"{where}." if where else ""
-        for key in data:
-            if key not in known:
-                raise BadInput(f"{prefix}{key}", f"unknown rule parameter (known: {', '.join(known)})")
+        record(data, where, known)
         rules = cls()
         changes = {}
         for key in ("max_number", "copies_per_suit", "threshold", "beyond_vp", "bonus_power"):
@@ -97,9 +95,11 @@ class Rules:
             if key in data:
                 changes[key] = yes_no(data[key], f"{prefix}{key}")
         if "max_number" in changes and not 1 <= changes["max_number"] <= MAX_CARD_NUMBER:
-            raise BadInput(f"{prefix}max_number", f"expected 1–{MAX_CARD_NUMBER}")
+            raise BadInput(f"{prefix}max_number", f"expected 1–{MAX_CARD_NUMBER}",
+                           code="errors.range", params={"low": 1, "high": MAX_CARD_NUMBER})
         if "copies_per_suit" in changes and not 1 <= changes["copies_per_suit"] <= MAX_COPIES:
-            raise BadInput(f"{prefix}copies_per_suit", f"expected 1–{MAX_COPIES}")
+            raise BadInput(f"{prefix}copies_per_suit", f"expected 1–{MAX_COPIES}",
+                           code="errors.range", params={"low": 1, "high": MAX_COPIES})
         top = changes.get("max_number", rules.max_number)
         if "geese" in data:
             geese = {_int(k, f"{prefix}geese.{k}", 1, top): _int(v, f"{prefix}geese.{k}", 0, MAX_COPIES)
@@ -110,7 +110,7 @@ class Rules:
                                      for k, v in _table(data["deal"], f"{prefix}deal").items()}}
             changes["deal"] = {p: hand for p, hand in deal.items() if hand}  # 0 takes a player count out
             if not changes["deal"]:
-                raise BadInput(f"{prefix}deal", "needs at least one player count")
+                raise BadInput(f"{prefix}deal", "needs at least one player count", code="errors.geese.deal_empty")
         if "removed" in data:
             removed = dict(rules.removed)
             for k, v in _table(data["removed"], f"{prefix}removed").items():
@@ -127,13 +127,12 @@ def _check_deck_suffices(rules: Rules, prefix: str) -> None:
     for players, hand in rules.deal.items():
         cards = rules.deck_size(players)
         if players * hand > cards:
-            raise BadInput(f"{prefix}deal.{players}", f"{players} hands of {hand} need more than the {cards} cards")
+            raise BadInput(f"{prefix}deal.{players}", f"{players} hands of {hand} need more than the {cards} cards",
+                           code="errors.geese.deal_short", params={"players": players, "hand": hand, "cards": cards})
 
 
 def _table(value, field: str) -> dict:
-    if not isinstance(value, dict):
-        raise BadInput(field, "expected a table")
-    return value
+    return mapping(value, field)
 
 
 def _int(value, field: str, low: int, high: int) -> int:

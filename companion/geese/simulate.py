@@ -41,9 +41,10 @@ class Outcome:
 def check_strategies(names) -> tuple[str, ...]:
     for i, name in enumerate(names):
         if name not in STRATEGIES:
-            raise BadInput(f"strategies[{i}]", f"unknown strategy {name!r} (known: {', '.join(sorted(STRATEGIES))})")
+            raise BadInput(f"strategies[{i}]", f"unknown strategy {name!r} (known: {', '.join(sorted(STRATEGIES))})",
+                           code="errors.choice")
     if not names:
-        raise BadInput("strategies", "name at least one strategy")
+        raise BadInput("strategies", "name at least one strategy", code="errors.geese.no_strategy")
     return tuple(names)
 
 

@@ -35,7 +35,8 @@ class LedShow:
     def __init__(self, strip: Strip, layout: StripLayout, show_clock: Callable[[], float], *,
                  fps: float = 30.0, linger_s: float = 5.0, flash_s: float = 3.0):
         if strip.n < layout.total:
-            raise BadInput("strip.n", f"the layout needs {layout.total} LEDs but the strip has {strip.n}")
+            raise BadInput("strip.n", f"the layout needs {layout.total} LEDs but the strip has {strip.n}",
+                           code="errors.strip.too_short", params={"need": layout.total, "n": strip.n})
         self.strip = strip
         self.layout = layout
         self.flash_s = flash_s

@@ -144,11 +144,12 @@ def load_pinout(path: Path | str | None = None) -> dict:
         pinout = tomllib.loads(source.read_text(encoding="utf-8"))
         check_pinout(pinout)
     except OSError as e:
-        raise BadInput(label, f"cannot read it ({e.strerror or e})") from None
+        raise BadInput(label, f"cannot read it ({e.strerror or e})", code="errors.file.unreadable") from None
     except tomllib.TOMLDecodeError as e:
-        raise BadInput(label, f"not valid TOML ({e})") from None
+        raise BadInput(label, f"not valid TOML ({e})", code="errors.file.not_toml") from None
     except BadInput as e:
-        raise BadInput(f"{label}: {e.field}", e.problem) from None
+        raise BadInput(f"{label}: {e.field}", e.problem, code=getattr(e, "error_code", None),
+                       params=e.params) from None
     return pinout
 
 
@@ -156,21 +157,24 @@ def check_pinout(pinout: dict) -> None:
     """Raise BadInput unless every timer colour has one or two pins and no GPIO is wrong or used twice."""
     timers = pinout.get("timers")
     if not isinstance(timers, dict):
-        raise BadInput("timers", "missing: expected a [timers.<colour>] table per colour")
+        raise BadInput("timers", "missing: expected a [timers.<colour>] table per colour", code="errors.missing")
     for colour in timers:
         check_colour(colour, f"timers.{colour}")
     for colour in COLOURS:
         timer = timers.get(colour)
         pins = timer.get("pins") if isinstance(timer, dict) else None
         if not isinstance(pins, list) or len(pins) not in (1, 2):
-            raise BadInput(f"timers.{colour}.pins", "expected a list of one or two GPIO numbers")
+            raise BadInput(f"timers.{colour}.pins", "expected a list of one or two GPIO numbers",
+                           code="errors.setup.pins")
     used: dict[int, str] = {}
     for field, value in _numbers(pinout):
         whole(value, field, 0, max(GPIO_NUMBERS) * 2)  # a number first; then a GPIO there is
         if value not in GPIO_NUMBERS:
-            raise BadInput(field, f"GPIO {value} does not exist (valid 2-27)")
+            raise BadInput(field, f"GPIO {value} does not exist (valid 2-27)", code="errors.setup.no_gpio",
+                           params={"pin": value})
         if value in used:
-            raise BadInput(field, f"GPIO {value} is already used by {used[value]}")
+            raise BadInput(field, f"GPIO {value} is already used by {used[value]}", code="errors.setup.pin_twice",
+                           params={"pin": value})
         used[value] = field
 
 

@@ -187,7 +187,8 @@ class FakeStrip(PixelStrip):
 def check_order(order: object) -> str:
     """`order` if it is a pixel order this module drives, else BadInput."""
     if order not in ORDERS:
-        raise BadInput("strip.order", f"{order!r} is not a pixel order (expected one of {', '.join(ORDERS)})")
+        raise BadInput("strip.order", f"{order!r} is not a pixel order (expected one of {', '.join(ORDERS)})",
+                       code="errors.choice")
     return order
 
 
@@ -237,9 +238,11 @@ def open_strip(kind: str = "spi", n: int = 104, *, order: str = "GRB", brightnes
     if kind == "fake":
         return FakeStrip(n, order=order, brightness=brightness)
     if kind not in _DRIVERS:
-        raise BadInput("strip.kind", f"{kind!r} is not a strip kind (expected spi, pwm, pi5 or fake)")
+        raise BadInput("strip.kind", f"{kind!r} is not a strip kind (expected spi, pwm, pi5 or fake)",
+                       code="errors.choice")
     if kind == "spi" and pin not in (None, SPI_MOSI):
-        raise BadInput("strip.pin", f"the spi driver always sends on GPIO{SPI_MOSI} (MOSI), not GPIO{pin}")
+        raise BadInput("strip.pin", f"the spi driver always sends on GPIO{SPI_MOSI} (MOSI), not GPIO{pin}",
+                       code="errors.strip.spi_pin", params={"pin": SPI_MOSI})
     driver = _DRIVERS[kind]
     try:
         pixels = _open_spi(n, order, brightness) if kind == "spi" else _open_gpio(kind, n, order, brightness, pin)

@@ -56,15 +56,17 @@ class BrokerSettings:
         try:
             raw = self.password_file.read_bytes()[:MAX_PASSWORD_BYTES + 1]
         except OSError as e:
-            raise BadInput(field, f"cannot read {self.password_file} ({e.strerror or e})") from None
+            raise BadInput(field, f"cannot read {self.password_file} ({e.strerror or e})",
+                           code="errors.file.unreadable") from None
         if len(raw) > MAX_PASSWORD_BYTES:
-            raise BadInput(field, f"{self.password_file} is longer than {MAX_PASSWORD_BYTES} bytes")
+            raise BadInput(field, f"{self.password_file} is longer than {MAX_PASSWORD_BYTES} bytes",
+                           code="errors.file.too_long", params={"limit": MAX_PASSWORD_BYTES})
         try:
             lines = raw.decode("utf-8").splitlines()
         except UnicodeDecodeError:
-            raise BadInput(field, f"{self.password_file} is not UTF-8 text") from None
+            raise BadInput(field, f"{self.password_file} is not UTF-8 text", code="errors.file.not_utf8") from None
         if not lines or not lines[0]:
-            raise BadInput(field, f"{self.password_file} is empty")
+            raise BadInput(field, f"{self.password_file} is empty", code="errors.file.empty")
         return lines[0]
 
 
@@ -84,7 +86,8 @@ def check_name(value: object, field: str) -> str:
 def check_base(value: object, field: str) -> str:
     """A topic prefix: names joined by '/' (no wildcards, no empty levels)."""
     if not isinstance(value, str) or not all(NAME_PATTERN.fullmatch(level) for level in value.split("/")):
-        raise BadInput(field, f"expected names of letters, digits, '-' or '_' joined by '/', got {value!r}")
+        raise BadInput(field, f"expected names of letters, digits, '-' or '_' joined by '/', got {value!r}",
+                       code="errors.mqtt.base")
     return value
 
 
@@ -128,7 +131,7 @@ def read(section) -> BrokerSettings | None:
     name = section.name
     url = section.text("url", None)
     if url is None:
-        raise BadInput(f"{name}.url", "missing (e.g. url = \"mqtt://broker.local:1883\")")
+        raise BadInput(f"{name}.url", "missing (e.g. url = \"mqtt://broker.local:1883\")", code="errors.missing")
     username = section.text("username", None)
     password_file = section.text("password_file", None)
     ca_file = section.text("ca_file", None)
@@ -138,9 +141,9 @@ def read(section) -> BrokerSettings | None:
                         password_file=Path(password_file) if password_file else None,
                         ca_file=Path(ca_file) if ca_file else None)
     if settings.password_file is not None and settings.username is None:
-        raise BadInput(f"{name}.username", "a password_file needs a username")
+        raise BadInput(f"{name}.username", "a password_file needs a username", code="errors.mqtt.username")
     if settings.ca_file is not None and not settings.tls:
-        raise BadInput(f"{name}.ca_file", "a CA file is for mqtts:// URLs")
+        raise BadInput(f"{name}.ca_file", "a CA file is for mqtts:// URLs", code="errors.mqtt.ca_file")
     return settings
 
 

@@ -263,7 +263,7 @@ def _object(text: str, where: str) -> dict:
     try:
         value = json.loads(text)
     except ValueError:
-        raise DamagedRow(where, BadInput("state", "stored data is not JSON")) from None
+        raise DamagedRow(where, BadInput("state", "stored data is not JSON", code="errors.stored")) from None
     if not isinstance(value, dict):
-        raise DamagedRow(where, BadInput("state", "stored data is not a JSON object"))
+        raise DamagedRow(where, BadInput("state", "stored data is not a JSON object", code="errors.stored"))
     return value

@@ -61,7 +61,7 @@ def read_history(text: str, shelf) -> list[dict]:
                        params={"mib": MAX_HISTORY_BYTES // 2**20})
     lines = split_lines(text)
     if not lines or not lines[0].strip():
-        raise BadInput("line 1", "the file is empty: expected the history header")
+        raise BadInput("line 1", "the file is empty: expected the history header", code="history.refused.file")
     header = _header(lines[0])
     known = Known(events=dict(BUILTIN_EVENTS), shelf=shelf, exported=header["exported"])
     records, seen = [], {kind: set() for kind in RECORDS}
@@ -94,12 +94,14 @@ def _header(line: str) -> dict:
         header = fields.record(_parsed(line), "", ("format", "version", "exported"), ("format", "version"))
         fields.choice(header["format"], "format", (FORMAT,))
     except BadInput as e:
-        raise BadInput(fields.at("line 1", e.field), f"{e.problem}: this is not a table's history file") from None
+        raise BadInput(fields.at("line 1", e.field), f"{e.problem}: this is not a table's history file",
+                       code="history.refused.line", params={"line": 1}) from None
     try:
         fields.choice(header["version"], "version", (VERSION,))
         exported = fields.instant(header["exported"], "exported") if "exported" in header else iso(0)
     except BadInput as e:
-        raise BadInput(fields.at("line 1", e.field), e.problem) from None
+        raise BadInput(fields.at("line 1", e.field), e.problem, code="history.refused.line",
+                       params={"line": 1}) from None
     return {"exported": exported}
 
 

@@ -129,12 +129,13 @@ class Store:
         as typed.
         """
         if event.id in BUILTIN_EVENTS:
-            raise Conflict("event.id", f"{event.id!r} is the id of a built-in event: give your event another id")
+            raise Conflict("event.id", f"{event.id!r} is the id of a built-in event: give your event another id",
+                           code="errors.event.builtin", params={"id": event.id})
         with self.database.transaction() as db:
             row = db.execute("SELECT data FROM events WHERE id = ?", (event.id,)).fetchone()
             if row is not None and _setup_of(parse_event(json.loads(row["data"]), "saved event")) != _setup_of(event):
                 raise Conflict("event.id", f"an event {event.id!r} is already saved with another setup: "
-                                           "give this one a new id")
+                                           "give this one a new id", code="errors.event.saved", params={"id": event.id})
             db.execute("INSERT OR REPLACE INTO events (id, data, saved) VALUES (?, ?, ?)",
                        (event.id, json.dumps(event.to_json(), ensure_ascii=False), iso(wall)))
 

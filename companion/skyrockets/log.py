@@ -33,8 +33,8 @@ _scan = json.scanner.make_scanner(json.JSONDecoder())  # json.loads's own scanne
 class LogError(BadInput):
     """A bad show-log line: `line` is its 1-based number."""
 
-    def __init__(self, line: int, field: str, problem: str):
-        super().__init__(field, problem)
+    def __init__(self, line: int, field: str, problem: str, *, code: str | None, params: dict | None = None):
+        super().__init__(field, problem, code=code, params=params)
         self.line = line
 
     def __str__(self) -> str:
@@ -66,7 +66,7 @@ def setup_line(setup: Setup) -> dict:
 def parse_setup(data: dict, known_events: dict[str, Event] | None = None) -> Setup:
     """A Setup from a setup line's fields (raises BadInput naming the field)."""
     if "event" not in data:
-        raise BadInput("event", "missing")
+        raise BadInput("event", "missing", code="errors.missing")
     challenge = yes_no(data.get("challenge", False), "challenge")
     setup = Setup(
         event=parse_event(data["event"], "event", known_events),
@@ -83,7 +83,7 @@ def parse_setup(data: dict, known_events: dict[str, Event] | None = None) -> Set
 
 def _need(data: dict, field: str) -> object:
     if field not in data:
-        raise BadInput(field, "missing")
+        raise BadInput(field, "missing", code="errors.missing")
     return data[field]
 
 
@@ -108,15 +108,18 @@ class LogReader:
         try:
             data = jsonin.parse(text, "")  # huge integers, NaN and lone surrogates are refused here
         except BadInput as e:
-            raise LogError(self.line, e.field, e.problem) from None
+            raise LogError(self.line, e.field, e.problem, code=getattr(e, "error_code", None),
+                           params=e.params) from None
         if not isinstance(data, dict):
-            raise LogError(self.line, "", f"expected a JSON object, got {type(data).__name__}")
+            raise LogError(self.line, "", f"expected a JSON object, got {type(data).__name__}",
+                           code="errors.shape")
         try:
             return self._check(data)
         except LogError:
             raise
         except BadInput as e:
-            raise LogError(self.line, e.field, e.problem) from None
+            raise LogError(self.line, e.field, e.problem, code=getattr(e, "error_code", None),
+                           params=e.params) from None
 
     def _quick(self, text: str) -> dict | None:
         """A plain pose, flip, beam or end line, checked at the cost of what it holds; None for any other.
@@ -171,30 +174,33 @@ class LogReader:
     def _check(self, data: dict) -> dict:
         kind = _need(data, "type")
         if kind not in LINE_TYPES:
-            raise BadInput("type", f"unknown type {kind!r} (expected {', '.join(LINE_TYPES)})")
+            raise BadInput("type", f"unknown type {kind!r} (expected {', '.join(LINE_TYPES)})", code="errors.choice")
         t = check_seconds(_need(data, "t"), "t", limit=MAX_SHOW_S)
         if self.setup is None and kind != "setup":
-            raise BadInput("type", f"the first line must be a setup line, not {kind!r}")
+            raise BadInput("type", f"the first line must be a setup line, not {kind!r}", code="errors.log.setup_first")
         if self.setup is not None and kind == "setup":
-            raise BadInput("type", "a show log has only one setup line")
+            raise BadInput("type", "a show log has only one setup line", code="errors.log.setup_twice")
         if self.last_t is not None and t < self.last_t:
-            raise BadInput("t", f"{data['t']} is earlier than the previous line's {self.last_t:g}")
+            raise BadInput("t", f"{data['t']} is earlier than the previous line's {self.last_t:g}",
+                           code="errors.log.backwards", params={"t": t, "last": self.last_t})
         line = {"t": t, "type": kind}
         if kind == "setup":
             if t != 0:
-                raise BadInput("t", f"the setup line is at t = 0, not {data['t']}")
+                raise BadInput("t", f"the setup line is at t = 0, not {data['t']}", code="errors.log.setup_time")
             self.setup = line["setup"] = parse_setup(data, self.known_events)
         elif kind == "beam":
             line["timer"] = check_colour(_need(data, "timer"), "timer")
             line["state"] = _need(data, "state")
             if line["state"] not in BEAM_STATES:
-                raise BadInput("state", f"{line['state']!r} is not a beam state (expected {', '.join(BEAM_STATES)})")
+                raise BadInput("state", f"{line['state']!r} is not a beam state (expected {', '.join(BEAM_STATES)})",
+                               code="errors.choice")
         elif kind in ("pose", "flip"):
             line["timer"] = check_colour(_need(data, "timer"), "timer")
             if kind == "pose":
                 pose = _need(data, "pose")
                 if pose not in POSES:
-                    raise BadInput("pose", f"{pose!r} is not a pose (expected {', '.join(POSES)})")
+                    raise BadInput("pose", f"{pose!r} is not a pose (expected {', '.join(POSES)})",
+                                         code="errors.choice")
                 line["pose"] = pose
         self.last_t = t
         return line
@@ -261,7 +267,8 @@ def apply_lines(lines: Iterable[str], known_events: dict[str, Event] | None = No
         else:
             apply_line(show, line)
     if show is None:
-        raise LogError(max(reader.line, 1), "", "the log is empty: it must start with a setup line")
+        raise LogError(max(reader.line, 1), "", "the log is empty: it must start with a setup line",
+                       code="errors.log.empty")
     return show
 
 

@@ -150,7 +150,7 @@ class Rig:
         try:
             yield
         except GPIOZeroError as e:
-            raise BadInput(key, f"cannot open the pin ({e})") from None
+            raise BadInput(key, f"cannot open the pin ({e})", code="errors.gpio_open") from None
 
     # ---- readouts and closing --------------------------------------------------------
 

@@ -67,7 +67,7 @@ def test_simulate_refuses_bad_options_in_one_line(cli, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("thresold = 3\n")
     done = cli("geese", "simulate", "--rules", str(bad), "--games", "5")
-    assert done.returncode == 2 and f"{bad}: thresold: unknown rule parameter" in done.stderr
+    assert done.returncode == 2 and f"{bad}: thresold: unknown field" in done.stderr
     done = cli("geese", "simulate", "--players", "7", "--games", "5")
     assert done.returncode == 2 and "players: the game is for 3–5 players, not 7" in done.stderr
     assert done.stderr.count("\n") == 1

@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from companion.skyrockets.log import LogError, replay
+
 from conftest import SCENARIOS
 
 SCENARIO_NAMES = sorted(p.stem for p in SCENARIOS.glob("*.jsonl"))
@@ -85,3 +87,22 @@ def test_lines_may_end_in_crlf_and_a_last_line_needs_no_newline(cli, tmp_path):
     done = cli("replay", str(p))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["timers"]["red"]["top_s"] == 17.5
+
+
+@pytest.mark.parametrize("lines, code", [
+    ([], "errors.log.empty"),
+    (['{"t": 0, "type": "pose", "timer": "red", "pose": "side"}'], "errors.log.setup_first"),
+    ([SETUP, '{"t": 5, "type": "flip", "timer": "pink"}'], "errors.colour.unknown"),
+    ([SETUP, '{"t": 5, "type": "flip"}'], "errors.missing"),
+    ([SETUP, '{"t": 9, "type": "end"}', '{"t": 5, "type": "end"}'], "errors.log.backwards"),
+    ([SETUP, '{"t": 5, "type": "jump"}'], "errors.choice"),
+    ([SETUP, '{"t": 5, "type": "beam", "timer": "red", "state": "dim"}'], "errors.choice"),
+    ([SETUP, '[1, 2]'], "errors.shape"),
+    ([SETUP, SETUP], "errors.log.setup_twice"),
+    (['{"t": 3, "type": "setup", "event": "training"}'], "errors.log.setup_time"),
+    (['{"t": 0, "type": "setup"}'], "errors.missing"),
+])
+def test_a_bad_log_line_keeps_the_code_of_what_is_wrong(lines, code):
+    with pytest.raises(LogError) as refused:
+        replay(lines)
+    assert refused.value.error_code == code and refused.value.line == max(len(lines), 1)

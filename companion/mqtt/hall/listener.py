@@ -110,13 +110,14 @@ class HallListener:
             self.look_for_removals()
         found = Topics.parse(self.settings.base, topic)
         if found is None:
-            raise BadInput("topic", "not a table's topic")
+            raise BadInput("topic", "not a table's topic", code="errors.hall.topic")
         table, kind = found
         if kind != "availability" and not self._within_budget(table, kind):
             return
         if kind == "availability":
             if payload not in (ONLINE.encode(), OFFLINE.encode()):
-                raise BadInput("availability", f"expected {ONLINE} or {OFFLINE}, got {payload[:40]!r}")
+                raise BadInput("availability", f"expected {ONLINE} or {OFFLINE}, got {payload[:40]!r}",
+                               code="errors.choice")
             self.hall.set_online(table, payload == ONLINE.encode())
         elif kind == "state":
             if not payload:
@@ -125,7 +126,8 @@ class HallListener:
             self.hall.set_show(table, card_show(read_json(payload, "state")))
         else:
             if len(payload) > MAX_SHOW_BYTES:
-                raise BadInput("shows", f"{len(payload)} bytes is larger than {MAX_SHOW_BYTES}")
+                raise BadInput("shows", f"{len(payload)} bytes is larger than {MAX_SHOW_BYTES}",
+                               code="errors.too_large")
             show = finished_show(read_json(payload, "shows"))
             if self.board.record(table, show):
                 self.hall.set_board(self.board.rows)  # drawn once per frame, however many shows came

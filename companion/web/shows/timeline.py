@@ -71,7 +71,7 @@ def trace(lines) -> Trace:
     reader = LogReader()
     checked = [line for line in map(reader.read, lines) if line is not None]
     if not checked:
-        raise BadInput("log", "the log is empty")
+        raise BadInput("log", "the log is empty", code="errors.log.empty")
     show = Show(checked[0]["setup"])
     inputs, last = checked[1:], reader.last_t
     result = Trace(show, last, {c: [] for c, timer in show.timers.items() if timer.in_play})
