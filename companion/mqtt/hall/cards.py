@@ -40,7 +40,7 @@ FRAME_S = 0.025  # the live page is sent the hall's changes at most this often: 
 
 def read_json(payload: bytes, where: str):
     if len(payload) > MAX_PAYLOAD_BYTES:
-        raise BadInput(where, f"{len(payload)} bytes is larger than {MAX_PAYLOAD_BYTES}")
+        raise BadInput(where, f"{len(payload)} bytes is larger than {MAX_PAYLOAD_BYTES}", code="errors.too_large")
     return parse(payload, where)
 
 
