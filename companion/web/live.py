@@ -19,6 +19,14 @@ write to one phone at once (`Feed.lock`), and the table's thread never
 waits: a phone with bytes still queued, or whose thread is writing, is
 left to its own thread, which is woken only then (`Feed.behind`).
 
+A phone that reads slowly, or not at all, holds only the newest state: a
+stream writes nothing while the phone has bytes still on their way (the
+server's buffer and the kernel's unsent queue, `PHONE` in the environ), and
+sends the state as it is once they are out, never each state it missed. One
+that takes not a byte of its backlog for `stall_s` (or whose backlog passes
+MAX_BACKLOG_BYTES) is hung up on and its slot freed; its browser reconnects
+with Last-Event-ID when it reads again.
+
 >>> message("state", '{"seq": 7}', event_id=7)
 'id: 7\\nevent: state\\ndata: {"seq": 7}\\n\\n'
 """
@@ -40,6 +48,14 @@ WAKE_S = 0.25  # a waiting stream looks up this often: it ends this soon after i
 # not one phone's; the limit keeps one client from taking every slot.
 STREAMS_PER_CLIENT = 6
 PUSH = "companion.push"  # environ key: write(bytes) -> bool, the response's next piece from any thread, never waiting
+PHONE = "companion.phone"  # environ key: the connection's backlog() in bytes not yet sent, and hang_up()
+CATCH_UP_S = 0.05  # a phone that is behind is looked at this often: its newest state goes out this soon once it reads
+# A phone that takes not one byte of its backlog in this long is asleep or off the network: hung up on, its slot
+# freed (an honest phone waits no longer than this for a slot); the browser reconnects when it wakes.
+STALL_S = 5.0
+# Past this a stream's backlog is more than a phone ever needs queued (a state is a few KB, and a phone that is behind
+# is sent nothing more): the phone is hung up on at once, so no reader holds more of the table's memory than this.
+MAX_BACKLOG_BYTES = 256 * 1024
 
 
 def message(event: str, data: str, *, event_id: int | None = None) -> str:
@@ -78,7 +94,8 @@ class Feed:
         self.behind.set()  # the state it starts from
 
     def offer(self, number: int, data: bytes) -> None:
-        """Write state `number` (its whole event, `data`) now, unless this phone's own thread is writing."""
+        """Write state `number` (its whole event, `data`) now, unless this phone's own thread is writing
+        (or the phone is behind: `push` refuses then)."""
         if self.lock.acquire(blocking=False):
             try:
                 if self.open and number > self.sent and self.push(data):
@@ -132,7 +149,8 @@ class Fanout:
 def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, float], dict | None],
            render: Callable[[dict], object], after: int | None, *, number: str, keepalive_s: float, retry_ms: int,
            closing: threading.Event, clock: Callable[[], float] = time.monotonic, feed: Feed | None = None,
-           join: Callable[[Feed], Callable[[], None]] | None = None) -> Iterator[str]:
+           join: Callable[[Feed], Callable[[], None]] | None = None, phone=None,
+           stall_s: float = STALL_S) -> Iterator[str]:
     """The one live-stream loop: every new state of a record from the one after `after` on.
 
     `current()` is the record's number now (None: it is gone), `wait(seen,
@@ -142,9 +160,11 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
     phone that has the current number waits for the next; any other phone,
     a new one or one holding a number the record never reached, gets the
     current state first. With `join`, another thread may write new states to
-    the phone too (`feed`), once the response's head is out.
+    the phone too (`feed`), once the response's head is out. With `phone`
+    (the connection), nothing is written while the phone is behind (`Backlog`).
     """
     feed = feed or Feed()
+    backlog = Backlog(phone, clock, stall_s)
     yield f"retry: {retry_ms}\n\n"
     now = current()
     feed.sent = after if after is not None and now is not None and after <= now else -1
@@ -152,6 +172,11 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
     said, heard = clock(), feed.sent
     try:
         while not closing.is_set():
+            if backlog.behind():  # only the newest state is sent, once the phone has taken what it was sent
+                if backlog.stalled():
+                    return
+                closing.wait(CATCH_UP_S)
+                continue
             record = wait(feed.sent, min(keepalive_s, WAKE_S))
             if record is None:
                 return
@@ -202,13 +227,20 @@ def game_stream(games, kind: str, game_id: int, render: Callable[[dict], object]
 
 
 def strip_stream(desk, first: dict, *, keepalive_s: float, retry_ms: int, max_fps: float,
-                 closing: threading.Event, clock: Callable[[], float] = time.monotonic) -> Iterator[str]:
-    """The strip's layout once, then its newest frame at most `max_fps` times a second (frames between are skipped)."""
+                 closing: threading.Event, clock: Callable[[], float] = time.monotonic, phone=None,
+                 stall_s: float = STALL_S) -> Iterator[str]:
+    """The strip's layout once, then its newest frame at most `max_fps` times a second (frames between are skipped,
+    and every frame while the phone is behind)."""
     yield f"retry: {retry_ms}\n\n"
     yield message("layout", compact(first["layout"]))
     frame, n, said, period = first, 0, clock(), 1.0 / max_fps
+    backlog = Backlog(phone, clock, stall_s)
     while frame is not None and not closing.is_set():
-        if frame["n"] > n:
+        if backlog.behind():
+            if backlog.stalled():
+                return
+            closing.wait(CATCH_UP_S)
+        elif frame["n"] > n:
             n, said = frame["n"], clock()
             yield message("frame", compact({"n": n, "pixels": "".join(p[1:] for p in frame["pixels"])}), event_id=n)
             closing.wait(max(0.0, said + period - clock()))  # the pacing: the next frame no sooner
@@ -216,6 +248,43 @@ def strip_stream(desk, first: dict, *, keepalive_s: float, retry_ms: int, max_fp
             yield KEEP_ALIVE
             said = clock()
         frame = desk.strip_frame(n, min(keepalive_s, WAKE_S))
+
+
+class Backlog:
+    """Whether a phone is behind (bytes it was sent are still queued for it), and whether it has stalled.
+
+    A stalled phone has taken nothing of its backlog for `stall_s`, or holds
+    more than MAX_BACKLOG_BYTES; the stream then hangs up, which frees its slot.
+
+    >>> class Phone:
+    ...     queued, hung_up = 0, False
+    ...     def backlog(self): return self.queued
+    ...     def hang_up(self): self.hung_up = True
+    >>> phone, now = Phone(), [0.0]
+    >>> backlog = Backlog(phone, lambda: now[0], stall_s=5.0)
+    >>> phone.queued = 900; backlog.behind(), backlog.stalled()
+    (True, False)
+    >>> now[0] = 5.0; backlog.behind(), backlog.stalled(), phone.hung_up
+    (True, True, True)
+    """
+
+    def __init__(self, phone, clock: Callable[[], float], stall_s: float):
+        self.phone, self.clock, self.stall_s = phone, clock, stall_s
+        self.queued, self.since = 0, clock()  # the backlog last seen, and when it last shrank (or began)
+
+    def behind(self) -> bool:
+        queued = self.phone.backlog() if self.phone is not None else 0
+        if queued == 0 or queued < self.queued or self.queued == 0:
+            self.since = self.clock()  # it reads (or has just fallen behind): its stall counts from now
+        self.queued = queued
+        return queued > 0
+
+    def stalled(self) -> bool:
+        """True once the phone has been hung up on for taking nothing (or holding too much)."""
+        if self.queued > MAX_BACKLOG_BYTES or self.clock() - self.since >= self.stall_s:
+            self.phone.hang_up()
+            return True
+        return False
 
 
 class Ending:
@@ -256,10 +325,10 @@ class Streams:
     """
 
     def __init__(self, limit: int, *, keepalive_s: float, retry_ms: int, refused_retry_ms: int,
-                 per_client: int = STREAMS_PER_CLIENT):
+                 per_client: int = STREAMS_PER_CLIENT, stall_s: float = STALL_S):
         self.closing = threading.Event()
         self.limit, self.per_client = limit, per_client
-        self._keepalive_s, self._retry_ms = keepalive_s, retry_ms
+        self._keepalive_s, self._retry_ms, self._stall_s = keepalive_s, retry_ms, stall_s
         self._retry_after_s = math.ceil(refused_retry_ms / 1000)  # Retry-After counts whole seconds
         self._lock = threading.Lock()
         self._open: dict[str, int] = {}  # client address -> streams it holds
@@ -269,7 +338,8 @@ class Streams:
     def settings(self) -> dict:
         """The keyword arguments of a stream for the current request (its `closing` sees the phone leave)."""
         gone = request.environ.get("waitress.client_disconnected")
-        return {"keepalive_s": self._keepalive_s, "retry_ms": self._retry_ms, "closing": Ending(self.closing, gone)}
+        return {"keepalive_s": self._keepalive_s, "retry_ms": self._retry_ms, "closing": Ending(self.closing, gone),
+                "phone": request.environ.get(PHONE), "stall_s": self._stall_s}
 
     @property
     def push(self) -> Callable[[bytes], bool] | None:
@@ -319,4 +389,5 @@ def init_app(app) -> None:
     app.extensions["streams"] = Streams(config["SSE_MAX_STREAMS"], keepalive_s=config["SSE_KEEPALIVE_S"],
                                         retry_ms=config["SSE_RETRY_MS"],
                                         refused_retry_ms=config["SSE_REFUSED_RETRY_MS"],
-                                        per_client=config.get("SSE_STREAMS_PER_CLIENT", STREAMS_PER_CLIENT))
+                                        per_client=config.get("SSE_STREAMS_PER_CLIENT", STREAMS_PER_CLIENT),
+                                        stall_s=config.get("SSE_STALL_S", STALL_S))

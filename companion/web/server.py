@@ -12,8 +12,14 @@ nothing at all holds its socket no longer than that); one address holds at
 most CONNECTIONS_PER_CLIENT connections, and at most MAX_WAITING connections
 wait for a request in all: past that, each new connection closes the one
 that has waited longest, so idle sockets from many addresses never stop the
-server accepting a phone's plain request. On SIGTERM or Ctrl-C the streams are
-ended first, so the threads are free and the server stops within a second.
+server accepting a phone's plain request. Waitress's buffers are sized for
+phones: an answer queues at most OUTBUF_HIGH_BYTES before its thread waits,
+and nothing spills to a file (a stream sends a phone that is behind nothing
+more: live.py). On SIGTERM or Ctrl-C the streams are ended first and the
+connections that still hold unsent bytes are closed, so the threads are free
+and the server stops within a second however the phones read. Waitress's own
+refusals (a bad request line, a body or head too large) carry the same strict
+headers as the app's answers.
 The Flask development server is for development only.
 
 >>> server = make_server(table, "127.0.0.1", 0)            # doctest: +SKIP
@@ -21,17 +27,21 @@ The Flask development server is for development only.
 http://127.0.0.1:40143/
 """
 
+import fcntl
 import logging
+import sys
+import termios
 import threading
 import time
 
 from waitress import wasyncore
 from waitress.channel import ClientDisconnected, HTTPChannel
 from waitress.server import create_server
-from waitress.task import WSGITask
+from waitress.task import ErrorTask, WSGITask
 
 from companion.web import DEFAULTS, create_app
-from companion.web.live import PUSH
+from companion.web.live import PHONE, PUSH
+from companion.web.security import HEADERS
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +57,21 @@ CLEANUP_INTERVAL_S = 2  # how often waitress closes idle connections
 MAX_HEADER_BYTES = 16 * 1024  # a phone's request head, cookies and all, is a few hundred bytes
 MAX_BODY_BYTES = DEFAULTS["MAX_CONTENT_LENGTH"]  # the API's largest body; waitress refuses more unread
 STOP_TIMEOUT_S = 3.0  # at most this long for the worker threads to finish once the streams have ended
+# An answer's thread waits once this much is queued for its phone (waitress's default is 16 MiB): a page's largest
+# file is well under it, and a stream never queues more than one state (live.py).
+OUTBUF_HIGH_BYTES = 256 * 1024
+# Bytes the kernel holds for a socket and has not sent yet (Linux's SIOCOUTQNSD); elsewhere only waitress's are seen.
+UNSENT_IOCTL = 0x894B if sys.platform.startswith("linux") else None
+
+
+def unsent(sock) -> int:
+    """Bytes queued in the kernel for `sock` that it has not sent yet (the phone's window is full); 0 if unknown."""
+    if UNSENT_IOCTL is None:
+        return 0
+    try:
+        return int.from_bytes(fcntl.ioctl(sock.fileno(), UNSENT_IOCTL, b"\0\0\0\0"), sys.byteorder, signed=True)
+    except (OSError, ValueError):
+        return 0
 
 
 class PushingTask(WSGITask):
@@ -55,7 +80,18 @@ class PushingTask(WSGITask):
     def get_environment(self):
         environ = super().get_environment()
         environ[PUSH] = self.push
+        environ[PHONE] = self
         return environ
+
+    def backlog(self) -> int:
+        """Bytes of the response not yet on their way to the phone: in waitress's buffer or the kernel's queue."""
+        channel = self.channel
+        return channel.total_outbufs_len + (unsent(channel.socket) if channel.connected else 0)
+
+    def hang_up(self) -> None:
+        """Close the connection on the loop's next turn, whatever is still queued for it (a stalled phone)."""
+        self.channel.will_close = True
+        self.channel.server.pull_trigger()
 
     def push(self, data: bytes) -> bool:
         """Write `data` as the response's next piece now, if that needs no waiting: False if it would.
@@ -69,7 +105,7 @@ class PushingTask(WSGITask):
         if not channel.outbuf_lock.acquire(blocking=False):
             return False  # the connection's loop or the response's own thread is writing
         try:
-            if not (self.wrote_header and channel.connected) or channel.total_outbufs_len:
+            if not (self.wrote_header and channel.connected) or self.backlog():
                 return False  # the head is not out yet, or bytes wait for a slow phone: its own thread goes on
             if not self.chunked_response:  # an HTTP/1.0 phone: the response is sent as waitress frames it
                 self.write(data)
@@ -87,6 +123,14 @@ class PushingTask(WSGITask):
             channel.outbuf_lock.release()
 
 
+class StrictErrorTask(ErrorTask):
+    """Waitress's own refusal (400, 413, 431 ...) with the strict headers every answer of the app carries."""
+
+    def execute(self):
+        self.response_headers.extend(HEADERS.items())
+        super().execute()
+
+
 class GuardedChannel(HTTPChannel):
     """A waitress connection that may not dawdle over a request or crowd out other clients.
 
@@ -97,6 +141,7 @@ class GuardedChannel(HTTPChannel):
 
     request_started: float | None = None  # when the request now arriving sent its first byte
     task_class = PushingTask
+    error_task_class = StrictErrorTask
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map=map)
@@ -159,6 +204,8 @@ def make_server(table, host: str = "127.0.0.1", port: int = 0, *, threads: int |
         max_request_body_size=body_limit(app) + 1,  # waitress refuses a body of this size or more
         channel_request_lookahead=1,  # reads on while a stream runs, so a closed connection is seen at once
         asyncore_use_poll=True, ident="companion",
+        outbuf_high_watermark=OUTBUF_HIGH_BYTES, outbuf_overflow=OUTBUF_HIGH_BYTES * 2,  # never reached: no spill file
+        inbuf_overflow=MAX_HEADER_BYTES + body_limit(app) + 1,  # a whole request fits: it never spills to a file
         clear_untrusted_proxy_headers=False)  # never trusted (remote_addr is the socket's); seen: a proxy's mark
     server.channel_class = GuardedChannel
     server.flask_app, server.sockets = app, sockets  # what shut_down needs
@@ -186,10 +233,17 @@ def serve(table, host: str, port: int, *, threads: int | None = None) -> None:
 
 
 def shut_down(server, timeout: float = STOP_TIMEOUT_S) -> None:
-    """End the streams, let the worker threads finish, then close every connection (twice is harmless)."""
+    """End the streams, let the worker threads finish, then close every connection (twice is harmless).
+
+    A connection with bytes still queued (a phone that reads slowly or not
+    at all) is closed first: its thread may be waiting for room to write.
+    """
     streams = server.flask_app.extensions.get("streams")
     if streams is not None:
         streams.close()  # each stream ends within live.WAKE_S
+    for channel in list(server.active_channels.values()):
+        if channel.total_outbufs_len or unsent(channel.socket):
+            channel.handle_close()  # wakes a thread waiting for room (waitress's high-water mark) at once
     server.task_dispatcher.shutdown(timeout=timeout)
     wasyncore.close_all(server.sockets)
 
