@@ -1,12 +1,15 @@
 """Every subcommand answers bad input with one line naming what is wrong, exit 2 (1: the table cannot start),
 never a traceback, and leaves nothing behind: no file or folder made by a mistyped path."""
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+
+from companion.cli import build_parser
 
 from conftest import ROOT
 
@@ -72,6 +75,21 @@ CASES = [
     (["geese", "simulate", "--players", "x"], "--players", (2,)),
     (["geese", "simulate", "--rules", "{d}/nosuch.toml"], "nosuch.toml", (2,)),
     (["hub", "check", "{d}/nosuch-port", "--once"], "nosuch-port", (1, 2)),
+    (["demo", "--host", "999.1.1.1"], "--host", (2,)),
+    (["demo", "--pin", "12"], "--pin", (2,)),
+    (["demo", "--mqtt", "ftp://example"], "--mqtt", (2,)),
+    (["run", "--host", "999.1.1.1"], "--host", (2,)),
+    (["history", "import", "{d}/history.jsonl", "--config", "{d}/nosuch.toml"], "nosuch.toml", (2,)),
+    (["geese", "simulate", "--seed", "x"], "--seed", (2,)),
+    (["geese", "simulate", "--compare", "{d}/nosuch.toml"], "nosuch.toml", (2,)),
+    (["geese", "simulate", "--strategies", "nosuch"], "nosuch", (2,)),
+    (["geese", "simulate", "--games", "1", "--plot", "{d}/no/such/dir/x.svg"], "x.svg", (2,)),
+    (["hub", "fake", "--timers", "9"], "--timers", (2,)),
+    (["hub", "fake", "--seed", "x"], "--seed", (2,)),
+    (["hall", "--mqtt", "ftp://example"], "--mqtt", (2,)),
+    (["hall", "--config", "{d}/nosuch.toml"], "nosuch.toml", (2,)),
+    (["hall", "--base", "a/#"], "--base", (2,)),
+    (["hall", "--db", "{d}/no/such/dir/x.sqlite3"], "x.sqlite3", (2,)),
     (["nosuch-command"], "nosuch-command", (2,)),
     (["demo", "--nosuch-option"], "--nosuch-option", (2,)),
 ]
@@ -80,6 +98,26 @@ CASES = [
 @pytest.mark.parametrize("args, named, codes", CASES, ids=[" ".join(c[0]) for c in CASES])
 def test_bad_input_is_refused_in_one_line_leaving_nothing(cli, folder, args, named, codes):
     refused(cli, folder, *[a.format(d=folder) for a in args], named=named, codes=codes)
+
+
+def valued_options(parser, words=()):
+    """(command words, option) for every option of every subcommand that takes a value."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from valued_options(child, (*words, name))
+            return
+    for action in parser._actions:
+        if action.option_strings and action.nargs != 0 and not isinstance(action, argparse._HelpAction):
+            yield words, max(action.option_strings, key=len)
+
+
+def test_every_option_that_takes_a_value_has_a_bad_value_above():
+    tried = {(tuple(args[:len(words)]), option) for args, _, _ in CASES
+             for words in [args] for option in args if option.startswith("--")}
+    missing = [f"{' '.join(words)} {option}" for words, option in valued_options(build_parser())
+               if not any(option == o and args[:len(words)] == words for args, o in tried)]
+    assert missing == []
 
 
 def test_a_failed_import_leaves_no_database(cli, folder):
