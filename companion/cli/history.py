@@ -18,16 +18,16 @@ from companion.errors import BadInput
 ORDER = 45  # place in `companion --help`
 
 
-def _database(args, *, made: bool) -> Path:
+def _database(args, *, may_make: bool) -> Path:
     """The database `--db` or the config names: one that is there (an export), or one whose folder is there
     (an import may make the file) — a mistyped path is refused, never made."""
     from companion.config import load_config
 
     database = Path(args.db or load_config(args.config).database)
     where = "--db" if args.db else "the config's table.database"
-    if not made and not database.is_file():
+    if not may_make and not database.is_file():
         raise Refusal(f"{database}: no such database ({where})")
-    if made and not database.parent.is_dir():
+    if may_make and not database.parent.is_dir():
         raise Refusal(f"{database}: no such folder {database.parent} ({where})")
     return database
 
@@ -46,7 +46,7 @@ def _store(database: Path):
 def cmd_export(args) -> int:
     from companion.records.history import export_history
 
-    database = _database(args, made=False)
+    database = _database(args, may_make=False)
     store = _store(database)
     try:
         text = export_history(store.database, wall=time.time())
@@ -71,7 +71,7 @@ def cmd_import(args) -> int:
     from companion.records.history import import_history
 
     text = read_text(args.file)
-    database = _database(args, made=True)
+    database = _database(args, may_make=True)
     made = not database.exists()
     done = False
     try:
