@@ -110,7 +110,7 @@ def demo_config(database: Path) -> Config:
 def load_config(path: Path | str | None = None) -> Config:
     """Read and check a config file; with no path, the default file if it exists, else defaults."""
     if path is None:
-        if not DEFAULT_PATH.exists():
+        if not _there(DEFAULT_PATH):
             return parse_config({}, None)
         path = DEFAULT_PATH
     path = Path(path)
@@ -133,9 +133,22 @@ def load_or_fresh(path: Path | str | None = None) -> Config:
     """The config at `path` (default: the default file); a file not written yet gives the defaults, to be
     written there (by the setup page or `companion calibrate`)."""
     path = Path(path) if path is not None else DEFAULT_PATH
-    if path.exists():
+    if _there(path):
         return load_config(path)
     return parse_config({}, path)
+
+
+def _there(path: Path) -> bool:
+    """Whether a config file is there: a folder the user may not look into (the default file's, for the Pi's
+    own user) is refused in one line, not taken for a missing file nor left to a traceback."""
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as e:
+        raise BadInput(str(path), f"cannot read it ({e.strerror or e}): run it as the table's user or with sudo",
+                       code="errors.setup.file") from None
+    return True
 
 
 def parse_config(data: dict, path: Path | None) -> Config:

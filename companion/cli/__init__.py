@@ -5,23 +5,33 @@ own commands (as Klipper's extras add their config sections), so a new part
 of the house brings its commands with it. Every command exits 0 on success
 and 2 on bad input, with one line on stderr that names the file, line or
 field — never a traceback. A table that cannot start (no GPIO, a port in
-use) exits 1, also with one line.
+use) exits 1, also with one line. A reader that goes away (`companion replay
+LOG | head`) ends the command quietly, as it ends any Unix filter.
 """
 
 import argparse
 import importlib
 import logging
+import os
 import pkgutil
+import signal
 import sys
 
 from companion.cli.common import Refusal
 from companion.cli.wiring import readout  # noqa: F401  (the check-hw readout, used by tests and docs)
-from companion.errors import BadInput
+from companion.errors import BadInput, printable
 from companion.notify import say_why_and_leave
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its refusals one line (the usage is one `--help` away); each subcommand's too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {printable(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="companion", description="The hourglass table companion.")
+    parser = Parser(prog="companion", description="The hourglass table companion.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     modules = [importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)]
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__)):  # the table's first
@@ -35,7 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a reader gone is noticed here, not in the interpreter's exit
+        return status
+    except BrokenPipeError:
+        # Nothing more reaches the reader: stdout goes to nowhere so that the exit's flush says nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE  # what a shell shows for a filter whose reader went away
     except (Refusal, BadInput) as e:
         line = f"companion {args.command}: {e}"
         print(line, file=sys.stderr)

@@ -1,8 +1,9 @@
 """What every command shares: one-line refusals and reading input files."""
 
+import argparse
 import sys
 
-from companion.errors import printable
+from companion.errors import BadInput, printable
 
 
 class Refusal(Exception):
@@ -28,3 +29,25 @@ def read_lines(path: str):
         raise Refusal(f"{path}: cannot read ({e.strerror or e})") from None
     except UnicodeDecodeError as e:
         raise Refusal(f"{path}: not UTF-8 text (byte {e.start + 1})") from None
+
+
+def checked_option(check, name: str):
+    """An argparse type that checks a value with the config's own rule (`check_host`, `check_pin`,
+    `check_port`), so that a command's option and the config's key refuse the same values, naming the option."""
+    from companion.config import check_port
+
+    def convert(text: str):
+        value = text
+        if check is check_port:
+            try:
+                value = int(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"expected a port number from 1 to 65535 (or 0: any free one), got {text[:20]!r}") from None
+            if value == 0:
+                return 0  # asked for on purpose: any free port, and the start-up line says which
+        try:
+            return check(value, name)
+        except BadInput as e:
+            raise argparse.ArgumentTypeError(e.problem) from None
+    return convert

@@ -95,8 +95,8 @@ def cmd_simulate(args) -> int:
         raise Refusal(str(e)) from None
     if not 1 <= args.games <= MAX_GAMES:
         raise Refusal(f"--games: expected 1–{MAX_GAMES}, got {args.games}")
-    if not 0 <= args.jobs <= MAX_JOBS:
-        raise Refusal(f"--jobs: expected 0 (as many as there are cores, up to 2) to {MAX_JOBS}, got {args.jobs}")
+    if args.jobs is not None and not 1 <= args.jobs <= MAX_JOBS:
+        raise Refusal(f"--jobs: expected 1–{MAX_JOBS}, got {args.jobs}")
     jobs = args.jobs or min(2, os.cpu_count() or 1)
     series = {}
     for label, r in (("rules", rules), ("compare", other)):
@@ -133,14 +133,15 @@ def register(sub) -> None:
     geese = sub.add_parser("geese", help="帰る雁 tools for the game's designer")
     tools = geese.add_subparsers(dest="tool", required=True, metavar="TOOL")
     simulate = tools.add_parser("simulate", help="play many games between strategies and print the figures")
-    simulate.add_argument("--players", type=int, default=4, help="players per game (default 4)")
-    simulate.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
-    simulate.add_argument("--seed", type=int, default=1, help="the run's seed: the same seed plays the same games")
+    simulate.add_argument("--players", type=int, metavar="N", default=4, help="players per game (default 4)")
+    simulate.add_argument("--games", type=int, metavar="K", default=1000, help="games to play (default 1000)")
+    simulate.add_argument("--seed", type=int, metavar="S", default=1,
+                          help="the run's seed: the same seed plays the same games")
     simulate.add_argument("--rules", metavar="FILE", help="a TOML file of rule parameters (default: draft 6)")
     simulate.add_argument("--compare", metavar="FILE", help="a second rule set, played on the same seeds")
-    simulate.add_argument("--strategies", default=",".join(STRATEGIES),
+    simulate.add_argument("--strategies", metavar="NAMES", default=",".join(STRATEGIES),
                           help=f"strategies by seat, cycled and turned each game (known: {', '.join(STRATEGIES)})")
     simulate.add_argument("--plot", metavar="FILE.svg", help="write the figures as an SVG picture")
     simulate.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
-    simulate.add_argument("--jobs", type=int, default=0, help="processes to play in (default: up to 2 cores)")
+    simulate.add_argument("--jobs", type=int, metavar="N", help="processes to play in (default: up to 2 cores)")
     simulate.set_defaults(func=cmd_simulate)

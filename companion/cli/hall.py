@@ -7,7 +7,8 @@ import tomllib
 from dataclasses import replace
 from pathlib import Path
 
-from companion.cli.common import Refusal
+from companion.cli.common import Refusal, checked_option
+from companion.config import check_host, check_port
 
 DEFAULT_URL = "mqtt://127.0.0.1:1883"
 DEFAULT_DB = Path.home() / ".local" / "state" / "companion" / "hall.sqlite3"
@@ -42,6 +43,8 @@ def cmd_hall(args) -> int:
 
     settings = broker_settings(args)
     db = Path(args.db) if args.db else DEFAULT_DB
+    if args.db and not db.parent.is_dir():  # a mistyped path is refused, never made (the default's folder is)
+        raise Refusal(f"{db}: no such folder {db.parent} (--db)")
     try:
         board = Leaderboard(db)
     except (sqlite3.Error, OSError) as e:
@@ -76,11 +79,14 @@ def _interrupt(signum, frame):
 def register(sub) -> None:
     hall = sub.add_parser("hall", help="a page with every table on a broker, live, and a leaderboard")
     hall.add_argument("--mqtt", metavar="URL", help=f"the broker (default {DEFAULT_URL})")
-    hall.add_argument("--config", help="a file whose [mqtt] section gives the broker, username, password_file, CA")
-    hall.add_argument("--base", help="the topic prefix the tables use (default companion)")
-    hall.add_argument("--host", default="127.0.0.1", help="address to serve on (0.0.0.0: every network)")
-    hall.add_argument("--port", type=int, default=8100)
-    hall.add_argument("--db", help=f"the leaderboard's SQLite file (default {DEFAULT_DB})")
+    hall.add_argument("--config", metavar="FILE",
+                      help="a file whose [mqtt] section gives the broker, username, password_file, CA")
+    hall.add_argument("--base", metavar="BASE", help="the topic prefix the tables use (default companion)")
+    hall.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option(check_host, "--host"),
+                      help="address to serve on (0.0.0.0: every network)")
+    hall.add_argument("--port", default=8100, metavar="P", type=checked_option(check_port, "--port"),
+                      help="port to serve on (default 8100; 0: any free one)")
+    hall.add_argument("--db", metavar="FILE", help=f"the leaderboard's SQLite file (default {DEFAULT_DB})")
     hall.set_defaults(func=cmd_hall)
     register_remove(hall)
 

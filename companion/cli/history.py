@@ -6,6 +6,7 @@ a problem, and writes all of it in one transaction or nothing: a database
 file the import itself made is removed again when the file is refused.
 """
 
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -17,10 +18,18 @@ from companion.errors import BadInput
 ORDER = 45  # place in `companion --help`
 
 
-def _database(args) -> Path:
+def _database(args, *, may_make: bool) -> Path:
+    """The database `--db` or the config names: one that is there (an export), or one whose folder is there
+    (an import may make the file) — a mistyped path is refused, never made."""
     from companion.config import load_config
 
-    return Path(args.db or load_config(args.config).database)
+    database = Path(args.db or load_config(args.config).database)
+    where = "--db" if args.db else "the config's table.database"
+    if not may_make and not database.is_file():
+        raise Refusal(f"{database}: no such database ({where})")
+    if may_make and not database.parent.is_dir():
+        raise Refusal(f"{database}: no such folder {database.parent} ({where})")
+    return database
 
 
 def _store(database: Path):
@@ -28,16 +37,21 @@ def _store(database: Path):
 
     try:
         return Store(database)
-    except OSError as e:
-        raise Refusal(f"cannot use the database {database} ({e.strerror or e})", code=1) from None
+    except sqlite3.DatabaseError as e:  # the file is there, but not a table's database
+        raise Refusal(f"{database}: not a database the table can use ({e})") from None
+    except (sqlite3.Error, OSError) as e:
+        raise Refusal(f"cannot use the database {database} ({getattr(e, 'strerror', None) or e})", code=1) from None
 
 
 def cmd_export(args) -> int:
     from companion.records.history import export_history
 
-    store = _store(_database(args))
+    database = _database(args, may_make=False)
+    store = _store(database)
     try:
         text = export_history(store.database, wall=time.time())
+    except sqlite3.DatabaseError as e:
+        raise Refusal(f"{database}: not a database the table can use ({e})") from None
     finally:
         store.close()
     if args.file == "-":
@@ -57,19 +71,24 @@ def cmd_import(args) -> int:
     from companion.records.history import import_history
 
     text = read_text(args.file)
-    database = _database(args)
+    database = _database(args, may_make=True)
     made = not database.exists()
-    store = _store(database)
+    done = False
     try:
-        counts = import_history(store.database, text, GameShelf(store.database, KINDS))
-    except BadInput as e:
-        store.close()
-        if made:  # nothing was written: leave no new empty file behind either
+        store = _store(database)
+        try:
+            counts = import_history(store.database, text, GameShelf(store.database, KINDS))
+        except BadInput as e:
+            raise Refusal(f"{args.file}: {e}") from None
+        except sqlite3.DatabaseError as e:
+            raise Refusal(f"{database}: not a database the table can use ({e})") from None
+        finally:
+            store.close()
+        done = True
+    finally:
+        if made and not done:  # nothing was written: leave no new empty file behind either
             for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
                 path.unlink(missing_ok=True)
-        raise Refusal(f"{args.file}: {e}") from None
-    finally:
-        store.close()  # closing twice is harmless
     print(", ".join(f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in counts.items() if n) or "nothing", "imported")
     return 0
 
@@ -81,6 +100,7 @@ def register(sub) -> None:
                                   ("import", cmd_import, "read FILE (- for stdin) into a fresh table")):
         verb = verbs.add_parser(name, help=help_text)
         verb.add_argument("file", metavar="FILE")
-        verb.add_argument("--db", help="the table's SQLite file (default: the database of --config)")
-        verb.add_argument("--config", help="config file (default /etc/companion/config.toml)")
+        where = verb.add_mutually_exclusive_group()  # the one database: named, or the one a config names
+        where.add_argument("--db", metavar="FILE", help="the table's SQLite file (default: the database of --config)")
+        where.add_argument("--config", metavar="FILE", help="config file (default /etc/companion/config.toml)")
         verb.set_defaults(func=func)

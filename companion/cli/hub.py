@@ -103,9 +103,10 @@ def register(sub) -> None:
     commands = hub.add_subparsers(dest="hub_command", required=True, metavar="HUB_COMMAND")
     fake = commands.add_parser("fake", help="run the hub's firmware core behind a pseudo-terminal")
     fake.add_argument("--timers", type=int, default=6, choices=range(1, 7), metavar="N", help="channels (1-6)")
-    fake.add_argument("--seed", type=int, default=None, help="start the glasses in random poses from this seed")
+    fake.add_argument("--seed", type=int, metavar="S", default=None,
+                      help="start the glasses in random poses from this seed")
     fake.set_defaults(func=cmd_fake)
     check = commands.add_parser("check", help="open a hub, check its hello and print its poses")
-    check.add_argument("port", help="the hub's serial device, e.g. /dev/serial/by-id/usb-...")
+    check.add_argument("port", metavar="PORT", help="the hub's serial device, e.g. /dev/serial/by-id/usb-...")
     check.add_argument("--once", action="store_true", help="exit after the snapshot")
     check.set_defaults(func=cmd_check)

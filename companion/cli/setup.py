@@ -6,9 +6,10 @@ ORDER = 25  # place in `companion --help`: after check-hw and calibrate
 
 
 def cmd_setup(args) -> int:
-    from companion.config import load_or_fresh, mark_set_up
+    from companion.config import load_config, load_or_fresh, mark_set_up
 
-    config = load_or_fresh(args.config)
+    # A file named on the command line must be there (a typo is not a new table); the default one may not be yet.
+    config = load_config(args.config) if args.config else load_or_fresh(None)
     if args.reopen:
         try:
             mark_set_up(config, False)
@@ -25,7 +26,7 @@ def cmd_setup(args) -> int:
 
 def register(sub) -> None:
     setup = sub.add_parser("setup", help="say whether the table is set up; --reopen opens its setup page again")
-    setup.add_argument("--config", help="config file (default /etc/companion/config.toml)")
+    setup.add_argument("--config", metavar="FILE", help="config file (default /etc/companion/config.toml)")
     setup.add_argument("--reopen", action="store_true",
                        help="open the setup page again, behind a new setup code (the running table sees it at once)")
     setup.set_defaults(func=cmd_setup)

@@ -1,6 +1,5 @@
 """`companion demo` and `companion run`: the table, served to the phones."""
 
-import argparse
 import os
 import signal
 import sqlite3
@@ -8,7 +7,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from companion.cli.common import Refusal
+from companion.cli.common import Refusal, checked_option
 from companion.config import check_host, check_pin, check_port
 from companion.errors import BadInput
 
@@ -16,27 +15,15 @@ ORDER = 10  # place in `companion --help`
 SERVICE_STOP = "sudo systemctl stop companion stops it."
 
 
-def _option(check, name: str):
-    """An argparse type that checks a value with the config's own rule, naming the option."""
-    def convert(text: str):
-        try:
-            value = int(text) if check is check_port else text
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535 (or 0: any free one), got {text[:20]!r}") from None
-        if check is check_port and value == 0:
-            return 0  # asked for on purpose: any free port, and the start-up line says which
-        try:
-            return check(value, name)
-        except BadInput as e:
-            raise argparse.ArgumentTypeError(e.problem) from None
-    return convert
-
 NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still open its address"
 
 
 def cmd_demo(args) -> int:
     if args.db:
-        return _demo(args, Path(args.db))
+        db = Path(args.db)
+        if not db.parent.is_dir():  # a mistyped path is refused, never made
+            raise Refusal(f"{db}: no such folder {db.parent} (--db)")
+        return _demo(args, db)
     # A fresh database lives only as long as the demo: its folder goes when the demo stops, however it stops.
     with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:
         return _demo(args, Path(folder) / "companion.sqlite3")
@@ -153,19 +140,19 @@ def _interrupt(signum, frame):
 
 def register(sub) -> None:
     demo = sub.add_parser("demo", help="run the table on mock pins with six LED-emulated hourglasses")
-    demo.add_argument("--host", default="127.0.0.1", type=_option(check_host, "--host"))
-    demo.add_argument("--port", default=8000, type=_option(check_port, "--port"))
-    demo.add_argument("--pin", type=_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
-    demo.add_argument("--speed", type=float, default=1.0, help="run the show clock this many times faster")
-    demo.add_argument("--db", help="SQLite file (default: a fresh one)")
+    demo.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option(check_host, "--host"))
+    demo.add_argument("--port", default=8000, metavar="P", type=checked_option(check_port, "--port"))
+    demo.add_argument("--pin", type=checked_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
+    demo.add_argument("--speed", type=float, metavar="X", default=1.0, help="run the show clock this many times faster")
+    demo.add_argument("--db", metavar="FILE", help="SQLite file (default: a fresh one)")
     demo.add_argument("--mqtt", metavar="URL", help="join a broker: mqtt://host:port[/table name], or mqtts://")
     demo.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     demo.set_defaults(func=cmd_demo)
 
     run = sub.add_parser("run", help="run the table daemon")
-    run.add_argument("--config", help="config file (default /etc/companion/config.toml)")
+    run.add_argument("--config", metavar="FILE", help="config file (default /etc/companion/config.toml)")
     run.add_argument("--mock", action="store_true", help="use mock pins (no GPIO needed)")
-    run.add_argument("--host", type=_option(check_host, "--host"))
-    run.add_argument("--port", type=_option(check_port, "--port"))
+    run.add_argument("--host", metavar="H", type=checked_option(check_host, "--host"))
+    run.add_argument("--port", metavar="P", type=checked_option(check_port, "--port"))
     run.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     run.set_defaults(func=cmd_run)

@@ -13,11 +13,13 @@ __all__ = ["BEEP", "STEP_S", "readout", "strip_parts", "try_outputs", "turn_of"]
 
 
 def _open_rig(args, q):
-    from companion.config import load_config, load_or_fresh
+    from companion.config import load_config
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.table.rig import Rig
 
-    config = load_config(None) if args.config is None else load_or_fresh(args.config)
+    # A file named on the command line must be there (as for `run`); with none, the default file if there is
+    # one, else the defaults (and calibrate, with nowhere to store, asks for --config).
+    config = load_config(args.config)
     quiet = replace(config, strip=replace(config.strip, enabled=False), buzzer=replace(config.buzzer, enabled=False))
     try:
         factory = open_pin_factory(args.mock or config.mock_pins)
@@ -133,7 +135,7 @@ def cmd_calibrate(args) -> int:
 def register(sub) -> None:
     check = sub.add_parser("check-hw", help="live readout of every switch, pose and fault (and, on request, "
                                             "the strip and buzzer), for wiring a table")
-    check.add_argument("--config")
+    check.add_argument("--config", metavar="FILE", help="config file (default /etc/companion/config.toml)")
     check.add_argument("--mock", action="store_true")
     check.add_argument("--once", action="store_true", help="print one readout and stop")
     check.add_argument("--outputs", action="store_true",
@@ -142,7 +144,8 @@ def register(sub) -> None:
 
     calibrate = sub.add_parser("calibrate", help="time a real glass both ways and store its durations in the config")
     calibrate.add_argument("colour", metavar="COLOUR")
-    calibrate.add_argument("--config")
+    calibrate.add_argument("--config", metavar="FILE",
+                           help="config file to store the durations in (default /etc/companion/config.toml)")
     calibrate.add_argument("--mock", action="store_true")
-    calibrate.add_argument("--runs", type=int, default=2, help="runs to time each way (default 2)")
+    calibrate.add_argument("--runs", type=int, metavar="N", default=2, help="runs to time each way (default 2)")
     calibrate.set_defaults(func=cmd_calibrate)
