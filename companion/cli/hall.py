@@ -97,7 +97,7 @@ def register_remove(hall) -> None:
     remove = actions.add_parser("remove", help="take a table off the hall: its card and standings go, and its "
                                                "shows count no more (a running hall follows within seconds)")
     remove.add_argument("table", help="the table's name on the broker")
-    remove.add_argument("--db", default=argparse.SUPPRESS, help="the hall's file, here too (default: as above)")
+    remove.add_argument("--db", default=argparse.SUPPRESS, metavar="FILE", help="the hall's file, here too (default: as above)")
     remove.set_defaults(func=cmd_hall_remove)
 
 

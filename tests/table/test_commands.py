@@ -90,6 +90,7 @@ CASES = [
     (["hall", "--config", "{d}/nosuch.toml"], "nosuch.toml", (2,)),
     (["hall", "--base", "a/#"], "--base", (2,)),
     (["hall", "--db", "{d}/no/such/dir/x.sqlite3"], "x.sqlite3", (2,)),
+    (["hall", "remove", "t1", "--db", "{d}/nosuch.sqlite3"], "--db", (2,)),
     (["nosuch-command"], "nosuch-command", (2,)),
     (["demo", "--nosuch-option"], "--nosuch-option", (2,)),
 ]

@@ -16,19 +16,21 @@ def _option(action) -> str:
 
 
 def usages(parser: argparse.ArgumentParser, words: tuple[str, ...] = ("companion",)) -> list[str]:
-    """Each command's whole usage, one line per command (a positional with choices: one line per choice)."""
-    lines = []
+    """Each command's whole usage, one line per command (a positional with choices: one line per choice; a command
+    whose subcommand may be left out, such as `hall`, is a line of its own before its subcommands')."""
+    below = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, child in action.choices.items():
-                lines += usages(child, (*words, name))
-            return lines
+                below += usages(child, (*words, name))
+            if action.required or len(words) == 1:
+                return below
     heads = [list(words)]
     tail = []
     grouped = {a: g for g in parser._mutually_exclusive_groups for a in g._group_actions}
     shown = set()
     for action in parser._actions:
-        if isinstance(action, argparse._HelpAction) or action in shown:
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)) or action in shown:
             continue
         if not action.option_strings:
             if action.choices:
@@ -41,7 +43,7 @@ def usages(parser: argparse.ArgumentParser, words: tuple[str, ...] = ("companion
             tail.append("[" + " \\| ".join(_option(a) for a in group) + "]")
         else:
             tail.append(_option(action) if action.required else f"[{_option(action)}]")
-    return [" ".join(h + tail) for h in heads]
+    return [" ".join(h + tail) for h in heads] + below
 
 
 def table_usages(readme: str) -> list[str]:
