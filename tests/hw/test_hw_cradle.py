@@ -10,6 +10,7 @@ fail: test_every_broken_copy_fails_a_check keeps them honest.
 """
 
 import concurrent.futures
+import fcntl
 import hashlib
 import itertools
 import math
@@ -111,11 +112,15 @@ class Renders:
 
     def _render(self, key: str, text: str, defines) -> tuple[Path, str]:
         source, out, log = (self.folder / f"{key}{ext}" for ext in (".scad", ".stl", ".log"))
-        if not log.exists():  # a log is written only once its STL is whole
-            source.write_text(text, encoding="utf-8")
-            done = printcheck.render(out, *defines, scad=source)
-            assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
-            log.write_text(done.stderr, encoding="utf-8")
+        with open(self.folder / f"{key}.lock", "w") as lock:
+            # Test processes share the folder: one renders a part while any other that needs it waits for it,
+            # so none reads an STL another is still writing.
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not log.exists():  # a log is written only once its STL is whole
+                source.write_text(text, encoding="utf-8")
+                done = printcheck.render(out, *defines, scad=source)
+                assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
+                log.write_text(done.stderr, encoding="utf-8")
         return out, log.read_text(encoding="utf-8")
 
     def get(self, text: str, *defines: str) -> Part:
