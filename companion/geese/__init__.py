@@ -10,7 +10,7 @@ from TOML; `Game` plays a game from a seeded deal; the simulator plays many.
 
 from companion.geese.cards import GOOSE, SUITS, Card, deck, parse_card
 from companion.geese.ground import WinteringGround
-from companion.geese.record import Replay, score
+from companion.geese.replay import Replay, score
 from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import final_scores, ranking, score_migration
 

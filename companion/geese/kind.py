@@ -19,7 +19,7 @@ companion.errors.BadInput: state.players: missing
 from companion.errors import BadInput, NothingToUndo
 from companion.fields import items, record
 from companion.geese.cards import parse_card
-from companion.geese.record import MAX_ACTIONS, Replay
+from companion.geese.replay import MAX_ACTIONS, Replay
 from companion.geese.rules import DEFAULT_RULES
 from companion.geese.sheet import game_view
 from companion.players import MAX_PLAYERS, check_name

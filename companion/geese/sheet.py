@@ -12,7 +12,7 @@ messages put into words.
 from collections import Counter
 
 from companion.geese.cards import GOOSE, PLAIN_SUITS, SUITS, Card
-from companion.geese.record import Replay
+from companion.geese.replay import Replay
 from companion.geese.rules import DEFAULT_RULES, Rules
 from companion.geese.scoring import score_migration
 

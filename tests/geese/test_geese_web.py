@@ -271,7 +271,7 @@ def test_every_refusal_a_player_meets_has_a_sentence_in_both_languages(client):
         for source in (root / folder).glob("*.py"):
             codes |= set(re.findall(r'code="([a-z_.]+)"', source.read_text(encoding="utf-8")))
     codes |= set(re.findall(r'"(?:geese|flock)\.refused\.[a-z_]+"',
-                            (root / "geese/record.py").read_text(encoding="utf-8")))
+                            (root / "geese/replay.py").read_text(encoding="utf-8")))
     codes = {c.strip('"') for c in codes}
     assert {"geese.refused.out_of_turn", "flock.refused.empty"} <= codes
     for lang in ("en", "ja"):

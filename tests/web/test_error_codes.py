@@ -36,7 +36,7 @@ PLAYER_MODULES = [
     "web/scorepad/results.py", "web/scorepad/pieces.py", "records/festivals.py", "table/__init__.py",
     "table/setting.py", "table/bench.py", "table/desk.py", "table/ledger.py", "table/timebase.py", "fields.py",
     "flock/birds.py", "flock/board.py", "flock/cards.py", "flock/game.py", "flock/moves.py", "flock/sheet.py",
-    "flock/stage.py", "geese/cards.py", "geese/game.py", "geese/record.py", "hardware/hub.py",
+    "flock/stage.py", "geese/cards.py", "geese/game.py", "geese/replay.py", "hardware/hub.py",
 ]
 OPERATOR_ONLY = {
     ("config.py", "load_config"), ("config.py", "check_host"), ("config.py", "check_port"),
