@@ -66,7 +66,7 @@ UNSENT_IOCTL = 0x894B if sys.platform.startswith("linux") else None
 
 def unsent(sock) -> int:
     """Bytes queued in the kernel for `sock` that it has not sent yet (the phone's window is full); 0 if unknown."""
-    if UNSENT_IOCTL is None:
+    if UNSENT_IOCTL is None or sock is None:  # None: waitress closed the connection meanwhile (another thread)
         return 0
     try:
         return int.from_bytes(fcntl.ioctl(sock.fileno(), UNSENT_IOCTL, b"\0\0\0\0"), sys.byteorder, signed=True)
