@@ -39,6 +39,7 @@ from companion.clock import FakeClock  # noqa: E402
 from companion.mqtt.bridge import Bridge  # noqa: E402
 from companion.mqtt.mosquitto import Mosquitto, free_port, mosquitto_missing  # noqa: E402
 from companion.mqtt.settings import from_url  # noqa: E402
+from companion.ports import FixedDoor, Ports  # noqa: E402
 from companion.table import demo_table  # noqa: E402
 
 CHANGE_EVERY_S = 0.05  # each busy table changes twenty times a second
@@ -61,6 +62,7 @@ class SimulatedTable:
     def __init__(self, template: dict):
         self._changed = threading.Condition()
         self._state = dict(template, seq=1)
+        self.ports = Ports(desk=self, ledger=self, games=None, setup=None, door=FixedDoor("0000"))  # what a bridge reads
 
     def snapshot(self) -> dict:
         with self._changed:
