@@ -42,7 +42,21 @@ def game_view(record: dict, rules: Rules = DEFAULT_RULES) -> dict:
             "migrations": {name: len(replay.migrations[name]) for name in players},
             "hands": dict(replay.hand_counts), "setup_size": rules.setup_size(len(players)),
             "next_player": replay.next_player, "ending": replay.ending, "over": replay.over,
-            "ties": ties(result), "result": result}
+            "ties": ties(result), "result": result, "bonus_lost": bonus_lost(replay, rules)}
+
+
+def bonus_lost(replay: Replay, rules: Rules = DEFAULT_RULES) -> dict[str, bool]:
+    """For each player, whether a goose in a migration has cost the no-goose bonus: why a score now can drop.
+
+    >>> goose = {"n": 1, "suit": "goose"}
+    >>> record = {"players": ["a", "b", "c"], "wintering": [],
+    ...           "actions": [{"player": "a", "migrate": {"value": 1, "cards": [goose]}}]}
+    >>> bonus_lost(Replay.of(record, strict=True))
+    {'a': True, 'b': False, 'c': False}
+    """
+    return {name: rules.no_goose_bonus and any(card.suit == GOOSE for _, cards in replay.migrations[name]
+                                               for card in cards)
+            for name in replay.players}
 
 
 def ties(result: dict) -> list[dict]:

@@ -54,12 +54,11 @@ def test_two_phones_share_the_wintering_ground(browser, launch, expect, shot):
     assert spoken(viewer, "#vp-log li") == "#1 ann: eagle 6 → 1 VP"  # the card in words, its symbol for the eye
     expect(viewer.locator("#next-turn")).to_have_text("Next turn: ben")
 
-    # Ben tries to migrate one card as 2: the rules refuse in words a player reads (the field path is the
+    # Ben tries to migrate a 3 alone (as 1): the rules refuse in words a player reads (the field path is the
     # API's, for scripts), and nothing changes anywhere.
     keeper.click('#picker button[data-card="3-crane"]')
-    keeper.fill("#migrate-value", "2")
     keeper.click("#migrate")
-    expect(keeper.locator("#turn-error")).to_have_text("Migrating as 2 takes exactly 2 cards, not 1.")
+    expect(keeper.locator("#turn-error")).to_have_text("A 3 can be used only as 3–4 now, not as 1.")
     expect(viewer.locator("#actions li")).to_have_count(1)
 
     # Undo on the keeper's phone takes Ann's turn back on both.

@@ -76,10 +76,9 @@ def test_a_geese_turn_the_rules_refuse_is_told_in_japanese(browser, expect):
     unlocked_in_japanese(page, expect, url, f"/geese/games/{game['id']}")
     page.click('#picker button[data-card="6-crane"]')  # the eighth card of the wintering ground
     expect(page.locator("#next-turn")).to_contain_text("ann")
-    page.click('#picker button[data-card="3-crane"]')
-    page.fill("#migrate-value", "2")
+    page.click('#picker button[data-card="3-crane"]')  # one card migrates as 1, which a 3 cannot be
     page.click("#migrate")
-    expect(page.locator("#turn-error")).to_have_text(japanese("geese.refused.migrate_count", value=2, cards=1))
+    expect(page.locator("#turn-error")).to_have_text(japanese("geese.refused.not_usable", n=3, span="3–4", value=1))
 
 
 def test_a_refusals_colour_species_and_suit_are_the_catalogues_words(browser):

@@ -27,6 +27,7 @@ def page_rules() -> str:
     return json.dumps({"max_number": rules.max_number, "suits": list(SUITS),
                        "geese": {str(n): c for n, c in rules.geese.items()}, "max_hand": MAX_HAND,
                        "players": list(rules.player_counts), "max_name": MAX_NAME,
+                       "removed": {str(p): list(rules.removed_numbers(p)) for p in rules.player_counts},
                        "setup_sizes": {str(p): setup_plan(p)["wintering"] for p in rules.player_counts}})
 
 
@@ -60,7 +61,8 @@ def checker():
     ground = next((g["ground"] for g in games if g["id"] == chosen), None)
     if chosen is not None and ground is None:
         raise NotFound(f"no game {chosen}")
-    return render_template("geese/check.html", area="geese", saved=games, chosen=chosen,
+    players = next((len(g["players"]) for g in games if g["id"] == chosen), None)
+    return render_template("geese/check.html", area="geese", saved=games, chosen=chosen, players=players,
                            w={row["n"]: row["w"] for row in ground} if ground else {},
                            numbers=range(1, DEFAULT_RULES.max_number + 1), rules_json=page_rules(), suits=SUITS,
                            max_ground=MAX_GROUND)

@@ -27,12 +27,15 @@ export function chip(card, { onClick, count = 1, pressed, key } = {}) {
   return el;
 }
 
-// Every card of the deck as a button grid, one row per number; `onPick(card)` on a tap. From the keyboard it is
-// one stop of Tab: the arrow keys move by number and suit, a digit goes to that number's row.
-export function picker(container, rules, onPick) {
+// Every card of the deck as a button grid, one row per number; `onPick(card)` on a tap. With `players`, only
+// the cards that game is played with (the numbers the rules take out for that count are not offered).
+// From the keyboard it is one stop of Tab: the arrow keys move by number and suit, a digit goes to that number's row.
+export function picker(container, rules, onPick, players = null) {
   container.replaceChildren();
   container.setAttribute("role", "grid");
+  const removed = new Set(players ? rules.removed[String(players)] ?? [] : []);
   for (let n = 1; n <= rules.max_number; n += 1) {
+    if (removed.has(n)) continue;
     const row = document.createElement("div");
     row.className = "picker-row";
     row.setAttribute("role", "row");

@@ -49,7 +49,7 @@ async function check() {
 picker($("picker"), rules, (card) => {
   if (hand.length < rules.max_hand) hand.push(card);
   check();
-});
+}, Number(root.dataset.players) || null); // a saved game's ground: its player count's deck alone
 for (const input of root.querySelectorAll("input[data-number]")) input.addEventListener("input", check);
 $("clear").addEventListener("click", () => { hand = []; check(); });
 check();

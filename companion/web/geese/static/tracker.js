@@ -1,6 +1,7 @@
 // The live wintering ground: every phone follows the game by server-sent events; with the PIN a phone
 // records the turns (tap cards in at setup and out again; then each turn's arrivals, take-back or migration).
-// Whose turn, each hand's size and the game's end come from the table, which checks every turn by the rules.
+// Whose turn, each hand's size and the game's end come from the table, which checks every turn by the rules:
+// a turn is always the next player's, and a migration's value is its number of cards, so neither is asked.
 
 import { errorText, postJSON } from "/static/js/api.js";
 import { follow } from "/static/js/follow.js";
@@ -20,6 +21,9 @@ let take = null;
 
 const bare = (card) => ({ n: card.n, suit: card.suit }); // a card as the API reads it (no on-screen count)
 const settingUp = () => view.actions.length === 0 && view.wintering.length < view.setup_size;
+// Before the first turn a ground card tapped goes back out, the full ground's too (a last card laid wrong),
+// unless two arriving cards are choosing one to take back.
+const takesOut = () => view.actions.length === 0 && !offerTake();
 const offerTake = () => !settingUp() && chosen.length === 2; // two arriving cards take one of the ground back
 const markTake = (card) => { take = take && same(take, card) ? null : bare(card); render(); };
 
@@ -51,7 +55,7 @@ function drawGround(body) {
     cell(tr, row.high > row.low ? t("geese.ground.span", { low: row.low, high: row.high, w: row.w }) : String(row.low)).className = "range";
     const chips = row.cards.map((card) => {
       if (!open) return chip(card, { count: card.count });
-      if (settingUp()) return chip(card, { count: card.count, onClick: (c) => layOut(bare(c), false) });
+      if (takesOut()) return chip(card, { count: card.count, onClick: (c) => layOut(bare(c), false) });
       return chip(card, { count: card.count, pressed: take !== null && same(take, card), onClick: markTake });
     });
     cell(tr, chips.length ? chips : ["–"]);
@@ -89,7 +93,14 @@ function renderTotals() {
     tr.append(th);
     cell(tr, String(view.wintering_vp[name])).className = "wintering-vp";
     cell(tr, String(view.migrations[name]));
-    cell(tr, String(view.result.players[name].total)).className = "total";
+    const total = cell(tr, String(view.result.players[name].total));
+    total.className = "total";
+    if (view.bonus_lost[name]) { // the score now dropped by the no-goose bonus: say why beside it
+      const why = document.createElement("span");
+      why.className = "why help";
+      why.textContent = t("geese.vp.bonus_lost");
+      total.append(" ", why);
+    }
     body.append(tr);
   }
   $("vp-log").replaceChildren(...view.log.map((entry) => {
@@ -148,7 +159,6 @@ function renderTurn() {
     emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
   renderTake();
   $("lay-out").hidden = view.actions.length > 0;
-  $("migrate-value").placeholder = String(chosen.length || "");
 }
 
 // Beside the chosen cards when two arrive: the ground's cards, one to take back (one Tab stop, arrow keys).
@@ -208,7 +218,6 @@ function show(next) {
   const fresh = !view || next.actions.length !== view.actions.length;
   view = next;
   root.dataset.version = String(view.version);
-  if (unlocked && fresh && view.next_player) $("turn-player").value = view.next_player;
   if (unlocked && fresh) $("undo-confirm").hidden = true;
   render();
 }
@@ -224,18 +233,18 @@ if (unlocked) {
   picker($("picker"), rules, (card) => {
     if (view && settingUp()) layOut(card, true);
     else { chosen.push(card); render(); }
-  });
+  }, Number(root.dataset.players));
   $("lay-out").addEventListener("click", async () => {
     for (const card of [...chosen]) if (!(await layOut(card, true))) break;
   });
   $("arrive").addEventListener("click", () => {
-    const action = { player: $("turn-player").value, arrive: chosen.map(bare) };
+    const action = { player: view.next_player, arrive: chosen.map(bare) };
     if (take) action.take = bare(take);
     send(root.dataset.actions, { action });
   });
   $("migrate").addEventListener("click", () => {
-    const value = Number($("migrate-value").value || chosen.length);
-    send(root.dataset.actions, { action: { player: $("turn-player").value, migrate: { value, cards: chosen.map(bare) } } });
+    const migrate = { value: chosen.length, cards: chosen.map(bare) };
+    send(root.dataset.actions, { action: { player: view.next_player, migrate } });
   });
   $("undo").addEventListener("click", askUndo);
   // The question answered, the focus goes back to Undo (or to the picker when nothing is left to undo).
@@ -248,7 +257,7 @@ if (unlocked) {
     answered();
   });
   const clear = () => {
-    chosen = []; take = null; $("turn-error").textContent = ""; $("migrate-value").value = ""; render();
+    chosen = []; take = null; $("turn-error").textContent = ""; render();
   };
   $("clear").addEventListener("click", clear);
   // Escape in the turn or on the ground clears the choice; the focus goes back to the picker.
