@@ -65,6 +65,50 @@ def festivals(database: Database) -> list[dict]:
     return kept
 
 
+# ---- the encore's numbers before the score pad counted the box's 30 event cards ------------------------------
+
+# A table that counted 32 events (ten festivals of three, the encore 31 and 32) kept its encore under these
+# ids; the encore is events 29 and 30 now (companion.skyrockets.festivals).
+OLD_ENCORE = {"event-31": "event-29", "event-32": "event-30"}
+
+
+def renumber_old_encore(db) -> list[str]:
+    """The old encore's events moved to the encore's numbers, on the open transaction's connection `db`: the saved
+    event, its shows (and so the score pad), their journals' setup lines and the custom festivals that list it;
+    the ids moved.
+
+    An old id whose new number is in use already (an event saved or played under it) is left as it is: an
+    ordinary saved event, outside the campaign, its shows on the score pad all the same. Safe to run again.
+    """
+    def used(event: str) -> bool:
+        return bool(db.execute("SELECT 1 FROM events WHERE id = ?", (event,)).fetchone()
+                    or db.execute("SELECT 1 FROM shows WHERE event_id = ?", (event,)).fetchone())
+
+    moved = {old: new for old, new in OLD_ENCORE.items() if used(old) and not used(new)}
+    for old, new in moved.items():
+        for row in db.execute("SELECT id, data FROM events WHERE id = ?", (old,)).fetchall():
+            data = json.loads(row["data"])
+            db.execute("UPDATE events SET id = ?, data = ? WHERE id = ?",
+                       (new, json.dumps({**data, "id": new}, ensure_ascii=False), old))
+        shows = [r["id"] for r in db.execute("SELECT id FROM shows WHERE event_id = ?", (old,)).fetchall()]
+        db.execute("UPDATE shows SET event_id = ? WHERE event_id = ?", (new, old))  # the pad's triggers recount
+        for show in shows:
+            db.execute("DELETE FROM checkpoints WHERE show_id = ?", (show,))  # a running show replays its journal
+            for line in db.execute("SELECT n, line FROM journal WHERE show_id = ?", (show,)).fetchall():
+                entry = json.loads(line["line"])
+                if entry.get("type") == "setup" and isinstance(entry.get("event"), dict):
+                    entry["event"] = {**entry["event"], "id": new}
+                    db.execute("UPDATE journal SET line = ? WHERE show_id = ? AND n = ?",
+                               (json.dumps(entry, ensure_ascii=False), show, line["n"]))
+    if moved:
+        for row in db.execute("SELECT id, events FROM festivals").fetchall():
+            events = json.loads(row["events"])
+            if any(event in moved for event in events):
+                db.execute("UPDATE festivals SET events = ? WHERE id = ?",
+                           (json.dumps([moved.get(e, e) for e in events], ensure_ascii=False), row["id"]))
+    return sorted(moved)
+
+
 # ---- the history file (companion.records.kinds) ----------------------------------------------------------
 
 def _festival_lines(db):

@@ -25,7 +25,7 @@ import json
 from companion import fields, jsonin
 from companion.errors import BadInput, Conflict
 from companion.records.database import Database, iso
-from companion.records.festivals import FESTIVALS
+from companion.records.festivals import FESTIVALS, renumber_old_encore
 from companion.records.game_history import GAME_KINDS
 from companion.records.kinds import Known
 from companion.records.shows import EVENTS, PLAYERS, SHOWS
@@ -85,6 +85,7 @@ def import_history(database: Database, text: str, shelf) -> dict:
                                code="history.not_fresh")
         for record in records:
             BY_RECORD[record["record"]].restore(db, record)
+        renumber_old_encore(db)  # a file exported when the encore was events 31 and 32
     return {kind: sum(r["record"] == kind for r in records) for kind in RECORDS}
 
 

@@ -17,7 +17,7 @@ adds, so a file whose old marks are missing is brought forward all the same.
 >>> from companion.records.database import Database
 >>> db = Database(":memory:", TABLE_FILE)
 >>> TABLE_FILE.version(db), TABLE_FILE.latest
-(4, 4)
+(5, 5)
 """
 
 import sqlite3
@@ -168,4 +168,5 @@ TABLE_FILE = Schema(steps=(
     script(festivals.SCHEMA),  # 2: custom festivals
     _count_pad,  # 3: the score pad kept by triggers (a file of before them carried a 'pad' mark in meta)
     _festival_ids_never_reused,  # 4
+    festivals.renumber_old_encore,  # 5: the encore is events 29 and 30 of the box's 30, no longer 31 and 32
 ), older=_older_table_file)

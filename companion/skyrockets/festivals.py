@@ -1,17 +1,21 @@
-"""Festivals: the Skyrockets campaign of 30 numbered events in festivals of three, the encore, and custom festivals.
+"""Festivals: the Skyrockets campaign of 30 numbered event cards — the training event, nine festivals of three,
+the encore pair — and custom festivals.
 
-The event cards are numbered 1–30 and played in order, three to a festival;
-the tenth festival is the grand finale, and the two encore events (31, 32)
-open once every event of the grand finale is won. The cards print their own
-setups, so a numbered event is an ordinary saved event whose id is
-`event_id(n)`: the owner enters its setup once. Progress is read from the
-score pad (best stars and attempts per event id); nothing here keeps state.
+The rule text gives 30 event cards, the Grand Finale festival numbered
+"(28)" and an encore of two more events after it; one numbering holds all
+three: event 1 is the training event, nine festivals of three hold events
+2–28 (the ninth, 26–28, is the Grand Finale), and the encore holds 29 and
+30, opened once every event of the Grand Finale is won. The cards print
+their own setups, so a numbered event past the training one is an ordinary
+saved event whose id is `event_id(n)`: the owner enters its setup once.
+Progress is read from the score pad (best stars and attempts per event id);
+nothing here keeps state.
 
 >>> pad = {event_id(1): {"best_stars": 2, "attempts": 3}, event_id(2): {"best_stars": 3, "attempts": 1}}
->>> first = progress(campaign(), pad)[0]
->>> first["won"], first["stars"], first["next"]
-(2, 5, 'event-03')
->>> next_event(progress(campaign(), pad))
+>>> shown = progress(campaign(), pad)
+>>> sum(f["size"] for f in shown), shown[1]["won"], shown[1]["stars"], shown[1]["next"]
+(30, 1, 3, 'event-03')
+>>> next_event(shown)
 'event-03'
 """
 
@@ -19,51 +23,66 @@ from dataclasses import dataclass
 
 from companion.errors import BadInput
 from companion.fields import record
-from companion.skyrockets.events import MAX_EVENT_ID, MAX_EVENT_NAME
+from companion.skyrockets.events import MAX_EVENT_ID, MAX_EVENT_NAME, TRAINING
 from companion.skyrockets.show import CROWD_TOKENS
 
-CAMPAIGN_EVENTS = 30  # numbered event cards, played in order
+CAMPAIGN_EVENTS = 30  # event cards in the box, numbered in the order they are played
+TRAINING_NUMBER = 1  # the first card: the training event, built in
 FESTIVAL_SIZE = 3  # events in a festival of the campaign
-ENCORE_EVENTS = (31, 32)  # the sealed pair, opened after the grand finale
-GRAND_FINALE = CAMPAIGN_EVENTS // FESTIVAL_SIZE  # the last festival of the campaign
+ENCORE_EVENTS = (CAMPAIGN_EVENTS - 1, CAMPAIGN_EVENTS)  # the sealed pair, opened after the grand finale
+GRAND_FINALE = (ENCORE_EVENTS[0] - 1 - TRAINING_NUMBER) // FESTIVAL_SIZE  # the ninth festival, events 26–28
 MAX_STARS = CROWD_TOKENS  # a won event's best rating: every crowd token still star side up
 MAX_FESTIVAL_EVENTS = 12  # events in a custom festival
 MAX_FESTIVALS = 50  # custom festivals a table keeps
 
 
 def event_id(number: int) -> str:
-    """The saved-event id of event card `number` (1–32)."""
-    return f"event-{number:02d}"
+    """The event id of event card `number` (1–30): the built-in training event's, else a saved event's.
+
+    >>> event_id(1), event_id(4), event_id(30)
+    ('training', 'event-04', 'event-30')
+    """
+    return TRAINING.id if number == TRAINING_NUMBER else f"event-{number:02d}"
 
 
 def event_number(event: str) -> int | None:
     """The card number of a numbered event's id, or None for any other event.
 
-    >>> event_number("event-07"), event_number("training")
-    (7, None)
+    >>> event_number("event-07"), event_number("training"), event_number("event-01"), event_number("event-31")
+    (7, 1, None, None)
     """
+    if event == TRAINING.id:
+        return TRAINING_NUMBER
     if event.startswith("event-") and event[6:].isascii() and event[6:].isdigit() and len(event) == 8:
         number = int(event[6:])
-        return number if 1 <= number <= ENCORE_EVENTS[-1] else None
+        return number if TRAINING_NUMBER < number <= CAMPAIGN_EVENTS else None
     return None
 
 
 @dataclass(frozen=True)
 class Festival:
-    """A festival: its key, its events' ids in the order they are played, and whether it is the encore."""
+    """A festival: its key, its events' ids in the order they are played, and which part of the campaign it is."""
 
     key: str
     events: tuple[str, ...]
     name: str = ""
     encore: bool = False
     custom: bool = False
+    training: bool = False  # the training event, played before the first festival
 
 
 def campaign() -> list[Festival]:
-    """The ten festivals of the campaign, then the encore pair."""
-    festivals = [Festival(str(f), tuple(event_id(n) for n in range((f - 1) * FESTIVAL_SIZE + 1, f * FESTIVAL_SIZE + 1)))
+    """The training event, the nine festivals of the campaign, then the encore pair: 30 events in all.
+
+    >>> [f.key for f in campaign()][:3], campaign()[GRAND_FINALE].events
+    (['training', '1', '2'], ('event-26', 'event-27', 'event-28'))
+    """
+    first = TRAINING_NUMBER + 1
+    festivals = [Festival(str(f), tuple(event_id(n) for n in range(first + (f - 1) * FESTIVAL_SIZE,
+                                                                    first + f * FESTIVAL_SIZE)))
                  for f in range(1, GRAND_FINALE + 1)]
-    return festivals + [Festival("encore", tuple(event_id(n) for n in ENCORE_EVENTS), encore=True)]
+    return ([Festival(TRAINING.id, (event_id(TRAINING_NUMBER),), training=True)] + festivals
+            + [Festival("encore", tuple(event_id(n) for n in ENCORE_EVENTS), encore=True)])
 
 
 def custom_festival(data: object, known_events, key: str = "") -> Festival:
@@ -116,7 +135,9 @@ def progress(festivals: list[Festival], pad: dict[str, dict]) -> list[dict]:
         done[festival.key] = complete
         open_ = not festival.encore or done.get(str(GRAND_FINALE), False)
         shown.append({"key": festival.key, "name": festival.name, "encore": festival.encore,
-                      "custom": festival.custom, "events": rows, "won": won, "size": len(rows),
+                      "custom": festival.custom, "training": festival.training,
+                      "grand_finale": not festival.custom and festival.key == str(GRAND_FINALE),
+                      "events": rows, "won": won, "size": len(rows),
                       "stars": sum(r["best_stars"] or 0 for r in rows), "max_stars": MAX_STARS * len(rows),
                       "complete": complete, "open": open_,
                       "next": next((r["event"] for r in rows if not r["won"]), None) if open_ else None})

@@ -3,25 +3,32 @@
 BG Stats documents how another app pushes a play to it
 (https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/):
 a link `https://app.bgstatsapp.com/createPlay.html?data=<data>`, where
-<data> is the URL-encoded JSON of one play — `playDate` ("YYYY-MM-DD
-HH:MM:SS"), `durationMin`, `location`, `board`, `comments`, `game`
-(`name`, `sourceGameId`, `bggId` when known, `highestWins`, `noPoints`) and
-`players` (`name`, `sourcePlayerId`, `score`, `rank`, `role`, `winner`,
-`startPlayer`). The app exists for iOS and Android only, so the link is
-offered on those phones alone.
+<data> is the URL-encoded JSON of one play — `sourceName` (the app that
+sends it) and `sourcePlayId` (the play's own id there: the same play pushed
+again updates the play BG Stats made of it instead of adding a second),
+`playDate` ("YYYY-MM-DD HH:MM:SS", the players' local time), `durationMin`,
+`location`, `board`, `comments`, `game` (`name`, `sourceGameId`, `bggId`
+when known, `highestWins`, `noPoints`, `cooperative`) and `players`
+(`name`, `sourcePlayerId`, `score`, `rank`, `role`, `winner`,
+`startPlayer`). A co-operative game without points sends `noPoints` and no
+score: all its players win or lose together, and its stars are told in the
+comments. The app exists for iOS and Android only, so the link is offered
+on those phones alone.
 
+>>> from datetime import timedelta, timezone
 >>> play = bgstats_play(game={"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True,
-...                           "noPoints": False}, played="2025-05-04T19:30:00Z", minutes=7, board="Training",
-...                    comments="", players=[{"name": "Aki", "score": 3, "rank": 1, "winner": True, "start": True}])
->>> play["playDate"], play["players"][0]["sourcePlayerId"]
-('2025-05-04 19:30:00', 'aki')
+...                           "noPoints": True, "cooperative": True}, play_id="show-4",
+...                    played="2025-05-04T19:30:00Z", minutes=7, board="Training", comments="",
+...                    players=[{"name": "Aki", "winner": True, "start": True}], zone=timezone(timedelta(hours=9)))
+>>> play["playDate"], play["sourcePlayId"], play["players"][0]["sourcePlayerId"], "score" in play["players"][0]
+('2025-05-05 04:30:00', 'show-4', 'aki', False)
 >>> bgstats_link(play).startswith("https://app.bgstatsapp.com/createPlay.html?data=%7B")
 True
 """
 
 import json
 import re
-from datetime import datetime
+from datetime import datetime, tzinfo
 from urllib.parse import quote
 
 from companion.web.looks import LOOKS
@@ -29,20 +36,36 @@ from companion.web.looks import LOOKS
 BGSTATS_URL = "https://app.bgstatsapp.com/createPlay.html"
 BGSTATS_PLATFORMS = re.compile(r"Android|iPhone|iPad|iPod")  # where the app (and so its link) exists
 LOCATION = "Hourglass table"
+SOURCE_NAME = "Hourglass table companion"  # this app, as BG Stats names where a pushed play came from
 STAR, NO_STAR, SPARK, MISS = "⭐", "☆", "🎆", "💨"
 
 
-def bgstats_play(*, game: dict, played: str, minutes: int | None, board: str, comments: str,
-                 players: list[dict]) -> dict:
-    """One play in BG Stats' documented JSON; `played` is the stored UTC instant ("...T...Z")."""
-    play = {"board": board, "comments": comments, "game": dict(game), "location": LOCATION,
-            "playDate": played[:10] + " " + played[11:19],
-            "players": [{"name": p["name"], "sourcePlayerId": _player_id(p["name"]), "score": p["score"],
-                         "rank": p["rank"], "role": "", "winner": p["winner"], "startPlayer": p["start"]}
-                        for p in players]}
+def bgstats_play(*, game: dict, play_id: str, played: str, minutes: int | None, board: str, comments: str,
+                 players: list[dict], zone: tzinfo | None = None) -> dict:
+    """One play in BG Stats' documented JSON. `play_id` is the play's id on this table, `played` the stored UTC
+    instant ("...T...Z"), told in `zone` (None: the table's own time zone). A player's `score` and `rank` are
+    sent when given (a co-operative game without points has neither)."""
+    play = {"sourceName": SOURCE_NAME, "sourcePlayId": play_id, "board": board, "comments": comments,
+            "game": dict(game), "location": LOCATION, "playDate": local_time(played, zone), "players": []}
+    for p in players:
+        player = {"name": p["name"], "sourcePlayerId": _player_id(p["name"])}
+        player.update({key: p[key] for key in ("score", "rank") if key in p})
+        player.update({"role": "", "winner": p["winner"], "startPlayer": p["start"]})
+        play["players"].append(player)
     if minutes is not None:
         play["durationMin"] = minutes
     return play
+
+
+def local_time(instant: str, zone: tzinfo | None = None) -> str:
+    """A stored UTC instant as BG Stats reads a play's date: "YYYY-MM-DD HH:MM:SS" in `zone` (None: the table's).
+
+    >>> from datetime import timezone
+    >>> local_time("2025-05-04T19:30:00Z", timezone.utc)
+    '2025-05-04 19:30:00'
+    """
+    moment = datetime.fromisoformat(instant.replace("Z", "+00:00"))
+    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def bgstats_link(play: dict) -> str:
@@ -68,13 +91,13 @@ def _player_id(name: str) -> str:
     return name.strip().casefold()
 
 
-def show_result(show: dict, players: list[str], words, ran_out: list[str] = ()) -> dict:
+def show_result(show: dict, players: list[str], words, ran_out: list[str] = (), zone: tzinfo | None = None) -> dict:
     """A finished Skyrockets show: its share text, emoji line and BG Stats play.
 
     `words(key, **params)` is the catalogue in the page's language; `ran_out`
     the glasses that ran out, in order, each told by its symbol and name.
-    Skyrockets is co-operative: every player has the show's stars as score,
-    and all win or all lose together.
+    Skyrockets is co-operative and scores no points: all win or all lose
+    together, and the stars are told in the comments (the share text).
     """
     won = show["outcome"] == "win"
     stars = show["stars"] if won else 0
@@ -87,23 +110,26 @@ def show_result(show: dict, players: list[str], words, ran_out: list[str] = ()) 
     minutes = _minutes(show.get("started"), show.get("ended"))
     names = players or ([show["start_player"]] if show.get("start_player") else [])
     play = bgstats_play(
-        game={"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True, "noPoints": False},
-        played=show["started"], minutes=minutes, board=title, comments=text,
-        players=[{"name": n, "score": stars, "rank": 1, "winner": won, "start": n == show.get("start_player")}
-                 for n in names])
+        game={"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True, "noPoints": True,
+              "cooperative": True},
+        play_id=f"skyrockets-show-{show['id']}", played=show["started"], minutes=minutes, board=title,
+        comments=text, zone=zone,
+        players=[{"name": n, "winner": won, "start": n == show.get("start_player")} for n in names])
     return {"text": text, "emoji": emoji, "play": play}
 
 
-def game_result(game_name: str, source_id: str, ranking: list[tuple[str, int]], played: str, words,
-                start: str | None = None, winners: set[str] | None = None) -> dict:
-    """A finished bird game: `ranking` is (name, points), winner first, in the game's own tie order."""
+def game_result(game_name: str, source_id: str, play_id: str, ranking: list[tuple[str, int]], played: str, words,
+                start: str | None = None, winners: set[str] | None = None, zone: tzinfo | None = None) -> dict:
+    """A finished bird game: `ranking` is (name, points), winner first, in the game's own tie order;
+    `play_id` the game's id on this table."""
     medals = ["🥇", "🥈", "🥉"]
     lines = [f"{medals[i] if i < 3 else '🐦'} {name} {points}" for i, (name, points) in enumerate(ranking)]
     emoji = "🪶" * min(len(ranking), 5)
     text = "\n".join([words("share.game_title", game=game_name), *lines, emoji])
     play = bgstats_play(
-        game={"name": game_name, "sourceGameId": source_id, "highestWins": True, "noPoints": False},
-        played=played, minutes=None, board="", comments=text,
+        game={"name": game_name, "sourceGameId": source_id, "highestWins": True, "noPoints": False,
+              "cooperative": False},
+        play_id=play_id, played=played, minutes=None, board="", comments=text, zone=zone,
         players=[{"name": name, "score": points, "rank": 1 if winners and name in winners else i + 1,
                   "winner": name in winners if winners else i == 0,
                   "start": name == start}

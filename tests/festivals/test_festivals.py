@@ -30,30 +30,41 @@ def play(store: Store, n: int, outcome: str, stars: int = 0, wall: float = WALL)
 
 # ---- the pure rules of the campaign ------------------------------------------------
 
-def test_the_campaign_is_ten_festivals_of_three_then_the_encore_pair():
+def test_the_campaign_is_the_training_event_nine_festivals_of_three_and_the_encore_pair():
     festivals = campaign()
-    assert [f.events for f in festivals[:2]] == [("event-01", "event-02", "event-03"),
-                                                 ("event-04", "event-05", "event-06")]
-    assert len(festivals) == 11 and festivals[9].events[-1] == "event-30"
-    assert festivals[-1].encore and festivals[-1].events == ("event-31", "event-32")
-    assert event_number("event-32") == 32 and event_number("event-33") is None and event_number("event-1") is None
+    assert festivals[0].training and festivals[0].events == ("training",)
+    assert [f.events for f in festivals[1:3]] == [("event-02", "event-03", "event-04"),
+                                                  ("event-05", "event-06", "event-07")]
+    assert len(festivals) == 11 and festivals[9].key == "9" and festivals[9].events == ("event-26", "event-27",
+                                                                                       "event-28")
+    assert festivals[-1].encore and festivals[-1].events == ("event-29", "event-30")
+    events = [event for festival in festivals for event in festival.events]
+    assert len(events) == len(set(events)) == 30  # the box's 30 event cards, never more
+    assert [event_number(e) for e in events] == list(range(1, 31))
+    assert event_number("event-31") is None and event_number("event-01") is None and event_number("event-1") is None
+    shown = progress(festivals, {})
+    assert [f["key"] for f in shown if f["grand_finale"]] == ["9"] and shown[0]["training"]
 
 
 def test_the_next_event_is_the_first_not_yet_won_and_a_loss_does_not_move_on():
-    pad = {"event-01": {"best_stars": 3, "attempts": 1}, "event-02": {"best_stars": None, "attempts": 2}}
+    assert next_event(progress(campaign(), {})) == "training"  # the rules start with the training event
+    pad = {"training": {"best_stars": 1, "attempts": 1},
+           "event-02": {"best_stars": 3, "attempts": 1}, "event-03": {"best_stars": None, "attempts": 2}}
     shown = progress(campaign(), pad)
-    assert next_event(shown) == "event-02"
-    assert shown[0]["won"] == 1 and shown[0]["stars"] == 3 and not shown[0]["complete"]
+    assert next_event(shown) == "event-03"
+    assert shown[1]["won"] == 1 and shown[1]["stars"] == 3 and not shown[1]["complete"]
     assert current_festival(shown)["key"] == "1"
 
 
 def test_the_encore_opens_only_after_the_grand_finale_is_complete():
-    won = {event_id(n): {"best_stars": 1, "attempts": 1} for n in range(1, 30)}
+    won = {event_id(n): {"best_stars": 1, "attempts": 1} for n in range(1, 28)}
     shown = progress(campaign(), won)
-    assert not shown[-1]["open"] and next_event(shown) == "event-30"
-    won["event-30"] = {"best_stars": 2, "attempts": 4}
+    assert not shown[-1]["open"] and next_event(shown) == "event-28"
+    won["event-28"] = {"best_stars": 2, "attempts": 4}
     shown = progress(campaign(), won)
-    assert shown[-1]["open"] and next_event(shown) == "event-31"
+    assert shown[-1]["open"] and next_event(shown) == "event-29"
+    won.update({"event-29": {"best_stars": 3, "attempts": 1}, "event-30": {"best_stars": 3, "attempts": 2}})
+    assert next_event(progress(campaign(), won)) is None
 
 
 def test_a_custom_festival_names_the_field_that_is_wrong():
@@ -80,12 +91,56 @@ def test_a_table_file_is_migrated_to_the_current_schema_version(tmp_path):
     assert store.database.read("SELECT COUNT(*) FROM festivals")[0][0] == 0
 
 
+def test_a_table_that_counted_32_events_keeps_its_encore_as_events_29_and_30(tmp_path):
+    store = Store(tmp_path / "t.sqlite3")
+    play_id = played_show(store, "event-31", "win", 2, name="Encore A")
+    played_show(store, "event-32", "loss", name="Encore B")
+    played_show(store, "event-30", "win", 3, name="Night 30")  # the old grand finale's last: still event 30
+    played_show(store, "event-32", "win", 1, name="Encore B")
+    with store.database.transaction() as db:
+        db.execute("INSERT INTO festivals (name, events, saved) VALUES ('Encores', '[\"event-31\", \"training\"]',"
+                   " '2025-05-04T19:30:00Z')")
+        db.execute("PRAGMA user_version = 4")  # as the table wrote it before
+    store.close()
+    store = Store(tmp_path / "t.sqlite3")
+    assert TABLE_FILE.version(store.database) == TABLE_FILE.latest
+    pad = {row["event"]: row for row in store.scorepad()["events"]}
+    assert "event-31" not in pad and (pad["event-29"]["best_stars"], pad["event-29"]["attempts"]) == (2, 1)
+    assert "event-32" in pad  # event 30 was played already: the old event 32 stays an ordinary saved event
+    assert (pad["event-30"]["best_stars"], pad["event-30"]["name"]) == (3, "Night 30")
+    assert store.events()["event-29"].name == "Encore A" and "event-31" not in store.events()
+    assert '"id": "event-29"' in store.show_log(play_id)[0]
+    from companion.records.festivals import festivals
+    assert festivals(store.database)[0]["events"] == ["event-29", "training"]
+    shown = progress(campaign(), {e: r for e, r in pad.items()})
+    assert [r["best_stars"] for r in shown[-1]["events"]] == [2, 3]
+    # and the file it exports reads into a fresh table as it is
+    text = export_history(store.database, wall=WALL)
+    new = Store(tmp_path / "new.sqlite3")
+    import_history(new.database, text, GameShelf(new.database, KINDS))
+    assert new.scorepad() == store.scorepad()
+
+
+def test_a_history_file_of_32_events_reads_its_encore_as_events_29_and_30(tmp_path):
+    old = Store(tmp_path / "old.sqlite3")
+    played_show(old, "event-31", "win", 3, name="Encore A")
+    text = export_history(old.database, wall=WALL)
+    assert '"event": "event-31"' in text
+    new = Store(tmp_path / "new.sqlite3")
+    import_history(new.database, text, GameShelf(new.database, KINDS))
+    assert [row["event"] for row in new.scorepad()["events"] if row["attempts"]] == ["event-29"]
+    assert new.shows()[0]["event"] == "event-29" and '"id": "event-29"' in new.show_log(1)[0]
+    again = Store(tmp_path / "again.sqlite3")  # exported again, the file reads the same
+    import_history(again.database, export_history(new.database, wall=WALL), GameShelf(again.database, KINDS))
+    assert again.scorepad() == new.scorepad()
+
+
 def test_stars_are_kept_at_their_best_and_every_attempt_counts(tmp_path):
     store = Store(tmp_path / "t.sqlite3")
-    play(store, 1, "loss")
-    play(store, 1, "win", 3)
-    play(store, 1, "win", 1)
-    row = next(r for r in store.scorepad()["events"] if r["event"] == "event-01")
+    play(store, 2, "loss")
+    play(store, 2, "win", 3)
+    play(store, 2, "win", 1)
+    row = next(r for r in store.scorepad()["events"] if r["event"] == "event-02")
     assert (row["best_stars"], row["attempts"]) == (3, 3)
 
 
@@ -94,9 +149,9 @@ def test_stars_are_kept_at_their_best_and_every_attempt_counts(tmp_path):
 def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(tmp_path):
     old = Store(tmp_path / "old.sqlite3")
     old.set_players(["Aki", "Ben", "Chiyo"])
-    play(old, 1, "win", 2)
-    play(old, 2, "loss")
-    play(old, 2, "win", 3)
+    play(old, 2, "win", 2)
+    play(old, 3, "loss")
+    play(old, 3, "win", 3)
     text = export_history(old.database, wall=WALL)
     new = Store(tmp_path / "new.sqlite3")
     counts = import_history(new.database, text, GameShelf(new.database, KINDS))
@@ -108,8 +163,8 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(tmp_path
 
 def bad_history(tmp_path, change) -> tuple[Store, str]:
     old = Store(tmp_path / "old.sqlite3")
-    play(old, 1, "win", 2)
-    play(old, 2, "win", 1)
+    play(old, 2, "win", 2)
+    play(old, 3, "win", 1)
     lines = export_history(old.database, wall=WALL).split("\n")[:-1]
     change(lines)
     return Store(tmp_path / "new.sqlite3"), "\n".join(lines) + "\n"
@@ -141,8 +196,8 @@ def test_an_import_refuses_a_file_that_is_not_a_history_and_a_table_that_is_not_
 def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_path, cli):
     old = Store(tmp_path / "old.sqlite3")
     old.set_players(["Aki", "Ben"])
-    play(old, 1, "win", 2)
-    play(old, 2, "loss")
+    play(old, 2, "win", 2)
+    play(old, 3, "loss")
     old.close()
     saved = tmp_path / "history.jsonl"
     done = cli("history", "export", "--db", str(tmp_path / "old.sqlite3"), str(saved))
