@@ -9,6 +9,7 @@ other apps (https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other
 import json
 import random
 import re
+from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
 from companion.geese.game import Game
@@ -20,13 +21,16 @@ from companion.web.scorepad.pieces import MAX_UPLOAD_BYTES, piece_length
 from companion.web.server import ServerThread, make_server
 
 from .conftest import unlock
+from .layout import assert_inside
 
 ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126 Mobile Safari/537.36"
 WALL = 1_746_387_000.0  # 2025-05-04 19:30:00 UTC
 PIN = {"X-Table-Pin": "1234"}
-PLAY_FIELDS = {"board", "comments", "durationMin", "game", "location", "playDate", "players"}
-GAME_FIELDS = {"name", "sourceGameId", "highestWins", "noPoints"}  # bggId only when known
+PLAY_FIELDS = {"sourceName", "sourcePlayId", "board", "comments", "durationMin", "game", "location", "playDate",
+               "players"}
+GAME_FIELDS = {"name", "sourceGameId", "highestWins", "noPoints", "cooperative"}  # bggId only when known
 PLAYER_FIELDS = {"name", "sourcePlayerId", "score", "rank", "role", "winner", "startPlayer"}
+SOURCE = "Hourglass table companion"
 
 
 def record_show(table, n: int, outcome: str, stars: int = 0, rules: str = "") -> int:
@@ -36,26 +40,34 @@ def record_show(table, n: int, outcome: str, stars: int = 0, rules: str = "") ->
 
 
 def festival_one(table) -> None:
-    """Three events of festival 1, with a loss and a poorer win after a better one."""
+    """The three events of festival 1 (events 2-4), with a loss and a poorer win after a better one."""
     table.store.set_players(["Aki", "Ben", "Chiyo"])
-    record_show(table, 1, "win", 2)
-    record_show(table, 2, "loss")
-    record_show(table, 2, "win", 3)
-    record_show(table, 2, "win", 1)  # stars are kept at their best: event 2 stays at 3
-    record_show(table, 3, "win", 1)
+    record_show(table, 2, "win", 2)
+    record_show(table, 3, "loss")
+    record_show(table, 3, "win", 3)
+    record_show(table, 3, "win", 1)  # stars are kept at their best: event 3 stays at 3
+    record_show(table, 4, "win", 1)
 
 
 def check_play(play: dict) -> None:
-    """A play as BG Stats documents it: the fields, their types, the date format."""
+    """A play as BG Stats documents it: the fields, their types, the date format; a game without points sends
+    no score."""
     assert set(play) == PLAY_FIELDS or set(play) == PLAY_FIELDS - {"durationMin"}
+    assert play["sourceName"] == SOURCE and play["sourcePlayId"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", play["playDate"])
     assert set(play["game"]) == GAME_FIELDS
     assert isinstance(play["game"]["highestWins"], bool) and isinstance(play["game"]["noPoints"], bool)
     for player in play["players"]:
-        assert set(player) == PLAYER_FIELDS
-        assert isinstance(player["score"], (int, float)) and isinstance(player["rank"], int)
+        assert set(player) == (PLAYER_FIELDS - {"score", "rank"} if play["game"]["noPoints"] else PLAYER_FIELDS)
+        if not play["game"]["noPoints"]:
+            assert isinstance(player["score"], (int, float)) and isinstance(player["rank"], int)
         assert isinstance(player["winner"], bool) and isinstance(player["startPlayer"], bool)
         assert isinstance(player["sourcePlayerId"], str) and player["sourcePlayerId"]
+
+
+def local(wall: float) -> str:
+    """An instant as BG Stats reads a play's date: the table's local time (the server runs in this process)."""
+    return datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def link_play(href: str) -> dict:
@@ -70,33 +82,37 @@ def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expe
     page.goto(f"{browser.url}scorepad")
     first = page.locator('details.festival[data-festival="1"]')
     expect(first).to_have_attribute("data-won", "3")
-    expect(first.locator(".festival-progress")).to_have_text("3/3 won · 6/9 ★")
-    second = first.locator('li[data-event="event-02"]')
+    expect(first.locator("summary")).to_have_text(re.compile(r"^Festival 1\s*:\s*3 of 3 won · 6 of 9 ★\s*$"))
+    expect(first.locator(".festival-progress")).to_have_text("3 of 3 won · 6 of 9 ★")
+    second = first.locator('li[data-event="event-03"]')
     expect(second).to_have_attribute("data-best", "3")
     expect(second).to_have_attribute("data-attempts", "3")
     expect(second.locator(".attempts")).to_have_text("3 attempts")
-    expect(first.locator('li[data-event="event-01"]')).to_have_attribute("data-best", "2")
-    expect(page.locator("#next-event")).to_have_attribute("data-event", "event-04")
-    expect(page.locator("#next-event")).to_contain_text("Event 4 (Festival 2)")
+    expect(first.locator('li[data-event="event-04"] .attempts')).to_have_text("1 attempt")
+    expect(first.locator('li[data-event="event-02"]')).to_have_attribute("data-best", "2")
+    # The rules start with the training event, event 1: not won yet, it is the next to play.
+    expect(page.locator("#next-event")).to_have_attribute("data-event", "training")
+    expect(page.locator("#next-event")).to_contain_text("Next event: Event 1 · Training — Play it on the table page")
     expect(page.locator('details.festival[data-festival="encore"] .locked')).to_have_text("opens after the Grand Finale")
     # The start player passed on after each of the five shows: Aki, Ben, Chiyo, Aki, Ben -> Chiyo.
     expect(page.locator("#festival-start-player")).to_have_text("Chiyo starts the next show.")
-    # Event 4's setup is not entered yet: its link opens the table page's event form with its id filled in.
+    # Event 5's setup is not entered yet: its link opens the table page's event form with its id filled in.
     unlock(page, browser.url, "/scorepad")
-    page.locator("#next-event a").click()
-    expect(page.locator("#ev-id")).to_have_value("event-04")
+    page.locator('details.festival[data-festival="2"] summary').click()
+    page.locator('li[data-event="event-05"] a').click()
+    expect(page.locator("#ev-id")).to_have_value("event-05")
     page.goto(f"{browser.url}scorepad")
     expect(page.locator("#festival-form")).to_have_attribute("data-ready", "yes")
     page.fill("#festival-name", "Our reds")
     page.fill("#festival-events", "event-02, training")
     page.click("#festival-form button[type=submit]")
     custom = page.locator("details.festival").filter(has_text="Our reds")
-    expect(custom.locator(".festival-progress")).to_have_text("1/2 won · 3/6 ★")
+    expect(custom.locator(".festival-progress")).to_have_text("1 of 2 won · 2 of 6 ★")
     page.context.clear_cookies()
     page.context.add_cookies([{"name": "lang", "value": "ja", "url": browser.url}])
     page.goto(f"{browser.url}scorepad")
-    expect(first.locator(".festival-progress")).to_have_text("3/3 成功 · ★6/9")
-    expect(page.locator("#next-event")).to_contain_text("イベント4 (フェスティバル2)")
+    expect(first.locator(".festival-progress")).to_have_text("3イベント中3成功・★6/9")
+    expect(page.locator("#next-event")).to_contain_text("イベント1 · トレーニング")
     shot(page, "festival-pad")
 
 
@@ -107,7 +123,7 @@ def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, laun
         page = phone.pages[0] if phone.pages else phone.new_page()
         page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=demo.url.rstrip("/"))
         page.goto(f"{demo.url}shows/3")
-        text = "Skyrockets: Event 2 · Night 2\nWon with 3 of 3 stars\n🎆 ⭐⭐⭐\n#Skyrockets"
+        text = "Skyrockets: Event 3 · Night 3\nWon with 3 of 3 stars\n🎆 ⭐⭐⭐\n#Skyrockets"
         expect(page.locator("#share-button")).to_be_enabled()  # its script is ready
         assert page.locator("#share-text").inner_text() == text
         page.evaluate("delete Navigator.prototype.share")  # a phone without a share sheet: the text is copied
@@ -116,19 +132,23 @@ def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, laun
         assert page.evaluate("navigator.clipboard.readText()") == text
         play = link_play(page.locator("#bgstats-link").get_attribute("href"))
         check_play(play)
-        assert play["game"] == {"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True,
-                                "noPoints": False}
-        assert play["playDate"] == "2025-05-04 19:30:00" and play["durationMin"] == 6
-        assert play["board"] == "Event 2 · Night 2" and play["comments"] == text
-        assert play["location"] == "Hourglass table"
-        assert [(p["name"], p["score"], p["rank"], p["winner"], p["startPlayer"]) for p in play["players"]] == [
-            ("Aki", 3, 1, True, False), ("Ben", 3, 1, True, False), ("Chiyo", 3, 1, True, True)]  # Chiyo started
-        assert [p["sourcePlayerId"] for p in play["players"]] == ["aki", "ben", "chiyo"]
-        assert all(p["role"] == "" for p in play["players"])
+        # A co-operative show without points, one play however often it is pushed, in the table's own time;
+        # its stars travel in the comments.
+        assert play == {
+            "sourceName": SOURCE, "sourcePlayId": "skyrockets-show-3", "board": "Event 3 · Night 3",
+            "comments": text, "location": "Hourglass table", "playDate": local(WALL), "durationMin": 6,
+            "game": {"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True, "noPoints": True,
+                     "cooperative": True},
+            "players": [{"name": "Aki", "sourcePlayerId": "aki", "role": "", "winner": True, "startPlayer": False},
+                        {"name": "Ben", "sourcePlayerId": "ben", "role": "", "winner": True, "startPlayer": False},
+                        {"name": "Chiyo", "sourcePlayerId": "chiyo", "role": "", "winner": True,
+                         "startPlayer": True}]}  # Chiyo started
+        page.reload()
+        assert link_play(page.locator("#bgstats-link").get_attribute("href")) == play  # the same play again
         page.goto(f"{demo.url}shows/2")
         expect(page.locator("#share-text")).to_contain_text("The crowd went home: lost\n💨 ☆☆☆")
         lost = link_play(page.locator("#bgstats-link").get_attribute("href"))
-        assert {p["winner"] for p in lost["players"]} == {False} and {p["score"] for p in lost["players"]} == {0}
+        assert {p["winner"] for p in lost["players"]} == {False} and lost["sourcePlayId"] == "skyrockets-show-2"
     finally:
         phone.close()
 
@@ -181,10 +201,11 @@ def test_a_finished_bird_game_shares_its_scores_and_its_bgstats_play(demo, expec
         play = link_play(page.locator("#bgstats-link").get_attribute("href"))
         check_play(play)
         assert play["game"] == {"name": "帰る雁 (Kaeru Kari)", "sourceGameId": "kaeru-kari", "highestWins": True,
-                                "noPoints": False}
+                                "noPoints": False, "cooperative": False}
         assert [(p["name"], p["score"], p["rank"], p["winner"]) for p in play["players"]] == [
             (name, points, place, place == 1) for place, (name, points) in enumerate(ranking, start=1)]
         assert [p["name"] for p in play["players"] if p["startPlayer"]] == ["ann"]
+        assert play["sourcePlayId"] == f"kaeru-kari-game-{gid}" and play["game"]["cooperative"] is False
         assert play["comments"] == text
     finally:
         phone.close()
@@ -211,11 +232,14 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
         page.goto(f"{server.url}pin?next=/scorepad")
         page.fill("#pin", "1234")
         page.click(".pin-form button[type=submit]")
-        expect(page.locator("#next-event")).to_have_attribute("data-event", "event-01")
+        expect(page.locator('details.festival[data-festival="1"]')).to_have_attribute("data-won", "0")
         expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
-        expect(page.locator("#next-event")).to_have_attribute("data-event", "event-04")
+        expect(page.locator('details.festival[data-festival="1"]')).to_have_attribute("data-won", "3")  # reloaded
+        # The confirmation outlives the reload that shows the imported pad, and is in view.
+        expect(page.locator("#history-status")).to_have_text("5 shows imported.")
+        expect(page.locator("#history-status")).to_be_in_viewport()
         expect(page.locator("#events-title + table")).not_to_contain_text("UTC")
         assert page.locator("#events-title + table").inner_text() == old_events
         assert page.locator("#festivals details").all_inner_texts() == old_pad
@@ -232,7 +256,7 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
 
 
 def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, demo, expect, tmp_path):
-    for n in range(1, 33):  # every card, each with a long rules text of characters outside the BMP and kanji
+    for n in range(2, 31):  # every card past the training event, each with a long rules text outside the BMP, kanji
         record_show(demo.table, n, "win", 2, rules="🎆🎆花" * 600)
     text = demo.table.ledger.export_history()
     saved = tmp_path / "history.jsonl"
@@ -259,7 +283,8 @@ def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, dem
         assert sent == []  # refused on the phone, before a byte of it went to the table
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
-        expect(page.locator("#next-event")).to_have_text(re.compile("Every festival is won"), timeout=30_000)
+        expect(page.locator('details.festival[data-festival="encore"]')).to_have_attribute("data-won", "2",
+                                                                                       timeout=30_000)
         assert sent
         assert fresh.ledger.scorepad() == demo.table.ledger.scorepad()
         assert fresh.store.events() == demo.table.store.events()
@@ -273,7 +298,7 @@ def test_the_kiosk_shows_the_next_event_its_festival_and_who_starts(browser, dem
     festival_one(demo.table)
     browser.page.goto(f"{browser.url}kiosk/")
     expect(browser.page.locator("#kiosk-festival")).to_have_text(
-        "Next: Event 4 (Festival 2, 0/3 won). Chiyo starts the next show.")
+        "Next: Event 1 · Training (Training, 0/1 won). Chiyo starts the next show.")
 
 
 def test_a_finished_flock_game_shares_its_scores_and_its_bgstats_play(demo, expect, launch):
@@ -320,3 +345,49 @@ def test_a_custom_festival_is_deleted_from_the_pad_and_only_with_the_pin(browser
     expect(page.locator("details.festival").filter(has_text="Our reds")).to_have_count(0)
     expect(page.locator("details.festival").filter(has_text="Keep me")).to_have_count(1)
     assert [c["name"] for c in demo.table.ledger.festival_pad()["festivals"] if c["custom"]] == ["Keep me"]
+
+
+def test_the_score_pad_holds_the_boxs_30_events_and_fits_a_phone_in_both_languages(browser, demo, expect, shot):
+    """Event 1 the training event, nine festivals of three (the ninth the Grand Finale), the encore 29 and 30:
+    30 events, never more. Names and counts stand apart, and nothing is wider than the phone, in en and ja."""
+    festival_one(demo.table)
+    record_show(demo.table, 29, "win", 1)
+    page = browser.page
+    page.goto(f"{browser.url}scorepad")
+    events = page.locator("details.festival .festival-events li")
+    expect(events).to_have_count(30)
+    numbers = [int(n) for n in re.findall(r"Event (\d+)", " ".join(events.all_text_contents()))]
+    assert numbers == list(range(1, 31))
+    assert page.locator("details.festival").evaluate_all("els => els.map(e => e.dataset.festival)") == [
+        "training", *map(str, range(1, 10)), "encore"]
+    expect(page.locator('details.festival[data-festival="9"] .festival-name')).to_have_text("Festival 9: Grand Finale")
+    expect(page.locator('details.festival[data-festival="encore"] li[data-event="event-29"]')).to_have_attribute(
+        "data-attempts", "1")
+    for lang in ("en", "ja"):
+        page.goto(f"{browser.url}lang/{lang}?next=/scorepad")
+        page.evaluate("() => document.querySelectorAll('details.festival').forEach(d => d.open = true)")
+        # A festival's name and its counts stand apart: the counts never read as part of its number.
+        for summary in page.locator("details.festival summary").all():
+            name, counts = summary.locator(".festival-name"), summary.locator(".festival-progress")
+            assert counts.bounding_box()["x"] >= name.bounding_box()["x"] + name.bounding_box()["width"] + 4 or \
+                counts.bounding_box()["y"] >= name.bounding_box()["y"] + name.bounding_box()["height"] - 1
+        encore = page.locator('details.festival[data-festival="encore"] .festival-name')
+        assert encore.evaluate("e => e.getClientRects().length") == 1  # one line: 「アンコール」 never breaks
+        assert_inside(page, f"the score pad in {lang}")
+        table = page.locator(".pad-events")
+        assert table.evaluate("t => t.getBoundingClientRect().right <= t.closest('.panel').getBoundingClientRect().right")
+    shot(page, "scorepad-ja")
+
+
+def test_a_long_event_name_wraps_in_the_share_text_and_the_show_page_fits_a_phone(browser, demo, expect, shot):
+    long = "Feuerwerksfestivalabschlussnachtgroßveranstaltungssternenhimmel am Hafen, Sommer"  # 80 characters
+    demo.table.store.set_players(["Aki"])
+    show = played_show(demo.table.store, event_id(7), "win", 2, name=long, wall=WALL, ended=WALL + 60)
+    page = browser.page
+    for lang in ("en", "ja"):
+        page.goto(f"{browser.url}lang/{lang}?next=/shows/{show}")
+        text = page.locator("#share-text")
+        expect(text).to_contain_text(long)  # nothing is cut
+        assert text.evaluate("p => p.scrollWidth <= p.clientWidth")
+        assert_inside(page, f"/shows/{show} with a long event name in {lang}")
+    shot(page, "show-long-name-ja")

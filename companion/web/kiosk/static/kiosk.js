@@ -62,8 +62,9 @@ function render() {
 // The campaign's next event, its festival's progress and who starts, read from the score pad.
 function festivalTitle(f) {
   if (f.custom) return f.name;
+  if (f.training) return t("festival.training");
   if (f.encore) return t("festival.encore");
-  return f.key === "10" ? t("festival.grand_finale", { n: f.key }) : t("festival.n", { n: f.key });
+  return f.grand_finale ? t("festival.grand_finale", { n: f.key }) : t("festival.n", { n: f.key });
 }
 
 async function refreshFestival() {

@@ -16,6 +16,7 @@ const deleteForms = [...document.querySelectorAll(".festival-delete")];
 for (const form of deleteForms) enhance(form, { done: () => window.location.reload() });
 
 const historyForm = document.getElementById("history-form");
+const IMPORTED = "history-imported"; // the session's note of an import just done, for the reloaded page
 // The upload this page is sending: the table names it in its answer to the first piece, and every later
 // piece carries it, so another phone's file is never spliced into ours. Kept for a retry of our own.
 let upload = null;
@@ -47,9 +48,18 @@ historyForm?.addEventListener("submit", async (event) => {
       return;
     }
   }
-  status.textContent = t("history.imported", { shows: answer.data.imported.show });
+  // The page reloads to show the imported pad; the confirmation is carried across and said once it is back.
+  sessionStorage.setItem(IMPORTED, t(answer.data.imported.show === 1 ? "history.imported_one" : "history.imported",
+    { shows: answer.data.imported.show }));
   window.location.reload();
 });
+
+const confirmed = sessionStorage.getItem(IMPORTED);
+if (confirmed && historyForm) {
+  sessionStorage.removeItem(IMPORTED);
+  document.getElementById("history-status").textContent = confirmed;
+  document.getElementById("history").scrollIntoView({ block: "nearest" });
+}
 
 // A file's text in pieces of at most `length` UTF-16 units (a body is small, a history need not be),
 // never splitting a character in two; an empty file is one empty piece, for the table to refuse.
