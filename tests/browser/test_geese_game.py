@@ -245,9 +245,10 @@ def test_a_whole_game_of_three_without_sixes(browser, expect, shot):
     expect(keeper.locator("#next-turn")).to_have_text("Next turn: ann")
     assert_inside(keeper, "the 3-player tracker after setup")
 
-    turns = 0
+    turns, moves = 0, []
     while not game.over:
         move = STRATEGIES["greedy"](game, rng)
+        moves.append(move)
         tap_turn(taps, expect, move)
         played(game, move)
         turns += 1
@@ -264,3 +265,20 @@ def test_a_whole_game_of_three_without_sixes(browser, expect, shot):
     assert any(any(c.suit == "goose" for _, cards in seat for c in cards) for seat in game.migrations)
     shot(keeper, "geese-game-three-over")
     print(f"taps for a whole 3-player game of {turns} turns: {taps.count}")
+    assert taps.count == len(game.setup) + 2 + sum(len(m.cards) + (m.take is not None) + 1 for m in moves)
+
+    # The checker with this game's ground offers its deck alone too; every page fits the phone in en and ja.
+    game_id = keeper.url.rstrip("/").rsplit("/", 1)[1]
+    keeper.goto(f"{url}geese/check?game={game_id}")
+    expect(keeper.locator("#picker button").first).to_be_visible()
+    expect(keeper.locator('#picker button[data-card^="6-"]')).to_have_count(0)
+    for lang in ("en", "ja"):
+        for path in (f"/geese/games/{game_id}", f"/geese/games/{game_id}/score", f"/geese/check?game={game_id}",
+                     "/geese"):
+            keeper.goto(f"{url}lang/{lang}?next={path}")
+            expect(keeper.locator("main h1")).to_be_visible()
+            assert_inside(keeper, f"{path} of a 3-player game in {lang}")
+        keeper.goto(f"{url}lang/{lang}?next=/geese/games/{game_id}")
+        expect(keeper.locator("#totals .total").first).to_be_visible()
+        assert_inside(keeper, f"the 3-player tracker's scores with their reasons in {lang}")
+    shot(keeper, "geese-game-three-ja")
