@@ -375,7 +375,8 @@ def test_the_score_pad_holds_the_boxs_30_events_and_fits_a_phone_in_both_languag
         assert encore.evaluate("e => e.getClientRects().length") == 1  # one line: 「アンコール」 never breaks
         assert_inside(page, f"the score pad in {lang}")
         table = page.locator(".pad-events")
-        assert table.evaluate("t => t.getBoundingClientRect().right <= t.closest('.panel').getBoundingClientRect().right")
+        assert table.evaluate("t => t.getBoundingClientRect().right <= "
+                              "t.closest('.panel').getBoundingClientRect().right")
     shot(page, "scorepad-ja")
 
 
