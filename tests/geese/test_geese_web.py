@@ -277,3 +277,35 @@ def test_every_refusal_a_player_meets_has_a_sentence_in_both_languages(client):
     for lang in ("en", "ja"):
         assert sorted(codes - set(catalog(lang))) == [], lang
     assert catalog("ja")["geese.refused.out_of_turn"] != catalog("en")["geese.refused.out_of_turn"]
+
+
+def test_a_three_player_game_hands_its_pages_the_deck_without_sixes(client):
+    gid = new_game(client)["id"]  # three players: the 6s are out of the deck
+    page = client.get(f"/geese/games/{gid}").get_data(as_text=True)
+    assert 'data-players="3"' in page
+    rules = json.loads(re.search(r'data-rules="([^"]*)"', page)[1].replace("&#34;", '"').replace("&quot;", '"'))
+    assert rules["removed"] == {"3": [6], "4": [], "5": []}
+    assert 'id="turn-player"' not in page and 'id="migrate-value"' not in page  # the table knows both
+    assert 'data-players="3"' in client.get(f"/geese/check?game={gid}").get_data(as_text=True)
+    assert "data-players" not in client.get("/geese/check").get_data(as_text=True)
+
+
+def test_a_score_that_lost_the_no_goose_bonus_says_so(client):
+    game = new_game(client)
+    gid = game["id"]
+    for card in (c(1, "gull"), c(1, "crane"), c(2, "gull"), c(2, "crane"), c(3, "gull"), c(3, "crane"),
+                 c(4, "gull"), c(4, "crane")):
+        game = client.post(f"/api/geese/games/{gid}/setup", json={"card": card}, headers=PIN).json
+    assert game["bonus_lost"] == {"ann": False, "ben": False, "cho": False}
+    game = client.post(f"/api/geese/games/{gid}/actions", headers=PIN, json={
+        "action": {"player": "ann", "migrate": {"value": 1, "cards": [c(1, "thrush")]}}}).json
+    assert game["result"]["players"]["ann"]["total"] == 1 + 1 and not game["bonus_lost"]["ann"]
+    game = client.post(f"/api/geese/games/{gid}/actions", headers=PIN, json={
+        "action": {"player": "ben", "arrive": [c(5, "gull")]}}).json
+    game = client.post(f"/api/geese/games/{gid}/actions", headers=PIN, json={
+        "action": {"player": "cho", "arrive": [c(5, "crane")]}}).json
+    game = client.post(f"/api/geese/games/{gid}/actions", headers=PIN, json={
+        "action": {"player": "ann", "migrate": {"value": 1, "cards": [c(1, "goose")]}}}).json
+    # two migrations: 1 + 1 VP, and the bonus of 2² = 4 lost to the goose; the page is told why
+    assert game["result"]["players"]["ann"]["total"] == 1 + 1 and game["bonus_lost"] == {
+        "ann": True, "ben": False, "cho": False}
