@@ -352,6 +352,8 @@ def test_the_score_pad_holds_the_boxs_30_events_and_fits_a_phone_in_both_languag
     30 events, never more. Names and counts stand apart, and nothing is wider than the phone, in en and ja."""
     festival_one(demo.table)
     record_show(demo.table, 29, "win", 1)
+    played_show(demo.table.store, event_id(30), "loss", name="Feuerwerksfestivalabschlussnachtgroßveranstaltung",
+                wall=WALL)  # a long name, in the encore and in the events table
     page = browser.page
     page.goto(f"{browser.url}scorepad")
     events = page.locator("details.festival .festival-events li")
