@@ -28,7 +28,7 @@ COUNT_TAPS = """addEventListener("click", (e) => {
   if (e.isTrusted) sessionStorage.taps = String(Number(sessionStorage.taps || 0) + 1);
 }, true);"""
 # Every word (a run of letters without spaces) laid out on more than one line: a word broken inside.
-BROKEN_WORDS = """(selector) => {
+BROKEN_WORDS = r"""(selector) => {
   const broken = [];
   for (const cell of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
@@ -187,6 +187,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     assert set(offered) == allowed
     page.click("#choices button[data-move='fly_side']")
     game.apply(flight)
+    cubes_left(page, expect, game)
     cubes_left(viewer, expect, game)
     expect(cell(viewer, tuple(flight["to"]))).to_have_attribute("data-owner", mover)
     assert_inside(page, "a game mid-move")
@@ -218,7 +219,8 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
         while game.turn is not None:  # every cube spent, pass by pass
             page.click("#pass")
             game.apply({"do": "pass"})
-            cubes_left(viewer, expect, game)
+            for phone in (page, viewer):  # the next tap waits for this phone's own answer, as a player does
+                cubes_left(phone, expect, game)
         entry = page.locator("#stage-entry")
         expect(entry).to_be_visible()
         page.fill("#stage-entry .nest-points", NEST[0])
@@ -248,6 +250,9 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
         for total in page.locator("#sheet .result-table th[scope='col']:last-child").all():  # Total, every stage
             box = total.bounding_box()
             assert box["width"] > 0 and box["x"] + box["width"] <= 390, (lang, box)
+        assert page.evaluate("""() => [...document.querySelectorAll('#sheet .result-table, #players-table')]
+            .map((t) => t.getBoundingClientRect().right - t.closest('section').getBoundingClientRect().right)
+            .filter((over) => over > 0.5)""") == [], f"a table wider than its panel in {lang}"
         if lang == "en":
             assert page.evaluate(BROKEN_WORDS, "#sheet .result-table th, #sheet .result-table td, #players-table th") == []
         assert_inside(page, f"the game's sheet in {lang}")

@@ -76,10 +76,14 @@ function prices(view) {
   const now = Object.keys(view.prices).map((a) => {
     const price = t("flock.price", { what: t(`flock.action.${a}`), cubes: view.prices[a] });
     const on = view.action_spaces[a];
-    return on ? `${price} (${t("flock.game.on_space", { cubes: on.cubes, player: playerLabel(on.player) })})` : price;
+    return on ? t("flock.game.price_on", { price, on: t("flock.game.on_space", { cubes: on.cubes, player: playerLabel(on.player) }) })
+      : price;
   });
-  return `${t("flock.game.prices")} ${now.join(" · ")}. ${t("flock.game.nest_cubes", { n: view.nest_cubes })} `
-    + t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck });
+  return t("flock.game.prices_line", {
+    prices: now.join(" · "),
+    nest: t("flock.game.nest_cubes", { n: view.nest_cubes }),
+    beside: t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck }),
+  });
 }
 
 function playersTable(view) {
