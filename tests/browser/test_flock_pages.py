@@ -147,6 +147,13 @@ def test_a_whole_game_on_a_sheet_from_setup_to_winner_and_resumed_on_another_pho
         expect(page.locator(f"#players-table tr[data-player='{player}'] .total-points")).to_have_text(str(total))
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
     shot(page, "flock-sheet")
+    page.click("#undo")  # asks first, naming the stage it would take back; "No" keeps it
+    expect(page.locator("#undo-question")).to_have_text(
+        "Take back the scores of stage 3? Every phone will show the game without it.")
+    page.click("#undo-no")
+    expect(page.locator("#undo-confirm")).to_be_hidden()
+    expect(page.locator("#undo")).to_be_focused()
+    expect(page.locator("#sheet .sheet-stage")).to_have_count(3)
 
     phone = launch()
     other = phone.pages[0] if phone.pages else phone.new_page()

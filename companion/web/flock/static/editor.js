@@ -102,9 +102,11 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
     return { players: state.players, board: state.board, nest: nest(), movement_cards: state.hands };
   }
 
+  // A refusal where the player is looking: scrolled into the screen if the form's end is below it.
   function show(message) {
     error.textContent = message;
     done.textContent = "";
+    if (message) error.scrollIntoView({ block: "nearest" });
   }
 
   function card() {
