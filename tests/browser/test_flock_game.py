@@ -212,6 +212,14 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
             if lang == "ja":
                 expect(phone.locator("#game-board [role=cell], #game-board [role=gridcell]").first).to_have_accessible_name(
                     re.compile(r"^最前の行・左から1列目："))
+            if lang == "ja" and phone is page:  # the refusal and Undo's question in Japanese, seen as in English
+                cell(page, tuple(flight["to"])).click()  # the mover's bird, now the other player's turn
+                expect(page.locator("#move-error")).to_contain_text("今は飛べません")
+                seen(page, expect, page.locator("#move-error"), "a refusal in Japanese")
+                page.click("#undo")
+                expect(page.locator("#undo-question")).to_contain_text("1手目（")
+                page.click("#undo-no")
+                expect(page.locator("#undo-confirm")).to_be_hidden()
     cubes_left(viewer, expect, game)
 
     for stage in range(1, 4):
