@@ -20,6 +20,7 @@ from companion.flock.game import Game
 
 from .layout import assert_inside
 
+SEED = 11  # a flock other walks lay out again (?seed=11) to play the same moves
 NAMES = ["Ann", "Ben"]
 NEST = ("3, 7, 11, 14, 16", "3")
 SCREEN = 844  # the phone's height: a refusal must show inside 0..SCREEN
