@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from companion.flock.game import Game
 
+from .accessibility import no_axe_violations
 from .layout import assert_inside
 
 SEED = 11  # a flock other walks lay out again (?seed=11) to play the same moves
@@ -85,6 +86,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
 
     # Locked: the setup shown, then kept through a reload, another language and the PIN: the same flock.
     page.goto(f"{url}flock")
+    page.fill("#seat-name-0", NAMES[0])
     page.click("#setup-form button[type=submit]")
     expect(page.locator("#setup-board .cell")).to_have_count(15)
     number = page.locator("#setup-facts .seed").text_content()
@@ -103,9 +105,9 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     expect(page.locator("#setup-facts .seed")).to_have_text(number)  # the flock the table laid out, not a new deal
     expect(page.locator("#keep-moves")).to_be_visible()
     assert page.locator("#setup-board").inner_html() == flock
+    expect(page.locator("#seat-name-0")).to_have_value(NAMES[0])  # a name typed before the PIN is kept too
     fits(page, "the setup, unlocked, in en")
 
-    page.fill("#seat-name-0", NAMES[0])
     page.fill("#seat-name-1", NAMES[1])
     page.click("#keep-moves")
     page.wait_for_url("**/flock/games/*")
@@ -149,6 +151,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
         assert ("card-target" in cell(page, target).get_attribute("class")) == (target in by_card), target
     expect(cell(page, next(iter(by_card)))).to_have_accessible_name(re.compile(r"with a movement card\)$"))
     expect(page.locator("#target-legend")).to_be_visible()
+    no_axe_violations(page, "the targets of a chosen bird, some only a card reaches")
     # An empty space after choosing a bird: refused where the player looks, the bird still chosen.
     empty = next(((r, c) for r in range(3) for c in range(5) if game.board[r][c] is None), None)
     if empty:
@@ -200,6 +203,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     expect(page.locator("#undo-question")).to_contain_text(f"{named[mover]}")
     expect(page.locator("#undo-question")).to_contain_text("Fly left/right")
     expect(page.locator("#undo-yes")).to_be_focused()
+    no_axe_violations(page, "Undo asking")
     page.click("#undo-no")
     expect(page.locator("#undo-confirm")).to_be_hidden()
     cubes_left(viewer, expect, game)

@@ -96,6 +96,17 @@ async function keep(mode) {
 
 form.querySelector('button[type="submit"]').disabled = false; // ready: until now a tap would have sent the form away
 
+// The names typed in, kept for this tab only (never in the address): the way back from the PIN page keeps them.
+const NAMES_KEPT = "flock.setup.names";
+const nameInputs = [...form.querySelectorAll('input[name="seat-name"]')];
+try {
+  const kept = JSON.parse(sessionStorage.getItem(NAMES_KEPT) ?? "[]");
+  nameInputs.forEach((input, i) => { if (typeof kept[i] === "string" && !input.value) input.value = kept[i]; });
+} catch { /* nothing kept, or storage refused: the fields start empty */ }
+form.addEventListener("input", () => {
+  try { sessionStorage.setItem(NAMES_KEPT, JSON.stringify(nameInputs.map((input) => input.value))); } catch { /* not kept */ }
+});
+
 // Back from the PIN page (or reloaded) with a flock in the address: the same seats, the same flock shown again.
 const dealt = address().get("players")?.split(",").filter(Boolean) ?? [];
 const selects = [...form.querySelectorAll('select[name="seat"]')];
