@@ -20,8 +20,6 @@ let editor = null;
 
 const $ = (id) => document.getElementById(id);
 
-const refusal = refusalText;
-
 // A refusal where the player is looking: right under the board they tapped, scrolled into the screen if need be
 // (role="alert" says it too).
 function refuse(text) {
@@ -41,9 +39,9 @@ async function send(path, body) {
     }
     // The refusal beside what was tapped: the stage's entry, the board, or Undo (a score sheet's own button).
     const entry = editor && !$("stage-entry").hidden;
-    if (entry) editor.show(refusal(data));
-    else if (mode === "moves") refuse(refusal(data));
-    else $("undo-error").textContent = refusal(data);
+    if (entry) editor.show(refusalText(data));
+    else if (mode === "moves") refuse(refusalText(data));
+    else $("undo-error").textContent = refusalText(data);
     (entry ? document.querySelector("#stage-entry .stage-error") : $(mode === "moves" ? "move-error" : "undo-error"))
       .scrollIntoView({ block: "nearest" });
     return false;
@@ -374,7 +372,7 @@ function drawEntry(view) {
   };
 }
 
-// What Undo would take back, in words: "move 7: ▲ Ann (red kite), Fly left/right, front row, column 2 ↔ …".
+// What Undo would take back, in words: "move 7 (▲ Ann (red kite): Fly left/right, front row, column 2 ↔ …)".
 function lastMove(view) {
   if (mode === "sheet") return t("flock.undo.stage", { n: view.stages.length });
   const action = view.last;
