@@ -59,6 +59,7 @@ class Game:
         self.card_points = {p: 0 for p in self.players}  # movement points scored by a score card this stage
         self.stages: list[dict] = []
         self.moves = 0
+        self.last_mover: str | None = None  # who made the last move (None: none yet, or a landing, everyone's)
 
     @classmethod
     def replay(cls, record: dict) -> "Game":
@@ -94,6 +95,7 @@ class Game:
 
     def _act(self, action: dict) -> None:
         kind = action.get("do")
+        mover = self.turn
         if self.over:
             raise BadInput("action.do", "the game is over", code="flock.refused.over")
         if kind == "land":
@@ -119,6 +121,7 @@ class Game:
                                         f"({', '.join((*STANDARD, 'card', 'pass', 'land'))})",
                                         code="errors.choice")
         self.moves += 1
+        self.last_mover = mover
 
     def _afford(self, cost: int, what: str) -> None:
         if self.cubes[self.turn] < cost:
@@ -335,7 +338,7 @@ class Game:
             "movement_deck": self.movement_deck, "movement_discards": self.movement_discards,
             "face_up": self.face_up, "deck": len(self.deck), "deck_birds": self.deck_birds(), "scores": self.scores,
             "birds_on_board": {p: birds_of(self.board, p) for p in self.players},
-            "stages": self.stages, "moves": self.moves,
+            "stages": self.stages, "moves": self.moves, "last_mover": self.last_mover,
             "tiles": {"player": TILES_PER_PLAYER, "neutral": NEUTRAL_TILES},
             "legal": self.legal_moves(),
         }

@@ -1,25 +1,51 @@
 """A whole game of Über den Wolken for 2 named players, kept move by move on the phones, to its sheet and winner.
 
-The table is laid from a seed given in the page's address, so the game is
-the same every run. A small planner (the rules core's Game and its legal
-moves) decides each move; every move is made by tapping the page, and a
-second phone follows live. On the way: a bird that cannot fly is refused
-and the board answers the next tap, a selection is cancelled, a move the
-table refuses (another phone was first) leaves the board usable, and the
-legal targets light up after the first tap.
+The setup is shown on a locked phone and the table PIN entered only then:
+the same flock (the same setup number) comes back, and a reload keeps it.
+A small planner (the rules core's Game and its legal moves) decides each
+move; every move is made by tapping the page, and a second phone follows
+live. On the way: a bird that cannot fly is refused where the player looks
+(inside the screen), the board answers the next tap, a selection is
+cancelled, a move the table refuses (another phone was first) leaves the
+board usable, the legal targets light up after the first tap (those only a
+movement card reaches marked apart), Undo asks first naming the move, and
+no page is wider than the phone in English or Japanese, locked or unlocked.
 """
 
 import json
 import re
+from urllib.parse import quote
 
 from companion.flock.game import Game
 
-from .conftest import unlock
+from .accessibility import no_axe_violations
 from .layout import assert_inside
 
-SEED = 11
+SEED = 11  # a flock other walks lay out again (?seed=11) to play the same moves
 NAMES = ["Ann", "Ben"]
 NEST = ("3, 7, 11, 14, 16", "3")
+SCREEN = 844  # the phone's height: a refusal must show inside 0..SCREEN
+# Taps counted as the phone sees them (trusted clicks), kept across the page loads of one tab.
+COUNT_TAPS = """addEventListener("click", (e) => {
+  if (e.isTrusted) sessionStorage.taps = String(Number(sessionStorage.taps || 0) + 1);
+}, true);"""
+# Every word (a run of letters without spaces) laid out on more than one line: a word broken inside.
+BROKEN_WORDS = r"""(selector) => {
+  const broken = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
 
 
 def cell(page, space):
@@ -32,19 +58,64 @@ def cubes_left(page, expect, game: Game) -> None:
             f"{game.cubes[p]} / {game.full_cubes[p]}")
 
 
+def fits(page, where: str) -> None:
+    """The page scrolls no wider than the phone's screen."""
+    page.wait_for_load_state("load")
+    wide, screen = page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")
+    assert wide <= screen, f"{where}: {wide} px wide on a {screen} px screen"
+
+
+def seen(page, expect, locator, where: str) -> None:
+    """`locator` is shown, and inside the phone's screen (where the player is looking)."""
+    expect(locator).to_be_visible()
+    box = locator.bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= SCREEN, f"{where}: shown at {box}, off the screen"
+
+
+def in_language(page, url: str, lang: str) -> None:
+    """The same page (address and all) again in `lang`."""
+    here = page.url[len(url.rstrip("/")):]
+    page.goto(f"{url.rstrip('/')}/lang/{lang}?next={quote(here, safe='')}")
+    page.wait_for_load_state("load")
+
+
 def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, launch, expect, shot):
     url = browser.url
     page = browser.page
-    unlock(page, url, f"/flock?seed={SEED}")
+    page.context.add_init_script(COUNT_TAPS)
+
+    # Locked: the setup shown, then kept through a reload, another language and the PIN: the same flock.
+    page.goto(f"{url}flock")
     page.fill("#seat-name-0", NAMES[0])
-    page.fill("#seat-name-1", NAMES[1])
     page.click("#setup-form button[type=submit]")
     expect(page.locator("#setup-board .cell")).to_have_count(15)
+    number = page.locator("#setup-facts .seed").text_content()
+    flock = page.locator("#setup-board").inner_html()
+    fits(page, "the setup, locked, in en")
+    page.reload()
+    expect(page.locator("#setup-facts .seed")).to_have_text(number)
+    in_language(page, url, "ja")
+    expect(page.locator("#setup-board .cell")).to_have_count(15)
+    fits(page, "the setup, locked, in ja")
+    in_language(page, url, "en")
+    page.click("#setup-pin")
+    page.fill("#pin", "1234")
+    page.click(".pin-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/flock\?"))
+    expect(page.locator("#setup-facts .seed")).to_have_text(number)  # the flock the table laid out, not a new deal
+    expect(page.locator("#keep-moves")).to_be_visible()
+    assert page.locator("#setup-board").inner_html() == flock
+    expect(page.locator("#seat-name-0")).to_have_value(NAMES[0])  # a name typed before the PIN is kept too
+    fits(page, "the setup, unlocked, in en")
+
+    page.fill("#seat-name-1", NAMES[1])
     page.click("#keep-moves")
     page.wait_for_url("**/flock/games/*")
     game_id = page.url.rstrip("/").rsplit("/", 1)[1]
-    players = page.request.get(f"{url}api/flock/games/{game_id}").json()["players"]
-    game = Game(players, SEED)  # the planner: the same table the phones show
+    kept = page.request.get(f"{url}api/flock/games/{game_id}").json()
+    assert str(kept["seed"]) in number
+    players = kept["players"]
+    game = Game(players, kept["seed"])  # the planner: the same table the phones show
     named = dict(zip(players, NAMES))
 
     viewer_context = launch()
@@ -54,27 +125,44 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     for p in players:  # names beside species
         expect(viewer.locator(f"#players-table tr[data-player='{p}'] th")).to_contain_text(named[p])
     expect(viewer.locator("#game-board [role=cell]").first).to_have_accessible_name(
-        re.compile(r"^row 1, column 1: "))  # numbered for people, from 1
+        re.compile(r"^front row, column 1: "))  # the rules' words for rows, never a number
 
     mover, other = game.turn, next(p for p in players if p != game.turn)
     flight = next(m for m in game.legal_moves() if m["do"] == "fly_side")
     start = tuple(flight["from"])
 
-    # A bird of the other player cannot fly now: refused in words, and the board answers the next tap.
+    # A bird of the other player cannot fly now: refused in words where the player looks, and the board answers.
     foreign = next((r, c) for r in range(3) for c in range(5)
                    if game.board[r][c] and game.board[r][c]["owner"] == other)
     cell(page, foreign).click()
     expect(page.locator("#move-error")).to_contain_text("cannot fly now")
+    seen(page, expect, page.locator("#move-error"), "another player's bird refused")
 
-    # The first tap lights up exactly the legal targets; Cancel clears the selection.
-    targets = {tuple(m["to"]) for m in game.legal_moves() if m.get("from") == list(start)}
+    # The first tap lights up exactly the legal targets, those only a movement card reaches marked apart
+    # (the mover holds cards and 4+ cubes: free flight reaches every bird).
+    moves = [m for m in game.legal_moves() if m.get("from") == list(start)]
+    targets = {tuple(m["to"]) for m in moves}
+    by_card = targets - {tuple(m["to"]) for m in moves if m["do"] != "card"}
+    assert by_card and len(by_card) < len(targets)
     cell(page, start).click()
     expect(page.locator("#game-board .cell.target")).to_have_count(len(targets))
+    expect(page.locator("#game-board .cell.card-target")).to_have_count(len(by_card))
     for target in targets:
-        assert "target" in cell(page, target).get_attribute("class")
+        assert ("card-target" in cell(page, target).get_attribute("class")) == (target in by_card), target
+    expect(cell(page, next(iter(by_card)))).to_have_accessible_name(re.compile(r"with a movement card\)$"))
+    expect(page.locator("#target-legend")).to_be_visible()
+    no_axe_violations(page, "the targets of a chosen bird, some only a card reaches")
+    # An empty space after choosing a bird: refused where the player looks, the bird still chosen.
+    empty = next(((r, c) for r in range(3) for c in range(5) if game.board[r][c] is None), None)
+    if empty:
+        cell(page, empty).click()
+        expect(page.locator("#move-error")).to_contain_text("is empty")
+        seen(page, expect, page.locator("#move-error"), "an empty space refused")
+        expect(page.locator("#game-board .cell.target")).to_have_count(len(targets))
     page.click("#choices .cancel")
     expect(page.locator("#game-board .cell.target")).to_have_count(0)
     expect(page.locator("#game-board .cell[aria-pressed='true']")).to_have_count(0)
+    expect(page.locator("#target-legend")).to_be_hidden()
 
     # A move the table refuses (another phone changed the game first) leaves the board usable.
     refused = {"n": 0}
@@ -90,6 +178,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     expect(page.locator("#choices button[data-move]")).not_to_have_count(0)
     page.click("#choices button[data-move='fly_side']")
     expect(page.locator("#move-error")).to_have_text("The game changed on another phone meanwhile: reload it.")
+    seen(page, expect, page.locator("#move-error"), "a move the table refused")
     page.unroute(f"**/api/flock/games/{game_id}/actions")
     assert refused["n"] == 1
 
@@ -102,17 +191,49 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     assert set(offered) == allowed
     page.click("#choices button[data-move='fly_side']")
     game.apply(flight)
+    cubes_left(page, expect, game)
     cubes_left(viewer, expect, game)
     expect(cell(viewer, tuple(flight["to"]))).to_have_attribute("data-owner", mover)
     assert_inside(page, "a game mid-move")
     shot(page, "flock-game-moves")
+
+    # Undo asks first, naming the move it would take back; "No" keeps it.
+    page.click("#undo")
+    expect(page.locator("#undo-question")).to_contain_text("move 1")
+    expect(page.locator("#undo-question")).to_contain_text(f"{named[mover]}")
+    expect(page.locator("#undo-question")).to_contain_text("Fly left/right")
+    expect(page.locator("#undo-yes")).to_be_focused()
+    no_axe_violations(page, "Undo asking")
+    page.click("#undo-no")
+    expect(page.locator("#undo-confirm")).to_be_hidden()
+    cubes_left(viewer, expect, game)
+
+    # Mid-game, no page is wider than the phone: the owner's (unlocked) and the viewer's (locked), in both languages.
+    for phone, state in ((page, "unlocked"), (viewer, "locked")):
+        for lang in ("ja", "en"):
+            in_language(phone, url, lang)
+            expect(phone.locator("#players-table tr[data-player]")).to_have_count(2)
+            fits(phone, f"the game, {state}, in {lang}")
+            if lang == "ja":
+                expect(phone.locator("#game-board [role=cell], #game-board [role=gridcell]").first).to_have_accessible_name(
+                    re.compile(r"^最前の行・左から1列目："))
+            if lang == "ja" and phone is page:  # the refusal and Undo's question in Japanese, seen as in English
+                cell(page, tuple(flight["to"])).click()  # the mover's bird, now the other player's turn
+                expect(page.locator("#move-error")).to_contain_text("今は飛べません")
+                seen(page, expect, page.locator("#move-error"), "a refusal in Japanese")
+                page.click("#undo")
+                expect(page.locator("#undo-question")).to_contain_text("1手目（")
+                page.click("#undo-no")
+                expect(page.locator("#undo-confirm")).to_be_hidden()
+    cubes_left(viewer, expect, game)
 
     for stage in range(1, 4):
         expect(viewer.locator("#game-status")).to_contain_text(f"Stage {stage}")
         while game.turn is not None:  # every cube spent, pass by pass
             page.click("#pass")
             game.apply({"do": "pass"})
-            cubes_left(viewer, expect, game)
+            for phone in (page, viewer):  # the next tap waits for this phone's own answer, as a player does
+                cubes_left(phone, expect, game)
         entry = page.locator("#stage-entry")
         expect(entry).to_be_visible()
         page.fill("#stage-entry .nest-points", NEST[0])
@@ -123,6 +244,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
 
     view = game.view()
     assert view["over"]
+    print("taps, from the locked setup page to the winner:", page.evaluate("sessionStorage.taps"))
     winners = [f"{named[p]}" for p in view["winners"]]
     for phone in (page, viewer):
         expect(phone.locator("#game-status")).to_contain_text("Winner" if len(winners) == 1 else "Shared")
@@ -133,18 +255,24 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
                 str(view["scores"][p]))
     shot(page, "flock-game-over")
 
-    # The sheet's every column (Total too) and every control fit a 390 px phone, in English and Japanese.
+    # The sheet's every column (Total too) and every control fit a 390 px phone, in English and Japanese,
+    # and no English word is broken inside ("Playe|r", "greyl|ag").
     for lang in ("en", "ja"):
         page.goto(f"{url}lang/{lang}?next=/flock/games/{game_id}")
         expect(page.locator("#sheet .sheet-stage")).to_have_count(3)
         for total in page.locator("#sheet .result-table th[scope='col']:last-child").all():  # Total, every stage
             box = total.bounding_box()
             assert box["width"] > 0 and box["x"] + box["width"] <= 390, (lang, box)
+        assert page.evaluate("""() => [...document.querySelectorAll('#sheet .result-table, #players-table')]
+            .map((t) => t.getBoundingClientRect().right - t.closest('section').getBoundingClientRect().right)
+            .filter((over) => over > 0.5)""") == [], f"a table wider than its panel in {lang}"
+        if lang == "en":
+            assert page.evaluate(BROKEN_WORDS, "#sheet .result-table th, #sheet .result-table td, #players-table th") == []
         assert_inside(page, f"the game's sheet in {lang}")
+        fits(page, f"the game's sheet in {lang}")
         page.goto(f"{url}lang/{lang}?next=/flock")
         assert_inside(page, f"the flock index in {lang}")
     shot(page, "flock-index-ja")
-
     # History: the finished game listed with its players, date and result; it exports as JSON and CSV.
     page.goto(f"{url}lang/en?next=/flock")
     row = page.locator(f"ul.games li[data-game='{game_id}']")

@@ -39,6 +39,11 @@ def test_a_stage_entered_by_tapping_reads_the_right_totals(browser, expect, shot
     page.fill("#card-points-0", "4")
     page.fill("#card-points-1", "1")
     page.click(".add-card")
+    # The movement-card list names each space as the board does (the rules' row words, never a row number).
+    spaces = [page.locator(f".card-board .cell[data-row='{r}'][data-col='{c}']").get_attribute("title").split(":")[0]
+              for r, c in ((2, 1), (0, 0))]
+    assert spaces == ["back row, column 2", "front row, column 1"]
+    expect(page.locator(".hands li").first).to_contain_text(f"{spaces[0]}: 4 + {spaces[1]}: 1")
     page.click(".score-stage")
     kite = page.locator("#stage-result tr[data-player='kite']")
     expect(kite.locator(".nest-points")).to_have_text("7")
@@ -46,11 +51,11 @@ def test_a_stage_entered_by_tapping_reads_the_right_totals(browser, expect, shot
     expect(kite.locator(".total-points")).to_have_text("11")
     expect(page.locator("#stage-result tr[data-player='crane'] .total-points")).to_have_text("3")
     shot(page, "flock-stage")
-    # A gap behind a bird is refused naming its column.
+    # A gap behind a bird is refused naming its column and row as the board does (not the API's count from 0).
     brush(page, 0)
     tap(page, ".stage-board", 2, 1)
     page.click(".score-stage")
-    expect(page.locator(".stage-error")).to_contain_text("column 1")
+    expect(page.locator(".stage-error")).to_have_text("Column 2 has a gap in the back row.")
 
 
 def post(url, path, body):
@@ -102,7 +107,10 @@ def test_a_few_moves_on_the_phone_and_the_game_resumed_on_another(browser, launc
     second = phone.pages[0] if phone.pages else phone.new_page()
     unlock(second, browser.url, path)
     expect(second.locator(f"#players-table tr[data-player='{mover}'] .cubes")).to_have_text("8 / 10")
-    second.click("#undo")  # takes back the added bird: its cubes return, here too
+    second.click("#undo")  # asks first, naming the move: the bird added to its column
+    expect(second.locator("#undo-question")).to_contain_text(f"move 3 (")
+    expect(second.locator("#undo-question")).to_contain_text(f"Add in front, column {col + 1}")
+    second.click("#undo-yes")  # takes back the added bird: its cubes return, here too
     expect(page.locator(f"#players-table tr[data-player='{mover}'] .cubes")).to_have_text("9 / 10")
     expect(page.locator(f"#game-board .cell.bird[data-col='{col}']")).to_have_count(filled)
     phone.close()
@@ -139,6 +147,13 @@ def test_a_whole_game_on_a_sheet_from_setup_to_winner_and_resumed_on_another_pho
         expect(page.locator(f"#players-table tr[data-player='{player}'] .total-points")).to_have_text(str(total))
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
     shot(page, "flock-sheet")
+    page.click("#undo")  # asks first, naming the stage it would take back; "No" keeps it
+    expect(page.locator("#undo-question")).to_have_text(
+        "Take back the scores of stage 3? Every phone will show the game without it.")
+    page.click("#undo-no")
+    expect(page.locator("#undo-confirm")).to_be_hidden()
+    expect(page.locator("#undo")).to_be_focused()
+    expect(page.locator("#sheet .sheet-stage")).to_have_count(3)
 
     phone = launch()
     other = phone.pages[0] if phone.pages else phone.new_page()
@@ -155,8 +170,24 @@ def test_the_pages_fit_a_phone_and_speak_japanese(browser, expect):
         expect(page.locator(".flock-board, #setup-form").first).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
     page.goto(f"{browser.url}/lang/ja?next=/flock/stage")
-    expect(page.locator("h1")).to_have_text("ステージの得点計算")
+    expect(page.locator("h1")).to_have_text("ステージの精算")
     expect(page.locator(".stage-editor label[data-brush='2']")).to_contain_text("ツルのメス")
+    # The movement-card list and the board name a space the same way, in the rule text's words.
+    tap(page, ".card-board", 1, 3)
+    tap(page, ".card-board", 0, 0)
+    page.click(".add-card")
+    where = page.locator(".card-board .cell[data-row='1'][data-col='3']").get_attribute("title").split("：")[0]
+    assert where == "前から2行目・左から4列目"
+    expect(page.locator(".hands li").first).to_contain_text(f"{where}：1")
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    # Four named players mid-game: the players table still fits the phone (the widest Japanese page).
+    game = post(browser.url, "/api/flock/games", {"mode": "moves", "players": ["crane", "kite", "goose", "swallow"],
+                                                  "seed": 5, "names": {"crane": "Ann", "kite": "Ben", "goose": "Cleo",
+                                                                       "swallow": "Dan"}})
+    page.goto(f"{browser.url}/flock/games/{game['id']}")
+    expect(page.locator("#players-table tr[data-player]")).to_have_count(4)
+    assert page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")[0] <= 390
+    expect(page.locator("#players-table th[scope=col]").last).to_have_accessible_name("ボード上の鳥")
 
 
 def cranes_after_landing(seed):

@@ -65,7 +65,8 @@ def test_a_flock_move_the_table_refuses_is_told_in_japanese(browser, expect):
     expect(page.locator("#move-error")).not_to_be_empty()
     refusal = answers[0]
     assert refusal["code"] in ("flock.refused.reach", "flock.refused.empty"), refusal
-    expect(page.locator("#move-error")).to_have_text(japanese(refusal["code"], **refusal["params"]))
+    params = {**refusal["params"], "row": japanese(f"flock.row.{refusal['params']['row']}")}  # rows said in words
+    expect(page.locator("#move-error")).to_have_text(japanese(refusal["code"], **params))
 
 
 def test_a_geese_turn_the_rules_refuse_is_told_in_japanese(browser, expect):

@@ -223,3 +223,16 @@ def test_a_player_without_cubes_or_cards_is_offered_no_card():
     assert not [m for m in game.legal_moves() if m["do"] == "card"]
     game.cubes[game.turn] = 1
     assert {m["do"] for m in game.legal_moves()} <= {"fly_side", "fly_line", "add", "take", "pass"}
+
+
+def test_the_view_names_who_made_the_last_move_for_undo_to_ask_about():
+    game = Game(["crane", "kite"], 3)
+    assert game.view()["last_mover"] is None
+    first = game.turn
+    game.apply({"do": "pass"})
+    assert game.view()["last_mover"] == first and game.turn != first
+    second = game.turn
+    refused(game, {"do": "land", "nest": NEST})  # refused: the last mover stays the one who moved
+    assert game.view()["last_mover"] == first
+    game.apply({"do": "pass"})
+    assert game.view()["last_mover"] == second

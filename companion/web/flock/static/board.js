@@ -1,5 +1,6 @@
 // The flock drawn as a grid of buttons: each bird by its species' symbol and colour, its sex by ♂/♀.
 
+import { errorText } from "/static/js/api.js";
 import { t } from "/static/js/i18n.js";
 import { redraw, rovingGrid, symbolText, tabStop } from "/static/js/keys.js";
 
@@ -22,14 +23,34 @@ export function birdName(bird) {
   return t(`flock.bird.${bird.sex}`, { species: speciesName(bird.owner) });
 }
 
+// A row by the rules' words, front to back ("front row", "2nd row from the front", "back row"): the rules number
+// no rows, so neither does any page. `row` counts from 0 at the front, as the board does.
+export function rowName(row) {
+  return t(`flock.row.${row + 1}`);
+}
+
+// One space, named the same way on the board, in the movement-card list and in every refusal.
+export function where(row, col) {
+  return t("flock.cell.where", { row: rowName(row), col: col + 1 });
+}
+
+// A refusal in the page's language: a player named as the page shows players, a row by its name.
+export function refusalText(data) {
+  const params = { ...(data?.params ?? {}) };
+  if (params.player) params.player = playerLabel(params.player);
+  if (Number.isInteger(params.row)) params.row = rowName(params.row - 1); // the table numbers rows from 1
+  return errorText({ ...data, params });
+}
+
 export function emptyBoard(columns) {
   return Array.from({ length: limits.rows }, () => Array(columns).fill(null));
 }
 
 // Draw `board` into `el`. Options: onTap(row, col), marks (Set of "r,c"), selected ("r,c"), holes (Set of "r,c"),
-// targets (Set of "r,c"), focus ("r,c": the cell to move the focus to). With onTap the board is a grid of
+// targets (Set of "r,c"), cardTargets (those of the targets only a movement card reaches), focus ("r,c": the cell
+// to move the focus to). With onTap the board is a grid of
 // buttons, one tab stop moved by the arrow keys; a redraw keeps the focus on the same space.
-export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), targets = new Set(), label = "", focus = null } = {}) {
+export function drawBoard(el, board, { onTap = null, marks = new Set(), selected = null, holes = new Set(), targets = new Set(), cardTargets = new Set(), label = "", focus = null } = {}) {
   el.style.setProperty("--columns", board[0].length);
   el.setAttribute("role", onTap ? "grid" : "table");
   el.setAttribute("aria-label", label || t("flock.board.label"));
@@ -38,7 +59,7 @@ export function drawBoard(el, board, { onTap = null, marks = new Set(), selected
       const line = document.createElement("div");
       line.className = "board-row";
       line.setAttribute("role", "row");
-      line.append(...row.map((bird, c) => drawCell(bird, r, c, { onTap, marks, selected, holes, targets })));
+      line.append(...row.map((bird, c) => drawCell(bird, r, c, { onTap, marks, selected, holes, targets, cardTargets })));
       return line;
     }));
     if (!onTap) return;
@@ -48,7 +69,7 @@ export function drawBoard(el, board, { onTap = null, marks = new Set(), selected
   if (focus) tabStop(el, focus).focus();
 }
 
-function drawCell(bird, r, c, { onTap, marks, selected, holes, targets }) {
+function drawCell(bird, r, c, { onTap, marks, selected, holes, targets, cardTargets }) {
   const place = document.createElement("div");
   place.setAttribute("role", onTap ? "gridcell" : "cell");
   const cell = document.createElement(onTap ? "button" : "span");
@@ -68,11 +89,14 @@ function drawCell(bird, r, c, { onTap, marks, selected, holes, targets }) {
     cell.dataset.owner = bird.owner;
   }
   if (marks.has(key)) cell.classList.add("marked");
+  const byCard = targets.has(key) && cardTargets.has(key);
   if (targets.has(key)) cell.classList.add("target");
+  if (byCard) cell.classList.add("card-target"); // a look of its own: reaching it costs a movement card
   if (holes.has(key)) cell.classList.add("hole");
-  const where = t("flock.cell.where", { row: r + 1, col: c + 1 }); // numbered for people, from 1
-  const note = marks.has(key) ? ` (${t("flock.cell.marked")})` : targets.has(key) ? ` (${t("flock.cell.target")})` : "";
-  const words = `${where}: ${birdName(bird)}${note}`;
+  const note = marks.has(key) ? "flock.cell.marked" : byCard ? "flock.cell.card_target"
+    : targets.has(key) ? "flock.cell.target" : null;
+  const said = { where: where(r, c), bird: birdName(bird) };
+  const words = note ? t("flock.cell.said_note", { ...said, note: t(note) }) : t("flock.cell.said", said);
   symbolText(cell, birdSymbol(bird) || (holes.has(key) ? "?" : marks.has(key) ? "◎" : "·"), words);
   cell.title = words;
   place.append(cell);

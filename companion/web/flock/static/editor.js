@@ -3,7 +3,7 @@
 import { getJSON, postJSON } from "/static/js/api.js";
 import { t } from "/static/js/i18n.js";
 import { redraw } from "/static/js/keys.js";
-import { birdName, birdSymbol, drawBoard, el, emptyBoard, limits, playerLabel, unlocked } from "./board.js";
+import { birdName, birdSymbol, drawBoard, el, emptyBoard, limits, playerLabel, refusalText, unlocked, where } from "./board.js";
 
 // A stage editor inside `root` (a _stage_form.html block). Returns {setPlayers, setBoard, value, error}.
 export function stageEditor(root, { cardsApi, players, board = null, holes = [] }) {
@@ -65,7 +65,7 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
       list.replaceChildren();
       for (const p of state.players) {
         for (const [i, card] of (state.hands[p] ?? []).entries()) {
-          const item = el("li", `${playerLabel(p)}: ${card.spaces.map((s) => t("flock.movement.space", s)).join(" + ")}`);
+          const item = el("li", `${playerLabel(p)}: ${card.spaces.map((s) => t("flock.movement.space", { where: where(s.row, s.col), points: s.points })).join(" + ")}`);
           const remove = el("button", t("flock.movement.remove"));
           remove.type = "button";
           remove.dataset.key = `${p}-${i}`;
@@ -102,9 +102,11 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
     return { players: state.players, board: state.board, nest: nest(), movement_cards: state.hands };
   }
 
+  // A refusal where the player is looking: scrolled into the screen if the form's end is below it.
   function show(message) {
     error.textContent = message;
     done.textContent = "";
+    if (message) error.scrollIntoView({ block: "nearest" });
   }
 
   function card() {
@@ -154,7 +156,7 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
   async function saveCard(type, name, cardValue) {
     if (!name.trim()) return show(t("flock.card.name_missing"));
     const { ok, data } = await postJSON(cardsApi, { type, name, card: cardValue, players: state.players });
-    if (!ok) return show(data.error);
+    if (!ok) return show(refusalText(data));
     show("");
     done.textContent = t("flock.card.saved", { name: data.name });
     await loadSaved();

@@ -1,16 +1,17 @@
 // One saved game on any phone: the board, cubes, prices and turn, moves by tapping, live from the table.
 
-import { errorText, getJSON, postJSON } from "/static/js/api.js";
+import { getJSON, postJSON } from "/static/js/api.js";
 import { follow } from "/static/js/follow.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { announce, redraw, tabStop } from "/static/js/keys.js";
 
 await loadMessages();
-const { birdName, drawBoard, el, limits, playerLabel, setNames, unlocked } = await import("./board.js");
+const { birdName, drawBoard, el, playerLabel, refusalText, setNames, unlocked, where } = await import("./board.js");
 const { drawResult, stageEditor } = await import("./editor.js");
 
 const root = document.getElementById("flock");
 const mode = root.dataset.mode;
+const SHORT_HEADINGS = new Set(["flock.game.cubes", "flock.game.cards", "flock.game.birds"]); // each has a _full
 const FLIGHT_CARDS = ["dodge", "sharp_dodge", "lead_change", "diagonal", "free_flight"];
 let game = null;
 let selected = null; // [row, col] of the bird tapped first
@@ -19,30 +20,34 @@ let editor = null;
 
 const $ = (id) => document.getElementById(id);
 
-// A refusal in the page's language; a player named by species is shown as the page shows players.
-function refusal(data) {
-  const params = { ...(data.params ?? {}) };
-  if (params.player) params.player = playerLabel(params.player);
-  return errorText({ ...data, params });
+// A refusal where the player is looking: right under the board they tapped, scrolled into the screen if need be
+// (role="alert" says it too).
+function refuse(text) {
+  const slot = $("move-error");
+  slot.textContent = text;
+  if (text) slot.scrollIntoView({ block: "nearest" });
 }
 
 async function send(path, body) {
   const { ok, data } = await postJSON(`${root.dataset.gameApi}/${path}`, { ...body, version: game.version });
   if (!ok) {
-    const slot = $("move-error") ?? document.querySelector("#stage-entry .stage-error");
-    slot.textContent = refusal(data);
-    if (editor && !$("stage-entry").hidden) editor.show(refusal(data));
     // A refused move leaves the board as it was, answering taps again.
     selected = null;
     if (mode === "moves" && game) {
       drawMoves(game.view);
       closeChoices();
     }
-    slot.scrollIntoView({ block: "nearest" });
+    // The refusal beside what was tapped: the stage's entry, the board, or Undo (a score sheet's own button).
+    const entry = editor && !$("stage-entry").hidden;
+    if (entry) editor.show(refusalText(data));
+    else if (mode === "moves") refuse(refusalText(data));
+    else $("undo-error").textContent = refusalText(data);
+    (entry ? document.querySelector("#stage-entry .stage-error") : $(mode === "moves" ? "move-error" : "undo-error"))
+      .scrollIntoView({ block: "nearest" });
     return false;
   }
   selected = null;
-  if ($("move-error")) $("move-error").textContent = "";
+  if ($("move-error")) refuse("");
   render(data);
   if (mode === "moves") {
     closeChoices();
@@ -69,10 +74,14 @@ function prices(view) {
   const now = Object.keys(view.prices).map((a) => {
     const price = t("flock.price", { what: t(`flock.action.${a}`), cubes: view.prices[a] });
     const on = view.action_spaces[a];
-    return on ? `${price} (${t("flock.game.on_space", { cubes: on.cubes, player: playerLabel(on.player) })})` : price;
+    return on ? t("flock.game.price_on", { price, on: t("flock.game.on_space", { cubes: on.cubes, player: playerLabel(on.player) }) })
+      : price;
   });
-  return `${t("flock.game.prices")} ${now.join(" · ")}. ${t("flock.game.nest_cubes", { n: view.nest_cubes })} `
-    + t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck });
+  return t("flock.game.prices_line", {
+    prices: now.join(" · "),
+    nest: t("flock.game.nest_cubes", { n: view.nest_cubes }),
+    beside: t("flock.game.cards_beside", { display: view.display, deck: view.movement_deck, birds: view.deck }),
+  });
 }
 
 function playersTable(view) {
@@ -81,7 +90,13 @@ function playersTable(view) {
   const head = el("tr");
   const columns = mode === "moves" ? ["flock.result.player", "flock.game.cubes", "flock.game.cards", "flock.result.total", "flock.game.birds"]
     : ["flock.result.player", "flock.result.total"];
-  for (const key of columns) { const th = el("th", t(key)); th.scope = "col"; head.append(th); }
+  for (const key of columns) {
+    const th = el("th", t(key));
+    th.scope = "col";
+    // A short heading keeps the table inside a phone; its full words are the column's name when read aloud.
+    if (SHORT_HEADINGS.has(key)) { th.title = t(`${key}_full`); th.setAttribute("aria-label", t(`${key}_full`)); }
+    head.append(th);
+  }
   table.append(head);
   for (const p of view.players) {
     const row = el("tr");
@@ -140,7 +155,7 @@ function openChoices(...items) {
 // Cancel (the button or Escape): no bird chosen, no choices open, the focus on the bird or space it began from.
 function cancel() {
   selected = null;
-  $("move-error").textContent = "";
+  refuse("");
   drawMoves(game.view);
   closeChoices();
   focusBoard();
@@ -246,20 +261,26 @@ function drawSupply(view) {
 // The board of the game in turn: a bird tapped (or chosen by Enter) lights up where it can fly, and the focus
 // moves to the first of those places; an empty space offers to add a bird to its column.
 function drawMoves(view, focus = null) {
-  const targets = new Set(selected ? flightsFrom(view, selected).map((m) => m.to.join(",")) : []);
+  const flights = selected ? flightsFrom(view, selected) : [];
+  const targets = new Set(flights.map((m) => m.to.join(",")));
+  // Places only a movement card reaches (free flight, dodge...): marked apart, as they cost a card from the hand.
+  const byCubes = new Set(flights.filter((m) => m.do !== "card").map((m) => m.to.join(",")));
+  const cardTargets = new Set([...targets].filter((key) => !byCubes.has(key)));
+  $("target-legend").hidden = cardTargets.size === 0;
   drawBoard($("game-board"), view.board, {
     selected: selected ? selected.join(",") : null,
     targets,
+    cardTargets,
     focus,
     label: t("flock.game.board"),
     onTap: unlocked && view.turn ? (r, c) => {
-      $("move-error").textContent = "";
+      refuse("");
       if (!selected) home = `${r},${c}`;
       if (!selected && !view.board[r][c]) return addChoices(view, c); // an empty space: add to its column
       if (!selected) {
         if (!flightsFrom(view, [r, c]).length) {
           // Not a bird this player can fly now: say whose birds can, and keep the board as it is.
-          $("move-error").textContent = t("flock.game.not_movable", { bird: birdName(view.board[r][c]), player: playerLabel(view.turn) });
+          refuse(t("flock.game.not_movable", { bird: birdName(view.board[r][c]), player: playerLabel(view.turn) }));
           return;
         }
         selected = [r, c];
@@ -272,7 +293,7 @@ function drawMoves(view, focus = null) {
         selected = null;
         closeChoices();
       } else if (!targets.has(`${r},${c}`)) {
-        $("move-error").textContent = t("flock.game.not_target", { row: r + 1, col: c + 1 });
+        refuse(t(view.board[r][c] ? "flock.game.not_target" : "flock.game.not_target_empty", { where: where(r, c) }));
         return;
       } else {
         const from = selected;
@@ -291,7 +312,6 @@ function drawMoves(view, focus = null) {
   $("pass").textContent = t("flock.action.pass");
   $("pass").onclick = () => act({ do: "pass" });
   take.disabled = $("pass").disabled = !view.turn;
-  $("undo").onclick = () => send("undo", {});
   $("undo").disabled = view.moves === 0;
   drawScoreCard(view);
 }
@@ -352,6 +372,37 @@ function drawEntry(view) {
   };
 }
 
+// What Undo would take back, in words: "move 7 (▲ Ann (red kite): Fly left/right, front row, column 2 ↔ …)".
+function lastMove(view) {
+  if (mode === "sheet") return t("flock.undo.stage", { n: view.stages.length });
+  const action = view.last;
+  const card = action.do === "card" ? action.as ?? action.card : null;
+  const inner = action.action ?? action;
+  let what;
+  if (card === "standard") what = t(`flock.card.standard_add_${inner.at}`);
+  else if (card === "favourite") what = t(`flock.card.favourite_${action.at}`);
+  else if (card) what = t(`flock.card.${card}`);
+  else if (action.do === "add") what = t(`flock.action.add_${action.at ?? "front"}`);
+  else if (action.do === "land") what = t("flock.game.land");
+  else what = t(`flock.action.${action.do}`);
+  if (action.from && action.to) what += `, ${where(...action.from)} ↔ ${where(...action.to)}`;
+  else if (Number.isInteger(inner.col)) what += `, ${t("flock.undo.column", { col: inner.col + 1 })}`;
+  const who = view.last_mover ? `${playerLabel(view.last_mover)}: ` : "";
+  return t("flock.undo.move", { n: view.moves, move: `${who}${what}` });
+}
+
+function askUndo() {
+  $("undo-question").textContent = t("flock.undo.question", { what: lastMove(game.view) });
+  $("undo-confirm").hidden = false;
+  $("undo-yes").focus();
+}
+
+// Nothing left to undo: the focus to the board (moves) or the stage's entry (sheet), never to the page.
+function focusAfterUndo() {
+  if (mode === "moves") focusBoard();
+  else document.querySelector("#stage-entry:not([hidden]) :is(input, button, select)")?.focus();
+}
+
 function render(data) {
   if (game && data.version <= game.version && data !== game) return;
   const entryChanged = !game || game.version !== data.version;
@@ -361,6 +412,8 @@ function render(data) {
   $("game-status").textContent = status(view);
   if (mode === "moves") $("prices").textContent = prices(view);
   playersTable(view);
+  if (unlocked && entryChanged) $("undo-confirm").hidden = true; // a question about a move no longer last
+  if (unlocked && mode === "sheet") $("undo").disabled = !view.stages.length;
   if (mode === "moves") drawMoves(view);
   drawSheet(view);
   if (entryChanged) drawEntry(view);
@@ -376,7 +429,16 @@ if (mode === "moves") {
   });
 }
 follow(root.dataset.events, { on: { game: render }, poll: root.dataset.gameApi });
-if (mode === "sheet" && unlocked) {
-  $("undo-stage").addEventListener("click", () => send("undo", {}));
-  $("undo-stage").disabled = false;
+if (unlocked) {
+  // Undo asks first, naming what it takes back; the question answered, the focus goes back to Undo (or the board).
+  const answered = () => ($("undo").disabled ? focusAfterUndo() : $("undo").focus());
+  $("undo").addEventListener("click", askUndo);
+  $("undo-no").addEventListener("click", () => { $("undo-confirm").hidden = true; answered(); });
+  $("undo-confirm").addEventListener("keydown", (event) => { if (event.key === "Escape") $("undo-no").click(); });
+  $("undo-yes").addEventListener("click", async () => {
+    $("undo-confirm").hidden = true;
+    $("undo-error").textContent = "";
+    await send("undo", {});
+    answered();
+  });
 }

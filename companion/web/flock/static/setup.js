@@ -24,13 +24,37 @@ function names() {
   return named;
 }
 
-form.addEventListener("submit", async (event) => {
-  event.preventDefault();
+// The flock dealt last, kept in the page's address (?players=crane,kite&seed=N): a reload, or the way back from
+// the PIN page, shows the same flock again rather than a new deal the table never laid out.
+const address = () => new URLSearchParams(window.location.search);
+
+function remember(data) {
+  const query = new URLSearchParams(window.location.search);
+  query.set("players", data.players.join(","));
+  query.set("seed", String(data.seed));
+  window.history.replaceState(null, "", `${window.location.pathname}?${query}`);
+  // Every way to the PIN page comes back here, to this flock (the PIN page takes a path on this site only).
+  for (const link of document.querySelectorAll('a[href*="pin?next="]')) {
+    const to = new URL(link.href);
+    to.searchParams.set("next", `${window.location.pathname}?${query}`);
+    link.href = `${to.pathname}${to.search}`;
+  }
+}
+
+// The seed to deal from: the address's, while the seats are those it was dealt for (or it names no seats:
+// `?seed=N` alone lays the same table again, a replayed evening or a test); none, for a new deal.
+function seedFor(players, fresh) {
+  const seed = address().get("seed");
+  const dealtFor = address().get("players");
+  if (fresh || !seed || (dealtFor !== null && dealtFor !== players.join(","))) return null;
+  return seed;
+}
+
+async function deal({ fresh = false } = {}) {
   const slot = form.querySelector("[data-error-for]");
   slot.textContent = "";
   const players = seats();
-  // A seed in the page's address (?seed=N) lays the same table again: a replayed evening, or a test.
-  const seed = new URLSearchParams(window.location.search).get("seed");
+  const seed = seedFor(players, fresh);
   const query = `players=${encodeURIComponent(players.join(","))}${seed ? `&seed=${encodeURIComponent(seed)}` : ""}`;
   const response = await fetch(`${root.dataset.setupApi}?${query}`);
   const data = await response.json();
@@ -40,6 +64,7 @@ form.addEventListener("submit", async (event) => {
     return;
   }
   laid = data;
+  remember(data);
   drawBoard(document.getElementById("setup-board"), data.board, { label: t("flock.setup.flock") });
   const facts = document.getElementById("setup-facts");
   facts.replaceChildren(
@@ -47,10 +72,16 @@ form.addEventListener("submit", async (event) => {
     el("li", t("flock.setup.deck", { deck: data.deck.length, face_up: data.face_up.length })),
     el("li", t("flock.setup.display", { display: data.display, rest: data.movement_deck })),
     el("li", t(`flock.start.${data.start_reason}`, { player: playerLabel(data.start_player) }), "starts"),
-    el("li", t("flock.setup.seed", { seed: data.seed }), "help"),
+    el("li", t("flock.setup.seed", { seed: data.seed }), "help seed"),
   );
   document.getElementById("setup-result").hidden = false;
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  deal();
 });
+document.getElementById("deal-again").addEventListener("click", () => deal({ fresh: true }));
 
 async function keep(mode) {
   const named = names();
@@ -64,6 +95,26 @@ async function keep(mode) {
 }
 
 form.querySelector('button[type="submit"]').disabled = false; // ready: until now a tap would have sent the form away
+
+// The names typed in, kept for this tab only (never in the address): the way back from the PIN page keeps them.
+const NAMES_KEPT = "flock.setup.names";
+const nameInputs = [...form.querySelectorAll('input[name="seat-name"]')];
+try {
+  const kept = JSON.parse(sessionStorage.getItem(NAMES_KEPT) ?? "[]");
+  nameInputs.forEach((input, i) => { if (typeof kept[i] === "string" && !input.value) input.value = kept[i]; });
+} catch { /* nothing kept, or storage refused: the fields start empty */ }
+form.addEventListener("input", () => {
+  try { sessionStorage.setItem(NAMES_KEPT, JSON.stringify(nameInputs.map((input) => input.value))); } catch { /* not kept */ }
+});
+
+// Back from the PIN page (or reloaded) with a flock in the address: the same seats, the same flock shown again.
+const dealt = address().get("players")?.split(",").filter(Boolean) ?? [];
+const selects = [...form.querySelectorAll('select[name="seat"]')];
+if (dealt.length && address().get("seed") && dealt.length <= selects.length
+    && dealt.every((p) => selects[0].querySelector(`option[value="${CSS.escape(p)}"]`))) {
+  selects.forEach((select, i) => { select.value = dealt[i] ?? ""; });
+  await deal();
+}
 
 if (unlocked) {
   document.getElementById("keep-moves").addEventListener("click", () => keep("moves"));

@@ -5,6 +5,7 @@ import { loadMessages } from "/static/js/i18n.js";
 
 await loadMessages();
 const { stageEditor, drawResult } = await import("./editor.js");
+const { refusalText } = await import("./board.js");
 
 const root = document.getElementById("flock");
 const chosen = () => [...document.querySelectorAll('.players-pick input[name="player"]:checked')].map((box) => box.value);
@@ -22,7 +23,7 @@ submit.addEventListener("click", async () => {
   const { ok, data } = await postJSON(root.dataset.scoreApi, body);
   const section = document.getElementById("stage-result");
   if (!ok) {
-    editor.show(data.error);
+    editor.show(refusalText(data));
     section.hidden = true;
     return;
   }
