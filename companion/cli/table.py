@@ -85,14 +85,14 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
     from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
-    from companion.web.server import make_server, shut_down
+    from companion.web.server import bound_port, make_server, shut_down
 
     try:
         server = make_server(table, host, port)
     except OSError as e:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
-    listening = Listening(host, server.effective_port)
+    listening = Listening(host, bound_port(server))
     table.door.listening = (listening.host, listening.port)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
