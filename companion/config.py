@@ -57,7 +57,7 @@ class TimerConfig:
 class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8000
-    pin: str | None = None  # None: a fresh PIN at every start
+    pin: str | None = None  # None: a PIN drawn once and kept beside the database (table/door.py)
     allowed_hosts: tuple[str, ...] = ()  # more names the table answers to (its own are always allowed); "*": any
 
 
@@ -81,6 +81,7 @@ class Config:
     name: str = ""  # the table's name, for its pages and its screen ("" : none given)
     language: str | None = None  # the language of its screen and of phones that have not chosen one
     set_up: bool = False  # the setup page was finished: until then it opens for the setup code
+    setup_code_file: Path | None = None  # a copy of the setup code while setup is open (an image's boot partition)
 
     def durations(self) -> dict[str, float | tuple[float, float]]:
         """Calibrated durations only, per colour seconds or (A up, B up) (the nominal table fills the rest).
@@ -171,6 +172,7 @@ def parse_config(data: dict, path: Path | None) -> Config:
         name=check_table_name(table.text("name", d.name), "table.name"),
         language=table.choice("language", LANGUAGES, None) if "language" in table.keys() else None,
         set_up=table.boolean("set_up", d.set_up),
+        setup_code_file=Path(table.text("setup_code_file", "")) if table.text("setup_code_file", "") else None,
         nominal=nominal,
         timers=timers,
         tilt=sections.owned("tilt", TiltConfig.read),

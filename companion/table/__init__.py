@@ -22,7 +22,7 @@ from companion.records import GameShelf, Store
 from companion.table.configured import Configured
 from companion.table.desk import Desk
 from companion.table.door import TableDoor
-from companion.table.firstrun import FirstRun
+from companion.table.firstrun import FirstRun, kept_code_file
 from companion.table.fitted import Fitted
 from companion.table.games import KINDS, TableGames
 from companion.table.inputs import take_change
@@ -56,7 +56,8 @@ class Table(Desk):
         super().__init__(clock=clock, runtime=runtime, journal=journal, live=live, fitted=fitted,
                          publisher=Publisher(store.next_boot()), store=store, configured=configured, speed=speed,
                          changed=self._touch)
-        self.first_run = FirstRun(config.set_up or config.path is None, path=config.path)
+        self.first_run = FirstRun(config.set_up or config.path is None, path=config.path,
+                                  kept=kept_code_file(config), shown=config.setup_code_file)
         self.door, self.ledger = TableDoor(configured, pin), TableLedger(store, clock, self._games)
         self.games = TableGames(self._games)
         self.setup = TableSetup(runtime=runtime, live=live, fitted=fitted, configured=configured,

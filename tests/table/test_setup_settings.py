@@ -1,7 +1,9 @@
 """Settings from the setup page: written through the config's checks, applied to a running table in place."""
 
 import os
+import stat
 import tomllib
+
 
 import pytest
 
@@ -61,6 +63,31 @@ def test_the_setup_code_is_long_from_a_large_alphabet_and_reopens_when_the_file_
     code = door.code
     assert len(code) == CODE_LENGTH >= 8 and set(code) <= set(ALPHABET) and len(ALPHABET) >= 30
     assert said and code[:5] in said[0]
+
+
+def test_the_setup_code_outlives_a_restart_and_its_files_go_when_setup_is_done(tmp_path):
+    """A table restarted (power cut, update) before setup is done keeps its code: the one on the card still works."""
+    kept, shown = tmp_path / "setup-code", tmp_path / "boot" / "companion-setup-code.txt"
+    shown.parent.mkdir()
+    first = FirstRun(False, kept=kept, shown=shown, say=lambda line: None)
+    again = FirstRun(False, kept=kept, shown=shown, say=lambda line: None)
+    assert again.code == first.code and shown.read_text().strip() == first.code
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    again.close()
+    assert not kept.exists() and not shown.exists()
+    assert FirstRun(False, kept=kept, say=lambda line: None).code != first.code  # a new setup, a new code
+
+
+def test_a_config_names_the_owners_copy_of_the_setup_code(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[table]\nsetup_code_file = "%s"\ndatabase = "%s"\n' % (tmp_path / "code.txt", tmp_path / "db"))
+    table = Table(load_or_fresh(config), Store(tmp_path / "db"), mock_pin_factory(), clock=FakeClock())
+    try:
+        assert (tmp_path / "code.txt").read_text().strip() == table.first_run.code
+        table.setup.finish_setup()
+        assert not (tmp_path / "code.txt").exists()
+    finally:
+        table.stop()
 
 
 @pytest.fixture

@@ -162,7 +162,8 @@ def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table,
     table.setup.finish_setup()
     done = cli("setup", "--reopen", "--config", str(table.configured.now.path))
     assert done.returncode == 0 and "setup reopened" in done.stdout
-    assert table.first_run.code is not None  # the running table saw the file change
+    printed = re.search(r"setup code ([A-Z0-9]{5}-[A-Z0-9]{5})", done.stdout)[1]  # at once, not at the next page
+    assert table.first_run.accepts(printed)  # the running table saw the file change and took that very code
 
 
 def test_the_demo_has_no_setup_flow(tmp_path):
@@ -281,3 +282,22 @@ def test_a_phone_that_unlocked_with_the_pin_enters_the_setup_code_during_a_guess
     answer = owner.post("/api/setup/code", json={"code": table.first_run.code}, headers={"X-CSRF-Token": owner.csrf},
                         environ_base=OWNER)
     assert answer.status_code == 200, answer.json
+
+
+def test_a_new_pin_from_the_cli_reaches_the_running_table_and_locks_its_phones(client, table, cli):
+    enter(client, table)
+    assert post(client, "/api/setup/done").status_code == 200 and client.get("/api/setup/settings").status_code == 200
+    before = table.door.pin
+    done = cli("setup", "--new-pin", "--config", str(table.configured.now.path))
+    assert done.returncode == 0, done.stderr
+    pin = re.search(r"The table PIN is now (\d+)", done.stdout)[1]
+    assert table.door.pin == pin and (pin != before or len(pin) == 6)
+    if pin != before:
+        assert client.get("/api/setup/settings").status_code == 403  # a phone unlocked with the old PIN is out
+
+
+def test_a_pin_set_in_the_config_is_not_redrawn_by_the_cli(client, table, cli):
+    enter(client, table)
+    assert post(client, "/api/setup/settings", {"web": {"pin": "97531"}}).status_code == 200
+    refused = cli("setup", "--new-pin", "--config", str(table.configured.now.path))
+    assert refused.returncode == 1 and "set in the config" in refused.stderr and table.door.pin == "97531"
