@@ -84,6 +84,7 @@ def test_a_config_names_the_owners_copy_of_the_setup_code(tmp_path):
     table = Table(load_or_fresh(config), Store(tmp_path / "db"), mock_pin_factory(), clock=FakeClock())
     try:
         assert (tmp_path / "code.txt").read_text().strip() == table.first_run.code
+        table.setup.change_settings({"web": {"pin": "97531"}})
         table.setup.finish_setup()
         assert not (tmp_path / "code.txt").exists()
     finally:

@@ -150,6 +150,7 @@ def test_finishing_closes_the_flow_and_changes_then_need_the_pin(client, table):
 
 
 def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table, cli):
+    table.setup.change_settings({"web": {"pin": "97531"}})
     table.setup.finish_setup()
     phone = create_app(table, testing=True).test_client()
     csrf = re.search(r'name="csrf-token" content="([^"]+)"', phone.get("/setup/").get_data(as_text=True))[1]
@@ -250,6 +251,7 @@ def test_done_during_a_pin_guessing_attack_finishes_and_unlocks_the_phone(client
         client.application.test_client().post("/api/show/abort", headers={"X-Table-Pin": "000000"},
                                               environ_base={"REMOTE_ADDR": f"10.0.0.{number + 1}"})
     assert client.application.extensions["pin_guard"].wait_s("10.0.9.9", clock.now) > 0  # the attack is on
+    table.setup.change_settings({"web": {"pin": "97531"}})  # saved first, as the page does
     done = owner.post("/api/setup/done", json={}, headers={"X-CSRF-Token": owner_csrf}, environ_base=OWNER)
     assert done.status_code == 200, done.json
     assert table.first_run.code is None
@@ -286,6 +288,7 @@ def test_a_phone_that_unlocked_with_the_pin_enters_the_setup_code_during_a_guess
 
 def test_a_new_pin_from_the_cli_reaches_the_running_table_and_locks_its_phones(client, table, cli):
     enter(client, table)
+    assert post(client, "/api/setup/settings", {"table": {"name": "Kitchen"}}).status_code == 200  # no PIN set
     assert post(client, "/api/setup/done").status_code == 200 and client.get("/api/setup/settings").status_code == 200
     before = table.door.pin
     done = cli("setup", "--new-pin", "--config", str(table.configured.now.path))
@@ -301,3 +304,15 @@ def test_a_pin_set_in_the_config_is_not_redrawn_by_the_cli(client, table, cli):
     assert post(client, "/api/setup/settings", {"web": {"pin": "97531"}}).status_code == 200
     refused = cli("setup", "--new-pin", "--config", str(table.configured.now.path))
     assert refused.returncode == 1 and "set in the config" in refused.stderr and table.door.pin == "97531"
+
+
+def test_finish_is_refused_until_the_settings_are_saved(client, table):
+    """A Save that failed (a pin in use) must not let Finish close setup with no PIN written."""
+    enter(client, table)
+    refused_save = post(client, "/api/setup/settings", {"timers": {"red": {"pins": [4, 4]}}})
+    assert refused_save.status_code == 400
+    refused = post(client, "/api/setup/done")
+    assert refused.status_code == 409 and refused.json["code"] == "setup.unsaved", refused.json
+    assert table.first_run.code is not None and not table.configured.now.set_up
+    assert post(client, "/api/setup/settings", {"web": {"pin": "97531"}}).status_code == 200
+    assert post(client, "/api/setup/done").status_code == 200 and table.configured.now.set_up
