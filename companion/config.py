@@ -271,24 +271,27 @@ def check_host(host: str, field: str) -> str:
 
 
 def _check_pins_unique(config: Config) -> None:
-    used: dict[int, str] = {}
-    claims = [(f"timers.{c}.pins", t.pins[:1] if t.source == "emulated" else t.pins)
+    """No GPIO claimed twice; a refusal says who has the pin already (which glass, the buzzer, the strip)."""
+    used: dict[int, tuple[str, str, dict]] = {}  # pin -> (key, the holder's words, its params)
+    claims = [(f"timers.{c}.pins", t.pins[:1] if t.source == "emulated" else t.pins, (f"the {c} glass", {"colour": c}))
               for c, t in config.timers.items() if t.source != "hub"]
     if config.buzzer.enabled:
-        claims.append(("buzzer.pin", (config.buzzer.pin,)))
+        claims.append(("buzzer.pin", (config.buzzer.pin,), ("the buzzer", {"holder": "buzzer"})))
     if config.strip.enabled and config.strip.driver == "pwm":
-        claims.append(("strip.driver", (STRIP_PWM_PIN,)))
+        claims.append(("strip.driver", (STRIP_PWM_PIN,), ("the LED strip", {"holder": "strip"})))
     bus = _strip_bus_pins(config)
-    for key, pins in claims:
+    for key, pins, holder in claims:
         for pin in pins:
             if pin in bus:
                 raise BadInput(key, f"GPIO {pin} is {bus[pin]}, which the LED strip's SPI driver takes "
                                     "(choose a spare pin, or strip.driver = \"pwm\")",
                                     code="errors.setup.pin_spi", params={"pin": pin})
             if pin in used:
-                raise BadInput(key, f"GPIO {pin} is already used by {used[pin]}",
-                               code="errors.setup.pin_used", params={"pin": pin})
-            used[pin] = key
+                words, params = used[pin][1]
+                by = "glass" if "colour" in params else params["holder"]
+                raise BadInput(key, f"GPIO {pin} is already used by {words} ({used[pin][0]})",
+                               code=f"errors.setup.pin_used_by_{by}", params={"pin": pin, **params})
+            used[pin] = (key, holder)
 
 
 def _strip_bus_pins(config: Config) -> dict[int, str]:

@@ -68,7 +68,7 @@ def test_wrong_codes_slow_down(client):
 
 @pytest.mark.parametrize("settings, field, words", [
     ({"web": {"pin": "123"}}, "web.pin", "expected 4 to 8 digits"),
-    ({"timers": {"blue": {"pins": [4, 6]}}}, "timers.blue.pins", "GPIO 4 is already used by timers.red.pins"),
+    ({"timers": {"blue": {"pins": [4, 6]}}}, "timers.blue.pins", "GPIO 4 is already used by the red glass (timers.red.pins)"),
     ({"strip": {"enabled": True, "driver": "spi"}, "timers": {"blue": {"pins": [10, 6]}}}, "timers.blue.pins",
      "which the LED strip's SPI driver takes"),
     ({"buzzer": {"enabled": True, "pin": 40}}, "buzzer.pin", "GPIO 40 does not exist (valid 2-27)"),
@@ -316,3 +316,13 @@ def test_finish_is_refused_until_the_settings_are_saved(client, table):
     assert table.first_run.code is not None and not table.configured.now.set_up
     assert post(client, "/api/setup/settings", {"web": {"pin": "97531"}}).status_code == 200
     assert post(client, "/api/setup/done").status_code == 200 and table.configured.now.set_up
+
+
+def test_a_pin_in_use_names_the_glass_that_has_it_in_the_phones_language(client, table):
+    enter(client, table)
+    refused = post(client, "/api/setup/settings", {"timers": {"blue": {"pins": [4, 6]}}})
+    assert refused.json["code"] == "errors.setup.pin_used_by_glass" and refused.json["params"] == {"pin": 4, "colour": "red"}
+    refused = post(client, "/api/setup/settings", {"buzzer": {"enabled": True, "pin": 4}})
+    assert refused.json["code"] == "errors.setup.pin_used_by_glass"
+    refused = post(client, "/api/setup/settings", {"buzzer": {"enabled": True, "pin": 6}, "timers": {"blue": {"pins": [6, 16]}}})
+    assert refused.json["code"] in {"errors.setup.pin_used_by_buzzer", "errors.setup.pin_used_by_glass"}
