@@ -53,7 +53,7 @@ class TableSetup(Bench):
         return {
             "table": {"name": c.name, "language": c.language or ""},
             "web": {"pin_set": c.web.pin is not None},
-            "timers": {colour: {"source": t.source, "pins": list(t.pins),
+            "timers": {colour: {"source": t.source, "pins": list(t.pins[:1] if t.source == "emulated" else t.pins),
                                 "duration": directions_json(t.directions) if t.directions else None}
                        for colour, t in c.timers.items()},
             "strip": {"enabled": c.strip.enabled, "driver": c.strip.driver},

@@ -326,3 +326,14 @@ def test_a_pin_in_use_names_the_glass_that_has_it_in_the_phones_language(client,
     assert refused.json["code"] == "errors.setup.pin_used_by_glass"
     refused = post(client, "/api/setup/settings", {"buzzer": {"enabled": True, "pin": 6}, "timers": {"blue": {"pins": [6, 16]}}})
     assert refused.json["code"] in {"errors.setup.pin_used_by_buzzer", "errors.setup.pin_used_by_glass"}
+
+
+def test_an_led_glass_is_offered_its_one_button_pin_not_a_tilt_pair(client, table):
+    """The example config's purple glass is an LED glass: its field holds its button's pin alone."""
+    enter(client, table)
+    page = client.get("/setup/").get_data(as_text=True)
+    purple = re.search(r'<input id="pins-purple"[^>]*>', page)[0]
+    assert 'value="23"' in purple and 'data-pins-tilt="23, 24"' in purple and 'data-pins-emulated="23"' in purple
+    assert re.search(r'id="pins-purple-help">[^<]*\b23\b(?!, 24)', page)
+    assert 'value="4, 5"' in re.search(r'<input id="pins-red"[^>]*>', page)[0]
+    assert client.get("/api/setup/settings").json["timers"]["purple"]["pins"] == [23]
