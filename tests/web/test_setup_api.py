@@ -337,3 +337,14 @@ def test_an_led_glass_is_offered_its_one_button_pin_not_a_tilt_pair(client, tabl
     assert re.search(r'id="pins-purple-help">[^<]*\b23\b(?!, 24)', page)
     assert 'value="4, 5"' in re.search(r'<input id="pins-red"[^>]*>', page)[0]
     assert client.get("/api/setup/settings").json["timers"]["purple"]["pins"] == [23]
+
+
+def test_the_table_page_says_setup_is_pending_until_it_is_done_and_names_its_check_apart(client, table):
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="setup-pending"' in page and 'href="/setup/"' in page
+    setup_title = re.search(r"<h1[^>]*>([^<]+)</h1>", client.get("/setup/").get_data(as_text=True))[1]
+    check_title = re.search(r'<h2 id="setup-check-title">([^<]+)</h2>', page)[1]
+    assert setup_title.strip() != check_title.strip()  # the pre-show check is not the table's setup
+    table.setup.change_settings({"web": {"pin": "97531"}})
+    table.setup.finish_setup()
+    assert 'id="setup-pending"' not in client.get("/").get_data(as_text=True)
