@@ -108,6 +108,25 @@ def demo_config(database: Path) -> Config:
     )
 
 
+def demo_config_file(path: Path, database: Path) -> Config:
+    """The demo's own config file, not set up yet, so that a newcomer can walk the setup page on the demo:
+    written once (the demo's settings as `demo_config` has them), then read as any table's config."""
+    import tomlkit
+
+    if not path.exists():
+        demo = demo_config(database)
+        document = tomlkit.document()
+        document.add(tomlkit.comment("The demo's config: its setup page writes here; it goes with the demo's folder."))
+        document["table"] = {"database": str(database), "mock_pins": True, "runout_grace_s": demo.runout_grace_s,
+                             "advance_tolerance_s": demo.advance_tolerance_s}
+        document["timers"] = {c: {"source": t.source, "pins": list(t.pins[:1])} for c, t in demo.timers.items()}
+        document["strip"] = {"enabled": demo.strip.enabled, "driver": demo.strip.driver}
+        document["buzzer"] = {"enabled": demo.buzzer.enabled, "pin": demo.buzzer.pin}
+        document["web"] = {"host": demo.web.host}
+        _write_atomically(path, tomlkit.dumps(document))
+    return load_config(path)
+
+
 def load_config(path: Path | str | None = None) -> Config:
     """Read and check a config file; with no path, the default file if it exists, else defaults."""
     if path is None:

@@ -13,6 +13,7 @@ from companion.errors import BadInput
 
 ORDER = 10  # place in `companion --help`
 SERVICE_STOP = "sudo systemctl stop companion stops it."
+DEMO_CONFIG = "companion-demo.toml"
 
 
 NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still open its address"
@@ -33,7 +34,12 @@ def _demo(args, db: Path) -> int:
     from companion.table import demo_table
 
     mqtt = _broker(args)
-    table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
+    # Its config file lies beside its database, not set up yet: the setup page can be walked on the demo.
+    config_path = db.with_name(DEMO_CONFIG)
+    try:
+        table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin, config_path=config_path))
+    except BadInput as e:  # a demo config kept with --db and edited by hand
+        raise Refusal(f"{config_path}: {e}") from None
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
     return _serve(table, args.host, args.port, mqtt, mdns=not args.no_mdns)
 

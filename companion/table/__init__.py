@@ -12,8 +12,10 @@ ledger, the board games, the setup desk and the door. `Table` is their order
 and the runtime's step.
 """
 
+from pathlib import Path
+
 from companion.clock import SystemClock
-from companion.config import Config, demo_config
+from companion.config import Config, demo_config, demo_config_file
 from companion.hardware.debounce import earliest
 from companion.hardware.mock import mock_pin_factory
 from companion.players import MAX_PLAYERS
@@ -141,9 +143,14 @@ class Table(Desk):
         self.publish(self._journal_problem)
 
 
-def demo_table(db_path, *, speed: float = 1.0, pin: str | None = "1234", clock=None) -> Table:
-    """The embedded default table: mock pins, six emulated timers, a fake strip, a buzzer."""
-    return Table(demo_config(db_path), Store(db_path), mock_pin_factory(), clock=clock, speed=speed, pin=pin)
+def demo_table(db_path, *, speed: float = 1.0, pin: str | None = "1234", clock=None, config_path=None) -> Table:
+    """The embedded default table: mock pins, six emulated timers, a fake strip, a buzzer.
+
+    With `config_path` (`companion demo`) its settings live in that file, not set up yet: the demo then
+    walks the first-run setup as a new table does; without one it has no setup flow.
+    """
+    config = demo_config(db_path) if config_path is None else demo_config_file(Path(config_path), Path(db_path))
+    return Table(config, Store(db_path), mock_pin_factory(), clock=clock, speed=speed, pin=pin)
 
 
 __all__ = ["MAX_PLAYERS", "Table", "demo_table", "show_setup"]

@@ -129,3 +129,16 @@ def test_a_neck_beam_ends_each_run_of_a_timed_glass():
     assert timing.see(BeamChange("blue", False, 50.0)) is None
     assert timing.see(BeamChange("red", False, 64.0)) == pytest.approx(31.0)
     assert timing.done and timing.status()["median"] == {"a_up": 31.0, "b_up": 30.2}
+
+
+def test_settings_saved_again_on_a_table_with_a_buzzer_keep_its_pin(tmp_path):
+    """Refitting released every pin but the buzzer's: a second Save failed with 'GPIO19 is already in use'."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[table]\ndatabase = "{tmp_path / "db"}"\n[buzzer]\nenabled = true\n')
+    table = Table(load_or_fresh(config), Store(tmp_path / "db"), mock_pin_factory(), clock=FakeClock())
+    try:
+        table.setup.change_settings({"table": {"name": "Once"}})
+        table.setup.change_settings({"table": {"name": "Twice"}})
+        assert table.configured.now.name == "Twice" and table.configured.now.buzzer.enabled
+    finally:
+        table.stop()

@@ -348,3 +348,24 @@ def test_the_table_page_says_setup_is_pending_until_it_is_done_and_names_its_che
     table.setup.change_settings({"web": {"pin": "97531"}})
     table.setup.finish_setup()
     assert 'id="setup-pending"' not in client.get("/").get_data(as_text=True)
+
+
+def test_the_demo_command_walks_the_first_run_setup(tmp_path):
+    """`companion demo` keeps its settings in a file of its own, not set up yet: a newcomer walks the setup."""
+    db = tmp_path / "companion.sqlite3"
+    table = demo_table(db, config_path=tmp_path / "companion-demo.toml")
+    try:
+        client = create_app(table, testing=True).test_client()
+        page = client.get("/setup/").get_data(as_text=True)
+        client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        assert 'id="setup-pending"' in client.get("/").get_data(as_text=True)
+        enter(client, table)
+        assert client.get("/api/setup/settings").json["timers"]["red"] == {"source": "emulated", "pins": [4],
+                                                                            "duration": None}
+        saved = post(client, "/api/setup/settings", {"table": {"name": "Demo"}, "web": {"pin": "2468"}})
+        assert saved.status_code == 200, saved.json
+        assert post(client, "/api/setup/done").status_code == 200
+        assert table.configured.now.set_up and table.door.pin == "2468" and table.configured.now.name == "Demo"
+        assert table.has_strip and set(table.rig.buttons) == set(table.configured.now.timers)  # still the demo's rig
+    finally:
+        table.stop()
