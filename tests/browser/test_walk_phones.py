@@ -41,7 +41,8 @@ MISSING_PAGE = "/no-such-page"  # the error page, in the phone's language
 LATIN_NAMES = {"PIN", "GPIO", "LED", "QR", "Wi-Fi", "BG", "Stats", "MQTT", "URL", "ID", "SPI", "PWM",
                "CSV", "JSON", "mDNS", "SD", "root", "Enter", "Esc", "journalctl", "companion"}
 COMMAND = re.compile(r"\bcompanion(?: --?[a-z-]+| [a-z][a-z-]*)+")  # a command to type, as typed
-MACHINE_VALUE = re.compile(r"(?:\w+://|(?<![\w.])/)[^\s）)、。]*")  # an address or a device path, not a word
+MACHINE_VALUE = re.compile(r"(?:\w+://|(?<![\w.])/)[^\s）)、。]*"  # an address or a device path, not a word
+                           r"|\b[a-z]+-\d+\b|\btraining\b")  # a record's id as typed (event-04, the training event's)
 TITLES = ["Über den Wolken", "JSON Lines"]  # a box's own title, a format's name
 PLAYERS = ["はな", "そら", "うみ", "もり"]  # the players the test enters: Japanese names, so none is an English word
 
