@@ -57,7 +57,7 @@ class TimerConfig:
 class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8000
-    pin: str | None = None  # None: a fresh PIN at every start
+    pin: str | None = None  # None: a PIN drawn once and kept beside the database (table/door.py)
     allowed_hosts: tuple[str, ...] = ()  # more names the table answers to (its own are always allowed); "*": any
 
 
@@ -81,6 +81,7 @@ class Config:
     name: str = ""  # the table's name, for its pages and its screen ("" : none given)
     language: str | None = None  # the language of its screen and of phones that have not chosen one
     set_up: bool = False  # the setup page was finished: until then it opens for the setup code
+    setup_code_file: Path | None = None  # a copy of the setup code while setup is open (an image's boot partition)
 
     def durations(self) -> dict[str, float | tuple[float, float]]:
         """Calibrated durations only, per colour seconds or (A up, B up) (the nominal table fills the rest).
@@ -105,6 +106,25 @@ def demo_config(database: Path) -> Config:
         buzzer=BuzzerConfig(enabled=True, pin=load_pinout()["buzzer"]["pin"]),
         web=WebConfig(host="127.0.0.1"),
     )
+
+
+def demo_config_file(path: Path, database: Path) -> Config:
+    """The demo's own config file, not set up yet, so that a newcomer can walk the setup page on the demo:
+    written once (the demo's settings as `demo_config` has them), then read as any table's config."""
+    import tomlkit
+
+    if not path.exists():
+        demo = demo_config(database)
+        document = tomlkit.document()
+        document.add(tomlkit.comment("The demo's config: its setup page writes here; it goes with the demo's folder."))
+        document["table"] = {"database": str(database), "mock_pins": True, "runout_grace_s": demo.runout_grace_s,
+                             "advance_tolerance_s": demo.advance_tolerance_s}
+        document["timers"] = {c: {"source": t.source, "pins": list(t.pins[:1])} for c, t in demo.timers.items()}
+        document["strip"] = {"enabled": demo.strip.enabled, "driver": demo.strip.driver}
+        document["buzzer"] = {"enabled": demo.buzzer.enabled, "pin": demo.buzzer.pin}
+        document["web"] = {"host": demo.web.host}
+        _write_atomically(path, tomlkit.dumps(document))
+    return load_config(path)
 
 
 def load_config(path: Path | str | None = None) -> Config:
@@ -171,6 +191,7 @@ def parse_config(data: dict, path: Path | None) -> Config:
         name=check_table_name(table.text("name", d.name), "table.name"),
         language=table.choice("language", LANGUAGES, None) if "language" in table.keys() else None,
         set_up=table.boolean("set_up", d.set_up),
+        setup_code_file=Path(table.text("setup_code_file", "")) if table.text("setup_code_file", "") else None,
         nominal=nominal,
         timers=timers,
         tilt=sections.owned("tilt", TiltConfig.read),
@@ -269,24 +290,27 @@ def check_host(host: str, field: str) -> str:
 
 
 def _check_pins_unique(config: Config) -> None:
-    used: dict[int, str] = {}
-    claims = [(f"timers.{c}.pins", t.pins[:1] if t.source == "emulated" else t.pins)
+    """No GPIO claimed twice; a refusal says who has the pin already (which glass, the buzzer, the strip)."""
+    used: dict[int, tuple[str, str, dict]] = {}  # pin -> (key, the holder's words, its params)
+    claims = [(f"timers.{c}.pins", t.pins[:1] if t.source == "emulated" else t.pins, (f"the {c} glass", {"colour": c}))
               for c, t in config.timers.items() if t.source != "hub"]
     if config.buzzer.enabled:
-        claims.append(("buzzer.pin", (config.buzzer.pin,)))
+        claims.append(("buzzer.pin", (config.buzzer.pin,), ("the buzzer", {"holder": "buzzer"})))
     if config.strip.enabled and config.strip.driver == "pwm":
-        claims.append(("strip.driver", (STRIP_PWM_PIN,)))
+        claims.append(("strip.driver", (STRIP_PWM_PIN,), ("the LED strip", {"holder": "strip"})))
     bus = _strip_bus_pins(config)
-    for key, pins in claims:
+    for key, pins, holder in claims:
         for pin in pins:
             if pin in bus:
                 raise BadInput(key, f"GPIO {pin} is {bus[pin]}, which the LED strip's SPI driver takes "
                                     "(choose a spare pin, or strip.driver = \"pwm\")",
                                     code="errors.setup.pin_spi", params={"pin": pin})
             if pin in used:
-                raise BadInput(key, f"GPIO {pin} is already used by {used[pin]}",
-                               code="errors.setup.pin_used", params={"pin": pin})
-            used[pin] = key
+                words, params = used[pin][1]
+                by = "glass" if "colour" in params else params["holder"]
+                raise BadInput(key, f"GPIO {pin} is already used by {words} ({used[pin][0]})",
+                               code=f"errors.setup.pin_used_by_{by}", params={"pin": pin, **params})
+            used[pin] = (key, holder)
 
 
 def _strip_bus_pins(config: Config) -> dict[int, str]:

@@ -39,7 +39,7 @@ def cmd_hall(args) -> int:
     from companion.mqtt.hall import Hall, create_hall_app
     from companion.mqtt.hall.board import Leaderboard
     from companion.mqtt.hall.listener import HallListener
-    from companion.web.server import make_server, shut_down
+    from companion.web.server import bound_port, make_server, shut_down
 
     settings = broker_settings(args)
     db = Path(args.db) if args.db else DEFAULT_DB
@@ -58,7 +58,7 @@ def cmd_hall(args) -> int:
                       code=1) from None
     listener = HallListener(settings, hall, board).start()
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    print(f"The hall of {settings.url} is on http://{shown_host}:{server.effective_port}/ . Ctrl-C stops.",
+    print(f"The hall of {settings.url} is on http://{shown_host}:{bound_port(server)}/ . Ctrl-C stops.",
           flush=True)
     signal.signal(signal.SIGTERM, _interrupt)
     try:

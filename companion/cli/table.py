@@ -13,6 +13,7 @@ from companion.errors import BadInput
 
 ORDER = 10  # place in `companion --help`
 SERVICE_STOP = "sudo systemctl stop companion stops it."
+DEMO_CONFIG = "companion-demo.toml"
 
 
 NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still open its address"
@@ -33,7 +34,12 @@ def _demo(args, db: Path) -> int:
     from companion.table import demo_table
 
     mqtt = _broker(args)
-    table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin))
+    # Its config file lies beside its database, not set up yet: the setup page can be walked on the demo.
+    config_path = db.with_name(DEMO_CONFIG)
+    try:
+        table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin, config_path=config_path))
+    except BadInput as e:  # a demo config kept with --db and edited by hand
+        raise Refusal(f"{config_path}: {e}") from None
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
     return _serve(table, args.host, args.port, mqtt, mdns=not args.no_mdns)
 
@@ -85,14 +91,14 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
     from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
-    from companion.web.server import make_server, shut_down
+    from companion.web.server import bound_port, make_server, shut_down
 
     try:
         server = make_server(table, host, port)
     except OSError as e:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
-    listening = Listening(host, server.effective_port)
+    listening = Listening(host, bound_port(server))
     table.door.listening = (listening.host, listening.port)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on

@@ -113,6 +113,7 @@ class Buzzer:
 
     def __init__(self, tonal_buzzer, *, muted: bool = False, player: TunePlayer | None = None,
                  tunes: dict[str, Tune] = TUNES):
+        self._device = tonal_buzzer
         self._player = player or TunePlayer(tonal_buzzer)
         self._tunes = tunes
         self._muted = muted
@@ -138,8 +139,10 @@ class Buzzer:
         self._player.play(tune)
 
     def close(self) -> None:
-        """Silence the buzzer and stop its player (the TonalBuzzer itself stays open)."""
+        """Silence the buzzer, stop its player and release its pin (new settings may want the same one)."""
         self._player.close()
+        if self._device is not None:
+            self._device.close()
 
 
 class NullBuzzer:

@@ -12,8 +12,10 @@ ledger, the board games, the setup desk and the door. `Table` is their order
 and the runtime's step.
 """
 
+from pathlib import Path
+
 from companion.clock import SystemClock
-from companion.config import Config, demo_config
+from companion.config import Config, demo_config, demo_config_file
 from companion.hardware.debounce import earliest
 from companion.hardware.mock import mock_pin_factory
 from companion.players import MAX_PLAYERS
@@ -22,7 +24,7 @@ from companion.records import GameShelf, Store
 from companion.table.configured import Configured
 from companion.table.desk import Desk
 from companion.table.door import TableDoor
-from companion.table.firstrun import FirstRun
+from companion.table.firstrun import FirstRun, kept_code_file
 from companion.table.fitted import Fitted
 from companion.table.games import KINDS, TableGames
 from companion.table.inputs import take_change
@@ -56,7 +58,8 @@ class Table(Desk):
         super().__init__(clock=clock, runtime=runtime, journal=journal, live=live, fitted=fitted,
                          publisher=Publisher(store.next_boot()), store=store, configured=configured, speed=speed,
                          changed=self._touch)
-        self.first_run = FirstRun(config.set_up or config.path is None, path=config.path)
+        self.first_run = FirstRun(config.set_up or config.path is None, path=config.path,
+                                  kept=kept_code_file(config), shown=config.setup_code_file)
         self.door, self.ledger = TableDoor(configured, pin), TableLedger(store, clock, self._games)
         self.games = TableGames(self._games)
         self.setup = TableSetup(runtime=runtime, live=live, fitted=fitted, configured=configured,
@@ -140,9 +143,14 @@ class Table(Desk):
         self.publish(self._journal_problem)
 
 
-def demo_table(db_path, *, speed: float = 1.0, pin: str | None = "1234", clock=None) -> Table:
-    """The embedded default table: mock pins, six emulated timers, a fake strip, a buzzer."""
-    return Table(demo_config(db_path), Store(db_path), mock_pin_factory(), clock=clock, speed=speed, pin=pin)
+def demo_table(db_path, *, speed: float = 1.0, pin: str | None = "1234", clock=None, config_path=None) -> Table:
+    """The embedded default table: mock pins, six emulated timers, a fake strip, a buzzer.
+
+    With `config_path` (`companion demo`) its settings live in that file, not set up yet: the demo then
+    walks the first-run setup as a new table does; without one it has no setup flow.
+    """
+    config = demo_config(db_path) if config_path is None else demo_config_file(Path(config_path), Path(db_path))
+    return Table(config, Store(db_path), mock_pin_factory(), clock=clock, speed=speed, pin=pin)
 
 
 __all__ = ["MAX_PLAYERS", "Table", "demo_table", "show_setup"]

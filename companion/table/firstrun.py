@@ -8,6 +8,12 @@ changes need the table PIN. `companion setup --reopen` (or the button on the
 table's screen) opens the door again with a new code; a running table sees
 the file change and opens it at once.
 
+While the door is open its code is kept in a file beside the database (mode
+600): a restart keeps the same code, and `companion setup --reopen` writes
+the code it prints there, so the owner reads it at once. A table may also
+name a second file for the owner (`setup_code_file`: an image puts it on the
+card's boot partition); both go when setup is finished.
+
 >>> door = FirstRun(set_up=False, say=lambda line: None)
 >>> door.is_open and door.accepts(door.code.lower().replace("", " "))
 True
@@ -22,10 +28,13 @@ import threading
 import tomllib
 from pathlib import Path
 
+from companion.table.private import write_private
+
 log = logging.getLogger(__name__)
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a screen and typed on a phone
 CODE_LENGTH = 10  # 31**10 is about 8e14: with the page's slow-down after wrong codes, not guessable
+KEPT_CODE_FILE = "setup-code"  # beside the database, while setup is open
 
 
 def new_code() -> str:
@@ -42,19 +51,53 @@ def grouped(code: str) -> str:
     return "-".join(code[i:i + 5] for i in range(0, len(code), 5))
 
 
+def kept_code_file(config) -> Path | None:
+    """Where a table keeps its setup code: beside its database (nowhere for a database in memory)."""
+    database = str(config.database)
+    return None if database == ":memory:" else Path(database).parent / KEPT_CODE_FILE
+
+
+def is_code(text: str) -> bool:
+    return len(text) == CODE_LENGTH and all(ch in ALPHABET for ch in text)
+
+
+def read_code(path: Path | None) -> str | None:
+    """A kept code, if the file holds one."""
+    try:
+        text = path.read_text(encoding="ascii").strip() if path is not None else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if is_code(text) else None
+
+
+def keep_code(path: Path, code: str | None, *, owner_of: Path | None = None) -> None:
+    """Keep the code in `path` (mode 600), or remove the file when `code` is None."""
+    if code is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_private(path, code, owner_of=owner_of)
+
+
 class FirstRun:
     """Whether the setup page is open, and its code while it is.
 
     `path` is the config file, watched for `companion setup --reopen`;
+    `kept` the file that keeps the code beside the database, `shown` the owner's copy (both optional);
     `say` prints a line where the table's owner reads it (the journal).
     """
 
-    def __init__(self, set_up: bool, *, path: Path | None = None, say=None):
+    def __init__(self, set_up: bool, *, path: Path | None = None, kept: Path | None = None,
+                 shown: Path | None = None, say=None):
         self._lock = threading.Lock()
-        self._path = path
+        self._path, self._files = path, [f for f in (kept, shown) if f is not None]
+        self._kept = kept
         self._say = say or (lambda line: print(line, flush=True))
         self._seen = self._stamp()
-        self._code = None if set_up else new_code()
+        self._code = None
+        if set_up:
+            self._keep(None)  # a setup finished while the table was down leaves no code behind
+        else:
+            self._set(read_code(kept) or new_code())
 
     @property
     def is_open(self) -> bool:
@@ -81,18 +124,30 @@ class FirstRun:
             self._say(f"Setup: this table is not set up yet: {where}enter the setup code {grouped(code)}")
 
     def close(self) -> None:
-        """Setup is done: the code is void from now on."""
+        """Setup is done: the code is void from now on, and its files are gone."""
         with self._lock:
-            self._code = None
+            self._set(None)
             self._seen = self._stamp()
 
-    def reopen(self) -> str:
-        """Open the door again with a fresh code (said at once); returns the code."""
+    def reopen(self, code: str | None = None) -> str:
+        """Open the door again with `code` (`companion setup --reopen` drew it) or a fresh one, said at once."""
         with self._lock:
-            self._code = new_code()
+            self._set(code or new_code())
             self._seen = self._stamp()
         self.announce()
         return self._code
+
+    def _set(self, code: str | None) -> None:
+        self._code = code
+        self._keep(code)
+
+    def _keep(self, code: str | None) -> None:
+        for file in self._files:
+            try:
+                keep_code(file, code)
+            except OSError as e:  # the journal still has it; the page still opens with it
+                log.warning("setup code not %s %s (%s)", "written to" if code else "removed from", file,
+                            e.strerror or e)
 
     def _stamp(self):
         try:
@@ -115,4 +170,4 @@ class FirstRun:
             log.warning("could not read %s for set_up: %s", self._path, e)
             return
         if set_up is False:
-            self.reopen()
+            self.reopen(read_code(self._kept))

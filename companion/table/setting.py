@@ -24,6 +24,7 @@ class TableSetup(Bench):
     def __init__(self, *, runtime, live, fitted, configured, first_run, door, republish):
         super().__init__(runtime=runtime, live=live, fitted=fitted, configured=configured)
         self.first_run, self._door, self._republish = first_run, door, republish
+        self._saved = False  # settings saved since the setup flow opened: Finish needs them (or a PIN there is)
         self.reconfigured = []  # listener(old config, new config), called after new settings are applied
 
     def setup_door(self) -> dict:
@@ -52,7 +53,7 @@ class TableSetup(Bench):
         return {
             "table": {"name": c.name, "language": c.language or ""},
             "web": {"pin_set": c.web.pin is not None},
-            "timers": {colour: {"source": t.source, "pins": list(t.pins),
+            "timers": {colour: {"source": t.source, "pins": list(t.pins[:1] if t.source == "emulated" else t.pins),
                                 "duration": directions_json(t.directions) if t.directions else None}
                        for colour, t in c.timers.items()},
             "strip": {"enabled": c.strip.enabled, "driver": c.strip.driver},
@@ -85,6 +86,7 @@ class TableSetup(Bench):
             raise
         if config.web.pin is not None:
             self._door.pin = config.web.pin
+        self._saved = True
         return self.settings()
 
     def _refit(self, config: Config) -> None:
@@ -95,10 +97,19 @@ class TableSetup(Bench):
 
     @on_runtime
     def finish_setup(self) -> None:
-        """The setup page is done: the file says so, and the setup code is void."""
-        if self._configured.now.path is not None:
+        """The setup page is done: the file says so, and the setup code is void.
+
+        Never before the settings were saved (a failed Save would leave a table closed to its owner with no
+        PIN written): a flow reopened on a table whose config has its PIN may finish at once.
+        """
+        config = self._configured.now
+        if config.path is not None and not self._saved and config.web.pin is None:
+            raise Conflict("setup", "the settings are not saved yet: save them (with a PIN), then finish",
+                           code="setup.unsaved")
+        if config.path is not None:
             self._configured.mark_set_up(True)
         self.first_run.close()
+        self._saved = False
 
     @on_runtime
     def reopen_setup(self) -> str:
@@ -107,6 +118,7 @@ class TableSetup(Bench):
             raise Conflict("setup", "this table runs without a config file (the demo): there is nothing to set up",
                            code="errors.setup.demo")
         self._configured.mark_set_up(False)
+        self._saved = False
         return self.first_run.reopen()
 
     @on_runtime

@@ -213,6 +213,11 @@ def make_server(table, host: str = "127.0.0.1", port: int = 0, *, threads: int |
     return server
 
 
+def bound_port(server) -> int:
+    """The port the server listens on: waitress gives it as getnameinfo's text, every user of it wants a number."""
+    return int(server.effective_port)
+
+
 def _run(server) -> None:
     """waitress's loop; on Ctrl-C or SIGTERM the streams end before the threads are waited for."""
     try:
@@ -225,7 +230,7 @@ def _run(server) -> None:
 def serve(table, host: str, port: int, *, threads: int | None = None) -> None:
     """Serve `table` until interrupted."""
     server = make_server(table, host, port, threads=threads)
-    log.info("serving the table on http://%s:%s/", server.effective_host, server.effective_port)
+    log.info("serving the table on http://%s:%s/", server.effective_host, bound_port(server))
     try:
         server.run()
     finally:
@@ -253,7 +258,7 @@ class ServerThread:
 
     def __init__(self, server):
         self.server = server
-        self.url = f"http://{server.effective_host}:{server.effective_port}/"
+        self.url = f"http://{server.effective_host}:{bound_port(server)}/"
         self._thread = threading.Thread(target=server.run, name="web", daemon=True)
         self._thread.start()
 

@@ -84,6 +84,13 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
     page.fill("#table-name", "Kitchen table")
     for colour in EMULATED:
         page.select_option(f"#source-{colour}", "emulated")
+    # An LED glass takes one button pin: the pin map's pair becomes its first pin, and back again.
+    expect(page.locator("#pins-orange")).to_have_value("6")
+    expect(page.locator("#pins-purple")).to_have_value("23")
+    expect(page.locator("#pins-orange-help")).not_to_contain_text("6, ")
+    page.select_option("#source-orange", "tilt")
+    expect(page.locator("#pins-orange")).to_have_value("6, 12")
+    page.select_option("#source-orange", "emulated")
     page.check("#strip-enabled")
     page.check("#buzzer-enabled")
 
@@ -92,7 +99,7 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
     refused(page, expect, "web-pin", "web-pin-error", "Not saved: A PIN has 4 to 8 digits.")
     page.fill("#web-pin", "2468")
     page.fill("#pins-blue", "4")
-    refused(page, expect, "pins-blue", "pins-blue-error", "GPIO 4 is in use already.")
+    refused(page, expect, "pins-blue", "pins-blue-error", "GPIO 4 is in use already, by the Red glass.")
     page.fill("#pins-blue", "10")
     page.select_option("#strip-driver", "spi")
     refused(page, expect, "pins-blue", "pins-blue-error", "The LED strip's SPI uses GPIO 10: choose another.")
@@ -195,6 +202,7 @@ def test_setup_is_reopened_from_the_tables_own_screen(fresh, phone, expect, shot
     page.goto(fresh.url + "kiosk/")
     code = table.first_run.code
     expect(page.locator("#kiosk-setup-code")).to_have_text(f"{code[:5]}-{code[5:]}")
+    table.setup.change_settings({"web": {"pin": "2468"}})
     table.setup.finish_setup()
     page.reload()
     page.click("#kiosk-setup-reopen")

@@ -45,7 +45,7 @@ pin = "2468"
 
 @pytest.mark.parametrize("text, message", [
     ("[timers.red]\npins = [40, 5]\n", "timers.red.pins: GPIO 40 does not exist (valid 2-27)"),
-    ("[timers.orange]\npins = [4, 7]\n", "timers.orange.pins: GPIO 4 is already used by timers.red.pins"),
+    ("[timers.orange]\npins = [4, 7]\n", "timers.orange.pins: GPIO 4 is already used by the red glass (timers.red.pins)"),
     ("[timers.red]\npins = [4, 4]\n", "timers.red.pins: GPIO 4 is listed twice"),
     ("[timers.red]\npins = [4]\n", "timers.red.pins: a tilt pair needs two pins (or set single_switch = true)"),
     ("[timers.red]\nsource = \"laser\"\n", "timers.red.source: 'laser' is not one of tilt, hub, emulated"),
@@ -56,7 +56,7 @@ pin = "2468"
     ("[tabel]\n", "tabel: unknown key"),
     ("[strip]\ndriver = \"usb\"\n", "strip.driver: 'usb' is not one of spi, pwm, pi5, fake"),
     ("[strip]\nbrightness = 2\n", "strip.brightness: 2 is out of range (0.01-1)"),
-    ("[buzzer]\nenabled = true\npin = 4\n", "buzzer.pin: GPIO 4 is already used by timers.red.pins"),
+    ("[buzzer]\nenabled = true\npin = 4\n", "buzzer.pin: GPIO 4 is already used by the red glass (timers.red.pins)"),
     ("[web]\nport = 99999\n", "web.port: 99999 is out of range (1-65535)"),
     ("[web]\npin = \"12\"\n", "web.pin: expected 4 to 8 digits"),
     ("[nominal]\npurple = 0\n", "nominal.purple: must be above 0 s"),
@@ -72,7 +72,7 @@ def test_bad_config_names_file_key_and_problem(tmp_path, text, message):
 
 @pytest.mark.parametrize("text, message", [
     ("[timers.red]\npins = [40, 5]\n", "config.toml: timers.red.pins: GPIO 40 does not exist (valid 2-27)"),
-    ("[timers.orange]\npins = [4, 7]\n", "timers.orange.pins: GPIO 4 is already used by timers.red.pins"),
+    ("[timers.orange]\npins = [4, 7]\n", "timers.orange.pins: GPIO 4 is already used by the red glass (timers.red.pins)"),
     ("\xff", "not UTF-8"),
 ])
 def test_run_with_a_bad_config_exits_2_with_one_line(cli, tmp_path, text, message):

@@ -1,7 +1,9 @@
 """Settings from the setup page: written through the config's checks, applied to a running table in place."""
 
 import os
+import stat
 import tomllib
+
 
 import pytest
 
@@ -63,6 +65,32 @@ def test_the_setup_code_is_long_from_a_large_alphabet_and_reopens_when_the_file_
     assert said and code[:5] in said[0]
 
 
+def test_the_setup_code_outlives_a_restart_and_its_files_go_when_setup_is_done(tmp_path):
+    """A table restarted (power cut, update) before setup is done keeps its code: the one on the card still works."""
+    kept, shown = tmp_path / "setup-code", tmp_path / "boot" / "companion-setup-code.txt"
+    shown.parent.mkdir()
+    first = FirstRun(False, kept=kept, shown=shown, say=lambda line: None)
+    again = FirstRun(False, kept=kept, shown=shown, say=lambda line: None)
+    assert again.code == first.code and shown.read_text().strip() == first.code
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    again.close()
+    assert not kept.exists() and not shown.exists()
+    assert FirstRun(False, kept=kept, say=lambda line: None).code != first.code  # a new setup, a new code
+
+
+def test_a_config_names_the_owners_copy_of_the_setup_code(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[table]\nsetup_code_file = "%s"\ndatabase = "%s"\n' % (tmp_path / "code.txt", tmp_path / "db"))
+    table = Table(load_or_fresh(config), Store(tmp_path / "db"), mock_pin_factory(), clock=FakeClock())
+    try:
+        assert (tmp_path / "code.txt").read_text().strip() == table.first_run.code
+        table.setup.change_settings({"web": {"pin": "97531"}})
+        table.setup.finish_setup()
+        assert not (tmp_path / "code.txt").exists()
+    finally:
+        table.stop()
+
+
 @pytest.fixture
 def table(tmp_path):
     config = load_or_fresh(tmp_path / "config.toml")
@@ -101,3 +129,16 @@ def test_a_neck_beam_ends_each_run_of_a_timed_glass():
     assert timing.see(BeamChange("blue", False, 50.0)) is None
     assert timing.see(BeamChange("red", False, 64.0)) == pytest.approx(31.0)
     assert timing.done and timing.status()["median"] == {"a_up": 31.0, "b_up": 30.2}
+
+
+def test_settings_saved_again_on_a_table_with_a_buzzer_keep_its_pin(tmp_path):
+    """Refitting released every pin but the buzzer's: a second Save failed with 'GPIO19 is already in use'."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[table]\ndatabase = "{tmp_path / "db"}"\n[buzzer]\nenabled = true\n')
+    table = Table(load_or_fresh(config), Store(tmp_path / "db"), mock_pin_factory(), clock=FakeClock())
+    try:
+        table.setup.change_settings({"table": {"name": "Once"}})
+        table.setup.change_settings({"table": {"name": "Twice"}})
+        assert table.configured.now.name == "Twice" and table.configured.now.buzzer.enabled
+    finally:
+        table.stop()

@@ -1,5 +1,6 @@
 """The address phones can open: the LAN addresses, the start-up line, the QR code, and mDNS that never stops the table."""
 
+import os
 import logging
 import re
 import signal
@@ -205,3 +206,51 @@ def test_links_never_lead_to_loopback_and_the_name_comes_last(host, addresses, p
         assert links[-1] == f"http://{mdns}:{port}/" and links.count(links[-1]) == 1
     if host in ("0.0.0.0", "::"):
         assert links[:len(addresses)] == [f"http://{a}:{port}/" for a in addresses]
+
+
+# ---- the announcement of a real daemon, found by a browser of the network ---------------
+
+def test_a_zeroconf_browse_finds_the_running_table(tmp_path):
+    """The daemon as started for phones announces itself: a service browser on the LAN finds its page.
+
+    The port once reached zeroconf as waitress's text ('8123'), the announcement failed at every start,
+    and only a log line said so: this browses for the table as a phone's browser would.
+    """
+    import threading
+
+    from zeroconf import ServiceBrowser, ServiceStateChange, Zeroconf
+
+    addresses = lan_addresses()
+    if not addresses:
+        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
+            pytest.fail("tools required (COMPANION_REQUIRE_TOOLS=1) but this machine has no LAN address to announce on")
+        pytest.skip("no LAN address to announce on")
+    port = free_port()
+    daemon = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--host", "0.0.0.0", "--port", str(port),
+                               "--db", str(tmp_path / "demo.sqlite3")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found = threading.Event()
+    seen = []
+    browser_side = Zeroconf(interfaces=addresses)
+
+    def on_change(zeroconf, service_type, name, state_change):
+        if state_change is not ServiceStateChange.Added:
+            return
+        info = zeroconf.get_service_info(service_type, name, timeout=3000)
+        if info is not None:
+            seen.append((name, info.port, info.parsed_addresses(), info.properties))
+            if info.port == port:
+                found.set()
+
+    try:
+        browser = ServiceBrowser(browser_side, "_http._tcp.local.", handlers=[on_change])
+        found.wait(timeout=60)  # an announcement probes for about two seconds; a loaded machine takes longer
+        browser.cancel()
+    finally:
+        browser_side.close()
+        daemon.send_signal(signal.SIGTERM)
+        _, errors = daemon.communicate(timeout=30)
+    assert found.is_set(), f"no table announced on port {port}; seen {seen}; the daemon said: {errors[-2000:]}"
+    name, _, announced, properties = next(s for s in seen if s[1] == port)
+    assert set(announced) & set(addresses) and properties.get(b"path") == b"/", seen
+    assert "not announced on mDNS" not in errors

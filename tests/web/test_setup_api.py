@@ -68,7 +68,7 @@ def test_wrong_codes_slow_down(client):
 
 @pytest.mark.parametrize("settings, field, words", [
     ({"web": {"pin": "123"}}, "web.pin", "expected 4 to 8 digits"),
-    ({"timers": {"blue": {"pins": [4, 6]}}}, "timers.blue.pins", "GPIO 4 is already used by timers.red.pins"),
+    ({"timers": {"blue": {"pins": [4, 6]}}}, "timers.blue.pins", "GPIO 4 is already used by the red glass (timers.red.pins)"),
     ({"strip": {"enabled": True, "driver": "spi"}, "timers": {"blue": {"pins": [10, 6]}}}, "timers.blue.pins",
      "which the LED strip's SPI driver takes"),
     ({"buzzer": {"enabled": True, "pin": 40}}, "buzzer.pin", "GPIO 40 does not exist (valid 2-27)"),
@@ -150,6 +150,7 @@ def test_finishing_closes_the_flow_and_changes_then_need_the_pin(client, table):
 
 
 def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table, cli):
+    table.setup.change_settings({"web": {"pin": "97531"}})
     table.setup.finish_setup()
     phone = create_app(table, testing=True).test_client()
     csrf = re.search(r'name="csrf-token" content="([^"]+)"', phone.get("/setup/").get_data(as_text=True))[1]
@@ -162,7 +163,8 @@ def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table,
     table.setup.finish_setup()
     done = cli("setup", "--reopen", "--config", str(table.configured.now.path))
     assert done.returncode == 0 and "setup reopened" in done.stdout
-    assert table.first_run.code is not None  # the running table saw the file change
+    printed = re.search(r"setup code ([A-Z0-9]{5}-[A-Z0-9]{5})", done.stdout)[1]  # at once, not at the next page
+    assert table.first_run.accepts(printed)  # the running table saw the file change and took that very code
 
 
 def test_the_demo_has_no_setup_flow(tmp_path):
@@ -249,6 +251,7 @@ def test_done_during_a_pin_guessing_attack_finishes_and_unlocks_the_phone(client
         client.application.test_client().post("/api/show/abort", headers={"X-Table-Pin": "000000"},
                                               environ_base={"REMOTE_ADDR": f"10.0.0.{number + 1}"})
     assert client.application.extensions["pin_guard"].wait_s("10.0.9.9", clock.now) > 0  # the attack is on
+    table.setup.change_settings({"web": {"pin": "97531"}})  # saved first, as the page does
     done = owner.post("/api/setup/done", json={}, headers={"X-CSRF-Token": owner_csrf}, environ_base=OWNER)
     assert done.status_code == 200, done.json
     assert table.first_run.code is None
@@ -281,3 +284,88 @@ def test_a_phone_that_unlocked_with_the_pin_enters_the_setup_code_during_a_guess
     answer = owner.post("/api/setup/code", json={"code": table.first_run.code}, headers={"X-CSRF-Token": owner.csrf},
                         environ_base=OWNER)
     assert answer.status_code == 200, answer.json
+
+
+def test_a_new_pin_from_the_cli_reaches_the_running_table_and_locks_its_phones(client, table, cli):
+    enter(client, table)
+    assert post(client, "/api/setup/settings", {"table": {"name": "Kitchen"}}).status_code == 200  # no PIN set
+    assert post(client, "/api/setup/done").status_code == 200 and client.get("/api/setup/settings").status_code == 200
+    before = table.door.pin
+    done = cli("setup", "--new-pin", "--config", str(table.configured.now.path))
+    assert done.returncode == 0, done.stderr
+    pin = re.search(r"The table PIN is now (\d+)", done.stdout)[1]
+    assert table.door.pin == pin and (pin != before or len(pin) == 6)
+    if pin != before:
+        assert client.get("/api/setup/settings").status_code == 403  # a phone unlocked with the old PIN is out
+
+
+def test_a_pin_set_in_the_config_is_not_redrawn_by_the_cli(client, table, cli):
+    enter(client, table)
+    assert post(client, "/api/setup/settings", {"web": {"pin": "97531"}}).status_code == 200
+    refused = cli("setup", "--new-pin", "--config", str(table.configured.now.path))
+    assert refused.returncode == 1 and "set in the config" in refused.stderr and table.door.pin == "97531"
+
+
+def test_finish_is_refused_until_the_settings_are_saved(client, table):
+    """A Save that failed (a pin in use) must not let Finish close setup with no PIN written."""
+    enter(client, table)
+    refused_save = post(client, "/api/setup/settings", {"timers": {"red": {"pins": [4, 4]}}})
+    assert refused_save.status_code == 400
+    refused = post(client, "/api/setup/done")
+    assert refused.status_code == 409 and refused.json["code"] == "setup.unsaved", refused.json
+    assert table.first_run.code is not None and not table.configured.now.set_up
+    assert post(client, "/api/setup/settings", {"web": {"pin": "97531"}}).status_code == 200
+    assert post(client, "/api/setup/done").status_code == 200 and table.configured.now.set_up
+
+
+def test_a_pin_in_use_names_the_glass_that_has_it_in_the_phones_language(client, table):
+    enter(client, table)
+    refused = post(client, "/api/setup/settings", {"timers": {"blue": {"pins": [4, 6]}}})
+    assert refused.json["code"] == "errors.setup.pin_used_by_glass" and refused.json["params"] == {"pin": 4, "colour": "red"}
+    refused = post(client, "/api/setup/settings", {"buzzer": {"enabled": True, "pin": 4}})
+    assert refused.json["code"] == "errors.setup.pin_used_by_glass"
+    refused = post(client, "/api/setup/settings", {"buzzer": {"enabled": True, "pin": 6}, "timers": {"blue": {"pins": [6, 16]}}})
+    assert refused.json["code"] in {"errors.setup.pin_used_by_buzzer", "errors.setup.pin_used_by_glass"}
+
+
+def test_an_led_glass_is_offered_its_one_button_pin_not_a_tilt_pair(client, table):
+    """The example config's purple glass is an LED glass: its field holds its button's pin alone."""
+    enter(client, table)
+    page = client.get("/setup/").get_data(as_text=True)
+    purple = re.search(r'<input id="pins-purple"[^>]*>', page)[0]
+    assert 'value="23"' in purple and 'data-pins-tilt="23, 24"' in purple and 'data-pins-emulated="23"' in purple
+    assert re.search(r'id="pins-purple-help">[^<]*\b23\b(?!, 24)', page)
+    assert 'value="4, 5"' in re.search(r'<input id="pins-red"[^>]*>', page)[0]
+    assert client.get("/api/setup/settings").json["timers"]["purple"]["pins"] == [23]
+
+
+def test_the_table_page_says_setup_is_pending_until_it_is_done_and_names_its_check_apart(client, table):
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="setup-pending"' in page and 'href="/setup/"' in page
+    setup_title = re.search(r"<h1[^>]*>([^<]+)</h1>", client.get("/setup/").get_data(as_text=True))[1]
+    check_title = re.search(r'<h2 id="setup-check-title">([^<]+)</h2>', page)[1]
+    assert setup_title.strip() != check_title.strip()  # the pre-show check is not the table's setup
+    table.setup.change_settings({"web": {"pin": "97531"}})
+    table.setup.finish_setup()
+    assert 'id="setup-pending"' not in client.get("/").get_data(as_text=True)
+
+
+def test_the_demo_command_walks_the_first_run_setup(tmp_path):
+    """`companion demo` keeps its settings in a file of its own, not set up yet: a newcomer walks the setup."""
+    db = tmp_path / "companion.sqlite3"
+    table = demo_table(db, config_path=tmp_path / "companion-demo.toml")
+    try:
+        client = create_app(table, testing=True).test_client()
+        page = client.get("/setup/").get_data(as_text=True)
+        client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        assert 'id="setup-pending"' in client.get("/").get_data(as_text=True)
+        enter(client, table)
+        assert client.get("/api/setup/settings").json["timers"]["red"] == {"source": "emulated", "pins": [4],
+                                                                            "duration": None}
+        saved = post(client, "/api/setup/settings", {"table": {"name": "Demo"}, "web": {"pin": "2468"}})
+        assert saved.status_code == 200, saved.json
+        assert post(client, "/api/setup/done").status_code == 200
+        assert table.configured.now.set_up and table.door.pin == "2468" and table.configured.now.name == "Demo"
+        assert table.has_strip and set(table.rig.buttons) == set(table.configured.now.timers)  # still the demo's rig
+    finally:
+        table.stop()

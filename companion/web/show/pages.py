@@ -17,7 +17,7 @@ from companion.skyrockets import COLOURS
 from companion.skyrockets import events as event_rules
 from companion.skyrockets.colours import MAX_DURATION_S, MIN_GLASS_S
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.web import desk, door
+from companion.web import desk, door, setup
 from companion.web.address import ALLOW_PHONES_OPTION, Listening, is_loopback, lan_addresses, mdns_name
 from companion.web.show import bp
 from companion.web.i18n import translate
@@ -42,7 +42,8 @@ def index():
         unlocked=unlocked(), pin=door().pin if from_the_table() else None, has_strip=desk().has_strip,
         url=url, also=share["links"][1:], local_only=share["local_only"], allow_phones=ALLOW_PHONES_OPTION,
         qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS,
-        calibration={"min": MIN_GLASS_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S})
+        calibration={"min": MIN_GLASS_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S},
+        setup_pending=setup().setup_door()["open"])
 
 
 def phone_links() -> dict:

@@ -36,6 +36,19 @@ function clearMessages(root) {
 }
 
 const settingsForm = document.getElementById("settings-form");
+
+// A glass's pins follow its source: a tilt cradle has two switches, an LED glass one flip button. A field
+// still holding the pin map's pins for the old source takes the new source's; pins typed by hand stay.
+for (const select of settingsForm.querySelectorAll('select[name$=".source"]')) {
+  select.addEventListener("change", () => {
+    const glass = select.closest(".setup-glass");
+    const input = glass.querySelector("[data-pins]");
+    const wanted = select.value === "emulated" ? input.dataset.pinsEmulated : input.dataset.pinsTilt;
+    const mapped = [input.dataset.pinsTilt, input.dataset.pinsEmulated, ""].includes(input.value.trim());
+    if (mapped) input.value = wanted;
+    glass.querySelector(".help").textContent = t("setup.pin_map", { pins: wanted });
+  });
+}
 settingsForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   clearMessages(settingsForm);

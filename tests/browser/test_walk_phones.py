@@ -1,0 +1,249 @@
+"""Every page a phone opens, walked at 390 px in both languages, locked and unlocked, mid-game and mid-show.
+
+A table in use has a show running, an earlier show on its records, an Über den
+Wolken game and a 帰る雁 game under way: the walk opens every page the web serves
+to phones (the route list is read from the app, so a new page cannot be left
+out) and fails, naming the page, on:
+- a page wider than the phone (it would scroll sideways);
+- in Japanese, an English word outside a short list of names, or a word the
+  glossary rules out;
+and, after a refusal tapped on the pages that take input, on a message outside
+the phone's screen or focus dropped on the page's body.
+"""
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from .conftest import PHONE, SPEED, api, unlock
+from .layout import OUTSIDE
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The pages for phones, by the app's route: None, or the record a page of that route needs.
+PAGES = {
+    "/": None, "/scorepad": None, "/shows": None, "/shows/<int:show_id>": "show",
+    "/flock": None, "/flock/stage": None, "/flock/games/<int:game_id>": "flock",
+    "/geese": None, "/geese/check": None, "/geese/games/<int:game_id>": "geese",
+    "/geese/games/<int:game_id>/score": "geese",
+    "/setup/": None, "/pin": None, "/pair/<code>": "pair",
+}
+NOT_FOR_PHONES = {
+    "/kiosk/": "the table's own screen, walked at its size by the kiosk tests",
+    "/kiosk/join": "the table's own screen's join card",
+    "/i18n/<code>.json": "a catalogue, not a page", "/lang/<code>": "a redirect, not a page",
+}
+MISSING_PAGE = "/no-such-page"  # the error page, in the phone's language
+
+# Names a Japanese page may show in Latin letters: units and standards, never words of a sentence.
+LATIN_NAMES = {"PIN", "GPIO", "LED", "QR", "Wi-Fi", "BG", "Stats", "MQTT", "URL", "ID", "SPI", "PWM",
+               "CSV", "JSON", "mDNS", "SD", "root", "Enter", "Esc", "journalctl", "companion"}
+COMMAND = re.compile(r"\bcompanion(?: --?[a-z-]+| [a-z][a-z-]*)+")  # a command to type, as typed
+MACHINE_VALUE = re.compile(r"(?:\w+://|(?<![\w.])/)[^\s）)、。]*"  # an address or a device path, not a word
+                           r"|\b[a-z]+-\d+\b|\btraining\b")  # a record's id as typed (event-04, the training event's)
+TITLES = ["Über den Wolken", "JSON Lines"]  # a box's own title, a format's name
+PLAYERS = ["はな", "そら", "うみ", "もり"]  # the players the test enters: Japanese names, so none is an English word
+
+VISIBLE_TEXT = """() => {
+  const skip = (el) => el.closest("script, style, code, kbd, samp, [translate=no], [lang=en], .visually-hidden");
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  while (walker.nextNode()) {
+    const node = walker.currentNode, el = node.parentElement;
+    if (!el || skip(el) || !el.getClientRects().length) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || style.display === "none") continue;
+    parts.push(node.textContent);
+  }
+  // A placeholder that shows a machine's value (a device path, a broker's address) is not a sentence.
+  const sentence = (text) => text && !/^\\S*[/:]\\S*$/.test(text.trim().replace(/…$/, ""));
+  for (const el of document.querySelectorAll("input[placeholder], textarea[placeholder], [aria-label], img[alt]")) {
+    const text = el.getAttribute("placeholder") || el.getAttribute("aria-label") || el.getAttribute("alt");
+    if (!skip(el) && sentence(text)) parts.push(text);
+  }
+  parts.push(document.title);
+  return parts.join("\\n");
+}"""
+
+SHOWN_MESSAGES = """() => [...document.querySelectorAll("[role=alert], .error, [aria-live]")]
+  .filter((el) => el.textContent.trim() && el.getClientRects().length && getComputedStyle(el).visibility !== "hidden")
+  .map((el) => { const b = el.getBoundingClientRect();
+                 return { text: el.textContent.trim().slice(0, 60), top: b.top, bottom: b.bottom }; })"""
+
+FOCUS = "() => document.activeElement === document.body || document.activeElement === null"
+
+# A page is read once its scripts have their answers: every fetch answered, every live stream's first
+# state in (a stream never ends, so the browser's own "network idle" never comes on a live page).
+SETTLING = """
+window.__asked = 0;
+const realFetch = window.fetch;
+window.fetch = (...args) => { window.__asked += 1;
+  return realFetch(...args).finally(() => setTimeout(() => { window.__asked -= 1; })); };
+window.__streams = [];
+const RealSource = window.EventSource;
+window.EventSource = class extends RealSource {
+  constructor(...args) { super(...args); this.__seen = { first: false }; window.__streams.push(this.__seen); }
+  addEventListener(kind, listener, ...rest) {  // the page's own events: the first one read settles the stream
+    const seen = this.__seen;
+    const settle = kind === "open" ? listener : (event) => { seen.first = true; return listener(event); };
+    if (kind === "error") super.addEventListener(kind, () => { seen.first = true; });
+    return super.addEventListener(kind, settle, ...rest);
+  }
+};
+"""
+SETTLED = """() => document.readyState === "complete" && window.__asked === 0
+  && window.__streams.every((s) => s.first)"""
+
+
+def glossary_check():
+    """The glossary test's reader of ruled-out words, so that the pages answer to the same list as the files."""
+    spec = importlib.util.spec_from_file_location("glossary_rules", ROOT / "tests" / "docs" / "test_glossary.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GLOSSARY = glossary_check()
+
+
+def games_of(path: str) -> set:
+    """The games whose ruled-out words a page answers to: its own game's, and every table-wide word."""
+    parts = [p for p in path.split("/") if p]
+    return {game for game, meta in GLOSSARY.scoped_games().items()
+            if any(part.startswith(prefix) for part in parts for prefix in meta["paths"])}
+
+
+def english_words(text: str, allowed: set) -> list:
+    for title in TITLES:
+        text = text.replace(title, "")
+    text = MACHINE_VALUE.sub("", COMMAND.sub("", text))
+    words = re.findall(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’-]+", text)
+    return sorted({w for w in words if w not in allowed and w.strip("'’-") not in allowed})
+
+
+@pytest.fixture
+def table(tmp_path):
+    """`companion demo`'s table (its settings in a file of its own, not set up yet), served on 127.0.0.1."""
+    from types import SimpleNamespace
+
+    from companion.table import demo_table
+    from companion.web.server import ServerThread, make_server
+
+    demo = demo_table(tmp_path / "demo.sqlite3", speed=SPEED, pin="1234", config_path=tmp_path / "demo.toml").start()
+    server = ServerThread(make_server(demo, "127.0.0.1", 0))
+    yield SimpleNamespace(table=demo, url=server.url)
+    server.close()
+    demo.stop()
+
+
+@pytest.fixture
+def phone_in(launch):
+    """phone_in(table, lang) -> a 390 px page with that language chosen, its scripts' answers watched."""
+    def open_page(table, lang):
+        context = launch(PHONE)
+        context.add_cookies([{"name": "lang", "value": lang, "url": table.url}])
+        context.add_init_script(SETTLING)
+        return context.pages[0] if context.pages else context.new_page()
+    return open_page
+
+
+@pytest.fixture
+def in_use(table):
+    """The demo table as a game night leaves it: a show on the records, one running, two board games under way."""
+    demo, url = table, table.url
+    api(url, "/api/players", {"players": PLAYERS})
+    api(url, "/api/show/start", {"event": "training"})
+    api(url, "/api/show/abort", {})  # on the records: the first show
+    api(url, "/api/show/start", {"event": "training"})  # running while the pages are walked
+    flock = api(url, "/api/flock/games", {"players": ["crane", "kite"], "seed": 5})
+    geese = api(url, "/api/geese/games", {"players": PLAYERS})
+    return demo, {"show": 1, "flock": flock["id"], "geese": geese["id"], "pair": "ABCDEFGH"}
+
+
+def page_path(rule: str, records: dict) -> str:
+    need = PAGES[rule]
+    return re.sub(r"<[^>]+>", str(records[need]), rule) if need else rule
+
+
+def test_every_page_for_phones_is_walked():
+    """A page added to the web is walked too, or said here why a phone never opens it."""
+    import tempfile
+
+    from companion.table import demo_table
+    from companion.web import create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        table = demo_table(Path(folder) / "db.sqlite3")
+        try:
+            rules = {r.rule for r in create_app(table).url_map.iter_rules()
+                     if "GET" in r.methods and not r.rule.startswith(("/api/", "/static/"))
+                     and not r.endpoint.endswith("static")}
+        finally:
+            table.stop()
+    assert rules == set(PAGES) | set(NOT_FOR_PHONES)
+
+
+@pytest.mark.parametrize("unlocked", [False, True], ids=["locked", "unlocked"])
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang, unlocked):
+    demo, records = in_use
+    page = phone_in(demo, lang)
+    if unlocked:
+        unlock(page, demo.url, "/")
+    allowed = LATIN_NAMES | {"crane", "kite"}  # the flock's players are named by their colours' birds
+    faults = []
+    for rule in list(PAGES) + [MISSING_PAGE]:
+        path = page_path(rule, records) if rule in PAGES else rule
+        page.goto(demo.url.rstrip("/") + path)
+        page.wait_for_function(SETTLED)
+        faults += [f"{path}: {fault}" for fault in page.evaluate(OUTSIDE)[:3]]
+        if lang == "ja":
+            text = page.evaluate(VISIBLE_TEXT)
+            english = english_words(text, allowed)
+            if english:
+                faults.append(f"{path}: English on a Japanese page: {english[:12]}")
+            faults += [f"{path}: {word}" for word in GLOSSARY.ruled_out(text, games_of(path))]
+    assert faults == [], f"{lang}, {'unlocked' if unlocked else 'locked'}:\n" + "\n".join(faults)
+
+
+# ---- after a refusal: the message in sight, the focus kept -------------------------------------
+
+def refuse_pin(page, url):
+    page.goto(url + "pin?next=/")
+    page.fill("#pin", "0000")
+    page.click(".pin-form button[type=submit]")
+    return "#pin-error"
+
+
+def refuse_players(page, url):
+    unlock(page, url, "/scorepad")
+    page.wait_for_selector("#players-form[data-ready]")
+    page.fill("#players", "Ann\u202eBo")
+    page.click("#players-form button[type=submit]")
+    return "#players-error"
+
+
+def refuse_setup_code(page, url):
+    page.goto(url + "setup/")
+    page.fill("#setup-code", "WRONG-CODE1")
+    page.click("#code-form button[type=submit]")
+    return "#setup-code-error"
+
+
+REFUSALS = {"pin": refuse_pin, "scorepad players": refuse_players, "setup code": refuse_setup_code}
+
+
+@pytest.mark.parametrize("refusal", list(REFUSALS))
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_refusal_is_seen_on_the_screen_and_keeps_the_focus(table, phone_in, expect, lang, refusal):
+    page = phone_in(table, lang)
+    slot = REFUSALS[refusal](page, table.url)
+    expect(page.locator(slot)).not_to_be_empty()
+    shown = page.evaluate(SHOWN_MESSAGES)
+    assert shown, f"{refusal}: no message shown"
+    outside = [m for m in shown if m["bottom"] > PHONE["height"] or m["top"] < 0]
+    assert outside == [], f"{refusal}: a message outside the {PHONE['height']} px screen: {outside}"
+    assert not page.evaluate(FOCUS), f"{refusal}: the focus fell to the page's body"
+    assert page.evaluate(OUTSIDE) == []
