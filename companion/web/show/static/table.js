@@ -25,7 +25,7 @@ const crowdTokens = Number(page.dataset.crowdTokens);
 const alerts = new Alerts(JSON.parse(page.dataset.sounds));
 const board = new Board(looks, crowdTokens);
 const milestones = new Milestones(crowdTokens);
-const voice = new Voice();
+const voice = new Voice(sentence);
 const LOG_LENGTH = 8; // the live log keeps the last this many milestones
 
 await loadMessages();
@@ -76,15 +76,13 @@ function accept(state, { answer = false, gap = false } = {}) {
 // After Start on this phone: the glasses in view.
 const showGlasses = () => $("timers").scrollIntoView({ block: "start" });
 
-// Every new milestone into the live log and, in order, to the voice (which keeps the one that matters);
+// Every new milestone into the live log and to the voice (which says each, the most important first);
 // the most important sounds.
 function tell(news) {
   if (!news.length) return;
   const log = $("cue-log");
-  for (const milestone of news) {
-    log.append(item(sentence(milestone)));
-    voice.say(sentence(milestone), RANK[milestone.kind]);
-  }
+  for (const milestone of news) log.append(item(sentence(milestone)));
+  voice.say(news.map((milestone) => [milestone, RANK[milestone.kind]]));
   while (log.children.length > LOG_LENGTH) log.firstElementChild.remove();
   $("cue-log-empty").hidden = true;
   alerts.play(mostImportant(news).kind);
