@@ -108,6 +108,7 @@ function render() {
   alerts.keepAwake(running());
   if (unlocked) renderControls();
   renderStartPlayer();
+  keepFocus();
   if (!animating) {
     animating = true;
     requestAnimationFrame(frame);
@@ -184,6 +185,22 @@ function frame(now) {
   const moving = colours.map((colour) => drawTimer(colour, now)).some(Boolean);
   if (moving) requestAnimationFrame(frame);
   else animating = false;
+}
+
+// ---- the focus ---------------------------------------------------------------
+
+// Focus never falls to the page body when the control holding it goes (Start, Abort, a Flip button at the
+// show's end, Close on the result): it moves on to what comes next, else to the page's heading.
+let lastFocused = null;
+document.addEventListener("focusin", (event) => { lastFocused = event.target; });
+const shown = (el) => el.isConnected && !el.closest("[hidden]") && el.checkVisibility();
+
+function keepFocus() {
+  const now = document.activeElement;
+  if (!lastFocused || (now && now !== document.body && shown(now)) || shown(lastFocused)) return;
+  const start = $("start-form")?.querySelector('[type="submit"]');
+  const next = [$("result-title"), start, $("show-title")].find((el) => el && shown(el));
+  next.focus();
 }
 
 // ---- this phone's alerts and spoken cues ---------------------------------------------
@@ -281,6 +298,7 @@ if (unlocked) {
     done(state) {
       accept(state, { answer: true });
       showGlasses();
+      keepFocus();
     },
   });
   enhance($("event-form"), {
@@ -289,6 +307,7 @@ if (unlocked) {
       accept(state, { answer: true });
       form.closest("details").open = false;
       showGlasses();
+      keepFocus();
       loadEvents();
     },
   });
