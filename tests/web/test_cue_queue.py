@@ -21,7 +21,7 @@ for (const { add, take } of steps) {
   for (const [milestone, rank] of add) queue.add(milestone, rank);
   for (let i = 0; i < take; i++) taken.push(queue.take());
 }
-console.log(JSON.stringify({ taken, left: queue.length }));
+console.log(JSON.stringify({ taken, left: queue.items.length }));
 """
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node")

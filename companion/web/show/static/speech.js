@@ -1,6 +1,5 @@
 // Spoken cues: milestones said by the phone's own voices (offline), in the page's language; kept on this
-// phone. Never a pile and never a gap: one sentence at a time, each said to its end; what comes meanwhile
-// waits in a CueQueue (the most important first, glasses low together in one sentence), never dropped.
+// phone. One sentence at a time, each to its end; what comes meanwhile waits in a CueQueue, never dropped.
 
 import { CueQueue } from "./cues.js";
 

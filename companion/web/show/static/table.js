@@ -189,11 +189,10 @@ function frame(now) {
 
 // ---- the focus ---------------------------------------------------------------
 
-// Focus never falls to the page body when the control holding it goes (Start, Abort, a Flip button at the
-// show's end, Close on the result): it moves on to what comes next, else to the page's heading.
+// Focus never falls to the page body when its control goes (Start, Abort, Flip at the end): it moves on.
 let lastFocused = null;
 document.addEventListener("focusin", (event) => { lastFocused = event.target; });
-const shown = (el) => el.isConnected && !el.closest("[hidden]") && el.checkVisibility();
+const shown = (el) => el.isConnected && el.checkVisibility();
 
 function keepFocus() {
   const now = document.activeElement;

@@ -1,7 +1,6 @@
 // Forms that talk to the JSON API. Each field is checked here by the server's own limits (carried
 // in the form's attributes) so mistakes show at once; the server stays the judge, and any error it
-// answers appears next to the field it names. A screen reader hears it too: the field is focused, marked
-// invalid and described by the message; a message for no field is in a live region (role="alert").
+// answers appears next to the field it names, and is heard: the field is focused, or the slot is live.
 
 import { errorText, postJSON } from "./api.js";
 import { t } from "./i18n.js";
@@ -60,15 +59,14 @@ export function showError(form, field, message) {
   return control;
 }
 
-// Refusals written: the first refused control takes the focus, so its message is read with it;
-// a refusal of no control is read from its slot, a live region. Never the page body.
+// The first refused control takes the focus, so its message (aria-describedby) is read with it.
 function showErrors(form, problems) {
   const [control] = problems.map(([field, message]) => showError(form, field, message)).filter(Boolean);
   if (control?.matches("fieldset")) control.querySelector("input, select, textarea")?.focus(); // its first choice
   else control?.focus();
 }
 
-// Slots that describe no control are live regions: their message is read as it appears.
+// Slots that describe no control are live: their message is read as it appears.
 function announceLoneSlots(form) {
   for (const slot of form.querySelectorAll("[data-error-for]")) {
     if (!describedBy(form, slot) && !slot.hasAttribute("role")) slot.setAttribute("role", "alert");
@@ -102,7 +100,7 @@ export function enhance(form, { shape, done } = {}) {
     if (ruleProblems.length) return;
     const button = form.querySelector('[type="submit"]');
     const hadFocus = document.activeElement === button;
-    button.disabled = true; // a disabled button loses the focus: it is given back below
+    button.disabled = true; // which takes the focus from it: given back below
     const answer = await postJSON(form.dataset.api, body);
     button.disabled = false;
     if (hadFocus && document.activeElement === document.body) button.focus();
