@@ -53,13 +53,16 @@ def ruled_out(text: str, games: set) -> list:
     found = [f"{phrase['avoid']!r} (say {phrase['use']!r})"
              for phrase in GLOSSARY["phrase"] for _ in re.finditer(re.escape(phrase["avoid"]), text)]
     scoped = scoped_games()
-    for term in GLOSSARY["term"]:
+    seen = set()  # a word two terms rule out (マス) is told once, by the term of the text's own game
+    for term in sorted(GLOSSARY["term"], key=lambda term: term["game"] not in games):
         if term["game"] in scoped and term["game"] not in games:
             continue
         for word in term.get("avoid", ()):
             longer = [p for p in pieces() if word in p and p != word]
             for at in (m.start() for m in re.finditer(re.escape(word), text)):
-                if not any(text.find(p, at - p.index(word)) == at - p.index(word) for p in longer):
+                if (at, word) not in seen and not any(
+                        text.find(p, at - p.index(word)) == at - p.index(word) for p in longer):
+                    seen.add((at, word))
                     found.append(f"{word!r} (use {term['ja']!r} for {term['en']!r})")
     return found
 
