@@ -92,3 +92,17 @@ def test_a_message_for_no_field_is_in_a_live_region(table_page):
     assert lone.get_attribute("role") == "alert"
     described = page.locator('#start-form [data-error-for="event"]')
     assert described.get_attribute("role") is None  # its field is focused instead: said once, not twice
+
+
+def test_a_new_geese_game_refused_is_heard(serve, phone, tmp_path, expect):
+    """The same forms on another page: a rule refusal (one player) focuses the players' field with it."""
+    served = serve(demo_table(tmp_path / "demo.sqlite3", clock=FakeClock()))
+    page = phone(served.url)
+    unlock(page, served.url, "/geese")
+    page.fill("#players", "Ann")
+    page.click("#new-game button[type=submit]")
+    field = page.locator("#players")
+    expect(page.locator("#players-error")).not_to_be_empty()
+    expect(field).to_be_focused()
+    expect(field).to_have_attribute("aria-invalid", "true")
+    assert page.locator('#new-game [data-error-for=""]').get_attribute("role") == "alert"
