@@ -18,7 +18,7 @@ from flask.globals import request_ctx
 from werkzeug.exceptions import BadHost, HTTPException, InternalServerError, ServiceUnavailable
 
 from companion.errors import BadInput, Conflict, RecordsBusy
-from companion.web.i18n import translate
+from companion.web.i18n import DEFAULT, language, translate
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +75,9 @@ def http_error(e: HTTPException):
         return _bare(e, headers)
     if wants_json():
         return jsonify(error=e.description, field="", code=code_of(e, e.code)), e.code, headers
-    own = getattr(e, "error_code", None) is not None or e.description == type(e).description
-    return _page(e.code, _said(code_of(e, e.code), e.code) if own else e.description, headers)
+    english = (e.description or "").isascii() and language() != DEFAULT  # a page's own words, not translated
+    coded_or_stock = getattr(e, "error_code", None) is not None or e.description == type(e).description
+    return _page(e.code, _said(code_of(e, e.code), e.code) if coded_or_stock or english else e.description, headers)
 
 
 def unexpected(e: Exception):

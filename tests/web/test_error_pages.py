@@ -44,3 +44,12 @@ def test_no_english_sentence_reaches_a_japanese_error_page(client):
     for method, path in (("GET", "/nothing/here"), ("GET", "/pin/forget"), ("POST", "/pin")):
         _, _, detail = page(client, "ja", method, path)
         assert not re.search(r"[A-Za-z]{3,}", detail), detail
+
+
+def test_a_page_s_own_english_words_never_reach_a_japanese_page(client):
+    """A page that refuses with English words of its own (a 帰る雁 game that is not there) shows the status's
+    sentence in Japanese; in English its own words stay."""
+    _, _, detail = page(client, "ja", "GET", "/geese/check?game=99")
+    assert detail == WORDS["ja"]["errors.not_found"]
+    _, _, detail = page(client, "en", "GET", "/geese/check?game=99")
+    assert "99" in detail
