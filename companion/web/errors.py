@@ -18,7 +18,7 @@ from flask.globals import request_ctx
 from werkzeug.exceptions import BadHost, HTTPException, InternalServerError, ServiceUnavailable
 
 from companion.errors import BadInput, Conflict, RecordsBusy
-from companion.web.i18n import translate
+from companion.web.i18n import DEFAULT, language, translate
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def bad_input(e: BadInput):
         said = {"params": e.params} if getattr(e, "params", None) else {}
         return jsonify(error=str(e), field=e.field, code=code_of(e, status), **said,
                        **getattr(e, "details", {})), status
-    return _page(status, str(e))
+    return _page(status, _said(code_of(e, status), status, field=e.field, **(getattr(e, "params", None) or {})))
 
 
 def busy(e: RecordsBusy):
@@ -75,7 +75,9 @@ def http_error(e: HTTPException):
         return _bare(e, headers)
     if wants_json():
         return jsonify(error=e.description, field="", code=code_of(e, e.code)), e.code, headers
-    return _page(e.code, e.description, headers)
+    english = (e.description or "").isascii() and language() != DEFAULT  # a page's own words, not translated
+    coded_or_stock = getattr(e, "error_code", None) is not None or e.description == type(e).description
+    return _page(e.code, _said(code_of(e, e.code), e.code) if coded_or_stock or english else e.description, headers)
 
 
 def unexpected(e: Exception):
@@ -90,6 +92,14 @@ def _bare(e: HTTPException, headers):
                        code="errors.bad_host"), e.code, headers
     text = f"<!doctype html><title>{e.code}</title><p>{escape(e.description or '')}</p>"
     return text, e.code, [*headers, ("Content-Type", "text/html; charset=utf-8")]
+
+
+def _said(code: str, status: int, **params) -> str:
+    """The sentence a page shows for an error: its code's, in the page's language (werkzeug's and our
+    refusals' own words are English, for scripts and logs); the status's if the catalogue lacks the code.
+    A page that raises with words of its own has already put them in the page's language."""
+    text = translate(code, **params)
+    return text if text != code else translate(STATUS_CODES.get(status, OTHER_CODE))
 
 
 def _page(status: int, detail: str, headers=()):

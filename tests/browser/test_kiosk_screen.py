@@ -6,6 +6,11 @@ import urllib.request
 
 import pytest
 
+from companion.clock import FakeClock
+from companion.table import demo_table
+
+from .conftest import api
+
 SCREENS = {"monitor": {"width": 1280, "height": 720}, "touch-display": {"width": 800, "height": 480}}
 
 # Every glass tile's box, and whether the page scrolls: the screen must show it all at once.
@@ -195,3 +200,29 @@ def test_one_tap_on_the_screen_lets_a_new_phone_in_without_the_pin(launch, on_la
     phone.goto(f"{demo.url}pair/{next(iter(code))}")
     phone.click("form.pin-form button[type=submit]")
     expect(phone.locator("#start-form")).to_be_visible()  # unlocked: the page offers to start a show
+
+
+SOLO = {"id": "solo", "name": "Solo", "hand_size": 3, "countdown": "red", "running": ["red", "yellow"],
+        "lying": [], "countdown_start": 1, "rules": ""}
+KIOSK_WORDS = {"en": {"low": "⚠ Low sand", "running": "Running", "won": "Won · 3 stars"},
+               "ja": {"low": "⚠ 残りわずか", "running": "作動中", "won": "成功・星3つ"}}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_low_sand_has_a_sign_and_a_word_and_the_stars_are_counted_in_words(serve, phone, tmp_path, expect, lang):
+    """Not only amber digits: ⚠ and a word. The result says how many stars: a voice reads ★ as 黒星."""
+    words = KIOSK_WORDS[lang]
+    clock = FakeClock()
+    served = serve(demo_table(tmp_path / "demo.sqlite3", clock=clock))
+    page = phone(served.url, viewport=SCREENS["touch-display"], lang=lang)
+    page.goto(served.url + "kiosk/")
+    api(served.url, "/api/show/start", {"event": SOLO})
+    state = page.locator("#kiosk-yellow .state")
+    expect(state).to_have_text(words["running"])
+    clock.advance(40.5)  # yellow (50 s) has 9.5 s left
+    expect(state).to_have_text(words["low"])
+    expect(page.locator("#kiosk-yellow")).to_have_class(re.compile(r"\blow\b"))
+    api(served.url, "/api/show/flip", {"timer": "red"})  # the empty countdown glass turned: the finale, won
+    expect(page.locator("#kiosk-status")).to_have_text(words["won"])
+    expect(state).not_to_have_text(words["low"])
+    assert "★" not in page.locator("#kiosk-status").inner_text()

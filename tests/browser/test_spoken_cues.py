@@ -6,11 +6,15 @@ loads: it records each utterance's text, language and voice, and says it until t
 """
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from companion.clock import FakeClock
-from companion.table import demo_table
+from companion.config import demo_config
+from companion.hardware.mock import mock_pin_factory
+from companion.records import Store
+from companion.table import Table, demo_table
 
 from .accessibility import no_axe_violations
 from .conftest import api
@@ -102,19 +106,22 @@ def test_milestones_are_said_one_at_a_time_and_logged_in_the_same_words(serve, p
     api(served.url, "/api/show/flip", {"timer": "orange"})  # the empty countdown glass turned: an advance
     logged.append(words["advance"])
     expect(log).to_have_text(logged)
-    assert said(page) == [words["on"], words["red_out"]]  # ...and the advance, more important, takes its place
+    assert said(page) == [words["on"], words["red_out"]]  # ...and the advance, more important, goes first
     page.evaluate("__speech.finish()")
     expect(page.locator("html")).to_have_attribute("data-said", "3")
-    # At 50 s yellow runs out: more important than the advance being said, it cuts it short. Red, turned
-    # by the table just after its run-out at 30 s, is low just after 50 s: it waits for its turn.
+    # At 50 s yellow runs out while the advance is said: it waits for the advance's end, and tells yellow's
+    # low sand, still waiting, with it. Red, turned by the table just after its run-out at 30 s, is low just
+    # after 50 s: it waits for its turn. Nothing is cut short.
     to(50.001, words["yellow_out"], words["red_low"])
+    assert said(page)[-1] == words["advance"]
+    page.evaluate("__speech.finish()")
     expect(page.locator("html")).to_have_attribute("data-said", "4")
     page.evaluate("__speech.finish()")
     expect(page.locator("html")).to_have_attribute("data-said", "5")
     page.evaluate("__speech.finish()")
     assert said(page) == [words["on"], words["red_out"], words["advance"], words["yellow_out"], words["red_low"]]
     record = page.evaluate("__speech")
-    assert record["overlaps"] == 0 and record["cancels"] == 1
+    assert record["overlaps"] == 0 and record["cancels"] == 0
     assert {(u["lang"], u["voice"]) for u in record["said"]} == {(lang, words["voice"])}
     assert table.current()["countdown"]["position"] == 3
 
@@ -251,3 +258,45 @@ def test_status_lines_are_written_only_when_they_change(serve, phone, expect, tm
         "Connecting to the table…", "No show is running.", "Training: the show is running", "Training: lost"]
     assert kiosk.evaluate("__writes")["kiosk-status"] == [
         "Connecting to the table…", "No show", "The show is running", "Lost"]
+
+
+PILE_UP = {
+    "en": {"low": "Red, yellow and purple, 10 seconds left", "loss": WORDS["en"]["loss"],
+           "out": ["Red ran out. Crowd tokens left: 2", "Yellow ran out. Crowd tokens left: 1",
+                   "Purple ran out. Crowd tokens left: 0"]},
+    "ja": {"low": "赤と黄と紫、残り10秒", "loss": WORDS["ja"]["loss"],
+           "out": ["赤が切れました。観衆トークンは残り2枚", "黄が切れました。観衆トークンは残り1枚",
+                   "紫が切れました。観衆トークンは残り0枚"]},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_pile_up_of_milestones_is_said_whole(serve, phone, expect, tmp_path, lang):
+    """Three glasses of one length run low together, then out together: every milestone is said, none cut."""
+    words = PILE_UP[lang]
+    clock = FakeClock()
+    config = demo_config(tmp_path / "demo.sqlite3")
+    timers = {c: replace(t, duration=30.0) if c in ("yellow", "purple") else t for c, t in config.timers.items()}
+    # Yellow and purple as long as red: training runs the three together.
+    served = serve(Table(replace(config, timers=timers), Store(config.database), mock_pin_factory(), clock=clock,
+                         pin="1234"))
+    page = phone(served.url, lang=lang, init=SPEECH % "[]")
+    page.locator("#cues").click()
+    expect(page.locator("html")).to_have_attribute("data-said", "1")
+    page.evaluate("__speech.finish()")
+    api(served.url, "/api/show/start", {"event": "training"})
+    expect(page.locator("#show-status")).to_have_text(WORDS[lang]["running"])
+
+    clock.advance(20)
+    expect(page.locator("#cue-log li")).to_have_count(3)  # three lines in the log, one sentence said
+    expect(page.locator("html")).to_have_attribute("data-said", "2")
+    assert said(page)[1:] == [words["low"]]
+    clock.advance(10)  # all three run out while the low sand is still being said: the show is lost
+    expect(page.locator("#cue-log li")).to_have_count(7)
+    for n in range(3, 7):
+        page.evaluate("__speech.finish()")
+        expect(page.locator("html")).to_have_attribute("data-said", str(n))
+    page.evaluate("__speech.finish()")
+    assert said(page)[1:] == [words["low"], words["loss"], *words["out"]]
+    record = page.evaluate("__speech")
+    assert record["overlaps"] == 0 and record["cancels"] == 0

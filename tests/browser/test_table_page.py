@@ -213,7 +213,7 @@ def test_the_page_speaks_japanese(browser, expect, shot):
     expect(page.locator("html")).to_have_attribute("lang", "ja")
     expect(page.locator("#show-status")).to_have_text("ショーは始まっていません。")  # written by the script
     api(browser.url, "/api/show/start", {"event": "training"})
-    expect(page.locator("#timer-red .state")).to_have_text("砂が落ちています")
+    expect(page.locator("#timer-red .state")).to_have_text("作動中")
     expect(page.locator("#tokens-title")).to_have_text("観衆トークン")
     shot(page, "phone-japanese")
 

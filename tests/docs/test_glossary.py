@@ -1,4 +1,5 @@
-"""One Japanese word per term: the glossary's ruled-out words and punctuation appear nowhere.
+"""One Japanese word per term: the glossary's ruled-out words and phrases, and its punctuation, appear nowhere;
+every catalogue writes a number against its counter (3人, {n}枚).
 
 The glossary is companion/data/glossary.toml. Its tables in docs/glossary.md
 and docs/glossary.ja.md are drawn from it; after changing it, run
@@ -29,8 +30,12 @@ PUNCTUATION = re.compile(
     rf"|\([^()]*[{JAPANESE}][^()]*(?:\)|$)|^[^()]*[{JAPANESE}][^()]*\)"  # ( ) around it, over lines too
     rf"|(?<=[{JAPANESE}」）*]):|:(?=[{JAPANESE}{{])"               # : after or before it: ：
     rf"|(?<=[{JAPANESE}]),|(?<=[{JAPANESE}])\.(?=\s|$)"     # , . after it: 、 。
+    rf"|(?<=[{JAPANESE}])[!?]"                             # ! ? after it: ！ ？
     r"|[，．“”]"
 )
+# A number, or a slot that holds one, a space, then a Japanese counter: 3 人 is written 3人.
+COUNTERS = "人|点|枚|秒|分|回|個|羽|列|行|番目|つ|件|台|スペース|巡|ステージ|キューブ|時間|日|VP"
+COUNTER_SPACE = re.compile(rf"(?:\d|\{{\w+\}})[ \u00a0\u3000]+(?:{COUNTERS})")
 LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 
 
@@ -44,16 +49,20 @@ def pieces() -> list:
 
 
 def ruled_out(text: str, games: set) -> list:
-    """The ruled-out words in a text whose place belongs to `games`, with the term to use instead."""
-    found = []
+    """The ruled-out words and phrases in a text whose place belongs to `games`, with what to use instead."""
+    found = [f"{phrase['avoid']!r} (say {phrase['use']!r})"
+             for phrase in GLOSSARY["phrase"] for _ in re.finditer(re.escape(phrase["avoid"]), text)]
     scoped = scoped_games()
-    for term in GLOSSARY["term"]:
+    seen = set()  # a word two terms rule out (マス) is told once, by the term of the text's own game
+    for term in sorted(GLOSSARY["term"], key=lambda term: term["game"] not in games):
         if term["game"] in scoped and term["game"] not in games:
             continue
         for word in term.get("avoid", ()):
             longer = [p for p in pieces() if word in p and p != word]
             for at in (m.start() for m in re.finditer(re.escape(word), text)):
-                if not any(text.find(p, at - p.index(word)) == at - p.index(word) for p in longer):
+                if (at, word) not in seen and not any(
+                        text.find(p, at - p.index(word)) == at - p.index(word) for p in longer):
+                    seen.add((at, word))
                     found.append(f"{word!r} (use {term['ja']!r} for {term['en']!r})")
     return found
 
@@ -127,6 +136,36 @@ def punctuation(text: str, games: set) -> list:
             for m in PUNCTUATION.finditer(LINK_TARGET.sub("]", text))]
 
 
+def counter_spacing(text: str, games: set) -> list:
+    return [f"{m[0]!r} (no space between a number and its counter)" for m in COUNTER_SPACE.finditer(text)]
+
+
+def every_catalogue() -> list:
+    """Every catalogue of every area, in each language."""
+    return sorted((ROOT / "companion").rglob("i18n/*.json"))
+
+
+def test_every_catalogue_writes_numbers_against_their_counters():
+    assert problems([p for p in every_catalogue() if p.stem == "ja"], counter_spacing) == []
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("{total} 枚中 {n} 枚が星の面", True), ("3 人", True), ("12\u3000点", True), ("{n} VP", True),
+    ("{total}枚中{n}枚が星の面", False), ("GPIO 10 (SPI)", False), ("残り {time}", False), ("星{n}つ", False),
+])
+def test_a_space_before_a_counter_is_found(text, refused):
+    assert bool(counter_spacing(text, set())) is refused
+
+
+def test_every_catalogue_is_read():
+    read = {p.relative_to(ROOT).as_posix() for p in every_catalogue()}
+    areas = {p.parent.name for p in (ROOT / "companion").rglob("i18n")}
+    assert {"static", "show", "kiosk", "setup", "flock", "geese", "scorepad", "shows", "hall"} <= areas
+    for folder in {p.rsplit("/", 1)[0] for p in read}:
+        assert {f"{folder}/en.json", f"{folder}/ja.json"} <= read
+    assert {p for p in read if p.endswith("ja.json")} == {p.relative_to(ROOT).as_posix() for p in catalogues()}
+
+
 def test_no_page_or_japanese_document_uses_a_ruled_out_word():
     assert problems([*catalogues(), *page_sources(), *japanese_documents()], ruled_out) == []
 
@@ -152,6 +191,11 @@ def test_every_part_of_the_project_is_read():
     ("docs/geese.ja.md", "雁と渡りの得点", "'渡り'"),
     ("docs/rules.ja.md", "## 帰る雁\n\n**虹:** すべて違う", "'虹'"),
     ("docs/flock.ja.md", "盤面の鳥", "'盤面'"),
+    ("companion/web/flock/i18n/ja.json", '{"a": "0行目が先頭の空きマス"}', "'0行目'"),
+    ("companion/web/geese/i18n/ja.json", '{"a": "あなたの手番です"}', "'手番'"),
+    ("companion/web/geese/i18n/ja.json", '{"a": "使える値は5〜7"}', "'使える値'"),
+    ("companion/web/static/i18n/ja.json", '{"a": "テーブルはいまそれを行えません。"}', "'テーブルはいまそれを行えません'"),
+    ("companion/web/static/i18n/ja.json", '{"a": "砂が落ちています"}', "'砂が落ちています'"),
 ])
 def test_a_planted_word_is_found(name, text, planted):
     path = ROOT / name
@@ -176,6 +220,7 @@ def test_a_right_word_is_not_refused(name, text):
     ("決定（猶予）：", False), ("[English](rules.md)", False), ("GPIO 10 (SPI)", False),
     ("`a(b)`", False), ("10:30", False), ("[英語](rules.md)を読む", False), ("*準備*: 手札", True),
     ("手札の枚数(4/5/6", True), ("4人用)", True), ("{player}:鳥タイル", True),
+    ("ひっくり返して!", True), ("ひっくり返して！", False), ("Is it on?", False),
 ])
 def test_japanese_punctuation_is_checked(text, refused):
     found = [f for where, piece, games in texts(ROOT / "docs" / "web.ja.md", text)
@@ -195,14 +240,20 @@ def draw(game: str, lang: str) -> str:
     return "\n".join(rows) + "\n"
 
 
+def draw_phrases(lang: str) -> str:
+    head = "| Not said | Said instead |" if lang == "en" else "| 使わない言い方 | 代わりの言い方 |"
+    rows = [head, "|---|---|", *(f"| {p['avoid']} | {p['use']} |" for p in GLOSSARY["phrase"])]
+    return "\n".join(rows) + "\n"
+
+
 def redrawn(text: str, lang: str) -> str:
-    return TABLE.sub(lambda m: m[1] + draw(m[2], lang) + m[4], text)
+    return TABLE.sub(lambda m: m[1] + (draw_phrases(lang) if m[2] == "phrases" else draw(m[2], lang)) + m[4], text)
 
 
 @pytest.mark.parametrize("lang", DOCS)
 def test_the_glossary_documents_show_every_term_as_the_data_has_it(lang):
     text = DOCS[lang].read_text()
-    assert sorted(m[2] for m in TABLE.finditer(text)) == sorted(GLOSSARY["games"])
+    assert sorted(m[2] for m in TABLE.finditer(text)) == sorted([*GLOSSARY["games"], "phrases"])
     assert text == redrawn(text, lang), "run: python tests/docs/test_glossary.py"
 
 

@@ -29,6 +29,7 @@ const tiles = Object.fromEntries(colours.map((colour) => {
     seconds: tile.querySelector(".seconds .clock"),
     said: tile.querySelector(".seconds .said"),
     state: tile.querySelector(".state"),
+    stateText: "", // the state line's words when the sand is not low
   }];
 }));
 
@@ -45,7 +46,9 @@ function accept(state) {
 function render() {
   const idle = show.outcome === "idle";
   $("kiosk-title").textContent = idle ? t("show.title") : eventName(show.event);
-  writeLive($("kiosk-status"), show.stars ? t("kiosk.result", { outcome: t(`outcome.${show.outcome}`), stars: "★".repeat(show.stars) })
+  // The stars in words: a voice reads ★ as 黒星, a defeat.
+  writeLive($("kiosk-status"), show.stars
+    ? t(show.stars === 1 ? "kiosk.result_one" : "kiosk.result", { outcome: t(`outcome.${show.outcome}`), n: show.stars })
     : t(`outcome.${show.outcome}`));
   page.dataset.outcome = show.outcome;
   $("kiosk-idle").hidden = !idle;
@@ -125,6 +128,7 @@ function renderTimer(colour) {
   tile.title = timer?.fault ? faultText(timer) : "";  // why, for whoever reaches the screen
   if (timer?.fault) text = t("kiosk.fault");
   else if (running() && timer?.awaiting_turn) text = t("kiosk.turn");
+  tiles[colour].stateText = text;
   state.textContent = text;
   drawTimer(colour, performance.now());
 }
@@ -136,6 +140,7 @@ function drawTimer(colour, now) {
   if (!timer || timer.top_s === null || timer.state === "out_of_play") {
     glass.draw(timer ? 0 : 1);
     seconds.textContent = said.textContent = "";
+    markLow(colour, false);
     return false;
   }
   const sand = sandLeft(timer, show, receivedAt, now);
@@ -146,8 +151,17 @@ function drawTimer(colour, now) {
     seconds.textContent = shown;
     said.textContent = t("kiosk.left", { time: t("seconds", { n: Math.ceil(sand) }) });
   }
-  tile.classList.toggle("low", flowing && timer.role === "timer" && sand <= show.warn_lead_s);
+  markLow(colour, flowing && timer.role === "timer" && sand <= show.warn_lead_s);
   return flowing;
+}
+
+// Low sand: amber digits, and a symbol and a word in the state line (colour alone tells nobody who cannot
+// see it); a sensor fault or a glass to turn keeps its own words.
+function markLow(colour, isLow) {
+  const { tile, state, stateText } = tiles[colour];
+  tile.classList.toggle("low", isLow);
+  const text = isLow && !tile.classList.contains("fault") ? t("kiosk.low") : stateText;
+  if (state.textContent !== text) state.textContent = text;
 }
 
 function frame(now) {

@@ -26,6 +26,7 @@ export class Board {
     $("result-close").addEventListener("click", () => {
       if (this.show) localStorage.setItem(DISMISSED_KEY, showKey(this.show));
       $("result").hidden = true;
+      $("show-title").focus(); // its button is gone: the focus goes back to the top, never to the page body
     });
   }
 

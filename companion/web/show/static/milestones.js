@@ -39,4 +39,13 @@ export class Milestones {
 // The one to say of several: the most important, the latest of equals.
 export const mostImportant = (news) => news.reduce((a, b) => (RANK[b.kind] >= RANK[a.kind] ? b : a));
 
-export const sentence = ({ kind, timer, ...slots }) => t(`cues.${kind}`, { ...slots, timer: timer && timerName(timer) });
+// Its words; `timers`: glasses low together, from the cue queue.
+export const sentence = ({ kind, timer, timers, rank, ...slots }) =>
+  t(`cues.${kind}`, { ...slots, timer: timers ? names(timers.map(timerName)) : timer && timerName(timer) });
+
+// "Red, blue and yellow" / 「赤と青と黄」
+const names = ([first, ...rest]) => {
+  rest = rest.map((name) => name.toLocaleLowerCase(document.documentElement.lang));
+  const last = rest.pop();
+  return last ? [first, ...rest].join(t("cues.list_comma")) + t("cues.list_and") + last : first;
+};

@@ -25,7 +25,7 @@ const crowdTokens = Number(page.dataset.crowdTokens);
 const alerts = new Alerts(JSON.parse(page.dataset.sounds));
 const board = new Board(looks, crowdTokens);
 const milestones = new Milestones(crowdTokens);
-const voice = new Voice();
+const voice = new Voice(sentence);
 const LOG_LENGTH = 8; // the live log keeps the last this many milestones
 
 await loadMessages();
@@ -76,15 +76,13 @@ function accept(state, { answer = false, gap = false } = {}) {
 // After Start on this phone: the glasses in view.
 const showGlasses = () => $("timers").scrollIntoView({ block: "start" });
 
-// Every new milestone into the live log and, in order, to the voice (which keeps the one that matters);
+// Every new milestone into the live log and to the voice (which says each, the most important first);
 // the most important sounds.
 function tell(news) {
   if (!news.length) return;
   const log = $("cue-log");
-  for (const milestone of news) {
-    log.append(item(sentence(milestone)));
-    voice.say(sentence(milestone), RANK[milestone.kind]);
-  }
+  for (const milestone of news) log.append(item(sentence(milestone)));
+  voice.say(news.map((milestone) => [milestone, RANK[milestone.kind]]));
   while (log.children.length > LOG_LENGTH) log.firstElementChild.remove();
   $("cue-log-empty").hidden = true;
   alerts.play(mostImportant(news).kind);
@@ -110,6 +108,7 @@ function render() {
   alerts.keepAwake(running());
   if (unlocked) renderControls();
   renderStartPlayer();
+  keepFocus();
   if (!animating) {
     animating = true;
     requestAnimationFrame(frame);
@@ -186,6 +185,21 @@ function frame(now) {
   const moving = colours.map((colour) => drawTimer(colour, now)).some(Boolean);
   if (moving) requestAnimationFrame(frame);
   else animating = false;
+}
+
+// ---- the focus ---------------------------------------------------------------
+
+// Focus never falls to the page body when its control goes (Start, Abort, Flip at the end): it moves on.
+let lastFocused = null;
+document.addEventListener("focusin", (event) => { lastFocused = event.target; });
+const shown = (el) => el.isConnected && el.checkVisibility();
+
+function keepFocus() {
+  const now = document.activeElement;
+  if (!lastFocused || (now && now !== document.body && shown(now)) || shown(lastFocused)) return;
+  const start = $("start-form")?.querySelector('[type="submit"]');
+  const next = [$("result-title"), start, $("show-title")].find((el) => el && shown(el));
+  next.focus();
 }
 
 // ---- this phone's alerts and spoken cues ---------------------------------------------
@@ -283,6 +297,7 @@ if (unlocked) {
     done(state) {
       accept(state, { answer: true });
       showGlasses();
+      keepFocus();
     },
   });
   enhance($("event-form"), {
@@ -291,6 +306,7 @@ if (unlocked) {
       accept(state, { answer: true });
       form.closest("details").open = false;
       showGlasses();
+      keepFocus();
       loadEvents();
     },
   });

@@ -1,6 +1,6 @@
 // Forms that talk to the JSON API. Each field is checked here by the server's own limits (carried
 // in the form's attributes) so mistakes show at once; the server stays the judge, and any error it
-// answers appears next to the field it names.
+// answers appears next to the field it names, and is heard: the field is focused, or the slot is live.
 
 import { errorText, postJSON } from "./api.js";
 import { t } from "./i18n.js";
@@ -46,11 +46,31 @@ function slotFor(form, field) {
   return best;
 }
 
+// The control a slot describes (aria-describedby names the slot), or null.
+const describedBy = (form, slot) => (slot.id ? form.querySelector(`[aria-describedby~="${slot.id}"]`) : null);
+
+// Writes `message` in the field's slot; returns the control it marks invalid, or null.
 export function showError(form, field, message) {
   const slot = slotFor(form, field);
-  if (!slot) return;
+  if (!slot) return null;
   slot.textContent = slot.textContent ? `${slot.textContent} ${message}` : message;
-  if (slot.id) form.querySelector(`[aria-describedby~="${slot.id}"]`)?.setAttribute("aria-invalid", "true");
+  const control = describedBy(form, slot);
+  control?.setAttribute("aria-invalid", "true");
+  return control;
+}
+
+// The first refused control takes the focus, so its message (aria-describedby) is read with it.
+function showErrors(form, problems) {
+  const [control] = problems.map(([field, message]) => showError(form, field, message)).filter(Boolean);
+  if (control?.matches("fieldset")) control.querySelector("input, select, textarea")?.focus(); // its first choice
+  else control?.focus();
+}
+
+// Slots that describe no control are live: their message is read as it appears.
+function announceLoneSlots(form) {
+  for (const slot of form.querySelectorAll("[data-error-for]")) {
+    if (!describedBy(form, slot) && !slot.hasAttribute("role")) slot.setAttribute("role", "alert");
+  }
 }
 
 function clearMessages(form) {
@@ -62,6 +82,7 @@ function clearMessages(form) {
 // ({body(raw), check(body, form) -> [[field, message]]}); `done(data)` gets the answer.
 export function enhance(form, { shape, done } = {}) {
   form.dataset.ready = ""; // from now on a tap is sent by this script (site.css shows the form only then)
+  announceLoneSlots(form);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearMessages(form);
@@ -75,13 +96,15 @@ export function enhance(form, { shape, done } = {}) {
     const raw = formBody(form);
     const body = shape ? shape.body(raw) : raw;
     const ruleProblems = shape?.check ? shape.check(body, form) : [];
-    for (const [field, message] of ruleProblems) showError(form, field, message);
+    showErrors(form, ruleProblems);
     if (ruleProblems.length) return;
     const button = form.querySelector('[type="submit"]');
-    button.disabled = true;
+    const hadFocus = document.activeElement === button;
+    button.disabled = true; // which takes the focus from it: given back below
     const answer = await postJSON(form.dataset.api, body);
     button.disabled = false;
+    if (hadFocus && document.activeElement === document.body) button.focus();
     if (answer.ok) done?.(answer.data, form);
-    else showError(form, answer.data.field ?? "", errorText(answer.data));
+    else showErrors(form, [[answer.data.field ?? "", errorText(answer.data)]]);
   });
 }
