@@ -106,7 +106,7 @@ def show_result(show: dict, players: list[str], words, ran_out: list[str] = (), 
     title = show["event_name"] + (" · " + words("start.challenge") if show.get("challenge") else "")
     timers = ", ".join(f"{LOOKS[c]['symbol']} {words('timer.' + c)}" for c in ran_out)
     runouts = [words("share.runouts", timers=timers)] if ran_out else []
-    text = "\n".join([words("share.show_title", event=title), outcome, emoji, *runouts, "#Skyrockets"])
+    text = "\n".join([words("share.show_title", event=title), outcome, emoji, *runouts, words("share.hashtag")])
     minutes = _minutes(show.get("started"), show.get("ended"))
     names = players or ([show["start_player"]] if show.get("start_player") else [])
     play = bgstats_play(

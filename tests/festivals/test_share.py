@@ -10,7 +10,7 @@ from companion.web.share import SOURCE_NAME, bgstats_link, game_result, show_res
 TOKYO = timezone(timedelta(hours=9))
 WORDS = {"share.show_title": "Skyrockets: {event}", "share.show_won": "Won with {stars} of 3 stars",
          "share.show_lost": "The crowd went home: lost", "share.game_title": "{game}: final scores",
-         "start.challenge": "challenge"}
+         "start.challenge": "challenge", "share.hashtag": "#Skyrockets"}
 
 
 def words(key: str, **params) -> str:
@@ -63,3 +63,15 @@ def test_a_bird_game_sends_each_players_points_and_place():
                     {"name": "ben", "sourcePlayerId": "ben", "score": 37, "rank": 2, "role": "", "winner": False,
                      "startPlayer": True}]}
     assert result["text"] == "帰る雁 (Kaeru Kari): final scores\n🥇 ann 41\n🥈 ben 37\n🪶🪶"
+
+
+def test_a_japanese_share_text_names_the_game_as_the_japanese_box_does():
+    from pathlib import Path
+
+    from companion.web.i18n import fill
+
+    web = Path(__file__).resolve().parents[2] / "companion" / "web"
+    japanese = {**json.loads((web / "static" / "i18n" / "ja.json").read_text("utf-8")),
+                **json.loads((web / "scorepad" / "i18n" / "ja.json").read_text("utf-8"))}
+    text = show_result(SHOW, ["Aki"], lambda key, **params: fill(japanese[key], params), zone=TOKYO)["text"]
+    assert "Skyrockets" not in text and text.startswith("スカイロケット：") and text.endswith("#スカイロケット")
