@@ -24,7 +24,7 @@ from flask import Flask, current_app
 from companion.ports import BoardGames, Door, Ledger, Ports, SetupDesk, ShowDesk
 from companion.skyrockets.show import CROWD_TOKENS
 
-PAGE_BUDGET = 100_000  # bytes of a page and everything it loads: quick on a phone at the edge of the Wi-Fi
+PAGE_BUDGET = 100_000  # bytes a phone downloads for a page and all it loads: quick at the edge of the Wi-Fi
 
 # Settings a caller may override through `config` (tests shorten the keep-alive).
 DEFAULTS = {
@@ -64,7 +64,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     ports = table if isinstance(table, Ports) else getattr(table, "ports", None) or Ports.serving(table)
     app.extensions["ports"] = ports
 
-    from companion.web import auth, errors, hosts, i18n, live, security
+    from companion.web import auth, compress, errors, hosts, i18n, live, security
     from companion.web.areas import discover
 
     areas = discover()
@@ -75,6 +75,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     security.init_app(app)
     i18n.init_app(app, areas)
     errors.init_app(app)
+    compress.init_app(app)
     for blueprint in (*(a.blueprint for a in areas), auth.bp, i18n.bp):
         app.register_blueprint(blueprint)
     return app

@@ -21,6 +21,7 @@ from companion.errors import BadInput, NotKept
 from companion.fields import whole, yes_no
 from companion.ports import MAX_ROW_ID
 from companion.web import games
+from companion.web.errors import coded
 from companion.web.live import game_stream, last_event_id
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -71,7 +72,7 @@ def saved_game(kind: str, game_id: int, name: str) -> dict:
     """The saved game, or 404 naming it (`name`: the game's name for people)."""
     game = games().game(kind, game_id)
     if game is None:
-        raise NotFound(f"no {name} game {game_id}")
+        raise coded(NotFound(f"no {name} game {game_id}"), "errors.game.gone")
     return game
 
 
@@ -90,7 +91,7 @@ def changed_game(kind: str, game_id: int, name: str, step: Callable[[dict], dict
         return games().change_game(kind, game_id, step, version, key) if key else \
             games().change_game(kind, game_id, step, version)
     except NotKept:
-        raise NotFound(f"no {name} game {game_id}") from None
+        raise coded(NotFound(f"no {name} game {game_id}"), "errors.game.gone") from None
 
 
 def game_feed(kind: str, game_id: int, name: str, render: Callable[[dict], dict]):

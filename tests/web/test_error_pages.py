@@ -47,9 +47,9 @@ def test_no_english_sentence_reaches_a_japanese_error_page(client):
 
 
 def test_a_page_s_own_english_words_never_reach_a_japanese_page(client):
-    """A page that refuses with English words of its own (a 帰る雁 game that is not there) shows the status's
-    sentence in Japanese; in English its own words stay."""
+    """A page that refuses for a reason of its own (a 帰る雁 game that is not there) says it with its code's
+    sentence, in the page's language."""
     _, _, detail = page(client, "ja", "GET", "/geese/check?game=99")
-    assert detail == WORDS["ja"]["errors.not_found"]
+    assert detail == WORDS["ja"]["errors.game.gone"]  # the game's own sentence, in Japanese
     _, _, detail = page(client, "en", "GET", "/geese/check?game=99")
-    assert "99" in detail
+    assert detail == WORDS["en"]["errors.game.gone"]

@@ -9,6 +9,7 @@ from companion.geese.cards import SUITS
 from companion.players import MAX_NAME
 from companion.geese.rules import DEFAULT_RULES
 from companion.geese.sheet import score_sheet
+from companion.web.errors import coded
 from companion.web.geese import bp
 from companion.web.geese.api import MAX_GROUND, MAX_HAND, found, saved, view
 from companion.web.security import unlocked
@@ -60,7 +61,7 @@ def checker():
     chosen = request.args.get("game", type=int)
     ground = next((g["ground"] for g in games if g["id"] == chosen), None)
     if chosen is not None and ground is None:
-        raise NotFound(f"no game {chosen}")
+        raise coded(NotFound(f"no game {chosen}"), "errors.game.gone")
     players = next((len(g["players"]) for g in games if g["id"] == chosen), None)
     return render_template("geese/check.html", area="geese", saved=games, chosen=chosen, players=players,
                            w={row["n"]: row["w"] for row in ground} if ground else {},

@@ -75,7 +75,7 @@ def show_result_json(show_id: int):
     record = ledger().show_record(show_id)
     shared = show_share(record) if record else None
     if shared is None:
-        raise NotFound(f"there is no finished show {show_id}")
+        raise coded(NotFound(f"there is no finished show {show_id}"), "errors.show.gone")
     return jsonify(shared)
 
 

@@ -4,6 +4,7 @@ from flask import jsonify
 from werkzeug.exceptions import NotFound
 
 from companion.web import ledger
+from companion.web.errors import coded
 from companion.web.shows import bp
 
 
@@ -16,6 +17,6 @@ def shows():
 def show_log(show_id: int):
     lines = ledger().show_log(show_id)
     if lines is None:
-        raise NotFound(f"there is no show {show_id}")
+        raise coded(NotFound(f"there is no show {show_id}"), "errors.show.gone")
     headers = {"Content-Disposition": f'inline; filename="show-{show_id}.jsonl"'}
     return "".join(line + "\n" for line in lines), 200, {"Content-Type": "application/jsonl; charset=utf-8", **headers}

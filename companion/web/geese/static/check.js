@@ -1,6 +1,7 @@
 // The migration checker: the cards of a hand and w(n) → every value they can migrate as now, each with
 // its best group and the arithmetic, the best of them first. The server's rules do the working out.
 
+import { fieldErrorText } from "/static/js/refusal.js";
 import { postJSON } from "/static/js/api.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { arithmetic, chip, drawChosen, picker, pickerStop, rulesOf } from "./cards.js";
@@ -32,7 +33,7 @@ async function check() {
   const mine = ++asked;
   const answer = await postJSON(root.dataset.api, { hand, wintering: wintering() });
   if (mine !== asked) return; // a newer question is on its way
-  $("check-error").textContent = answer.ok ? "" : answer.data.error ?? String(answer.status);
+  $("check-error").textContent = answer.ok ? "" : fieldErrorText(answer.data); // the page's language
   if (!answer.ok) return;
   const { best, groups, values, split } = answer.data;
   const several = split.migrations.length > 1; // one group is the best above already
