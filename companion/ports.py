@@ -16,7 +16,7 @@ modules, its records or its hardware.
 ('1234', None, None)
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -60,6 +60,7 @@ class Ledger(Protocol):
     def save_festival(self, data) -> dict: ...
     def delete_festival(self, festival_id: int) -> bool: ...
     def export_history(self) -> str: ...
+    def history_pieces(self) -> Iterator[str]: ...
     def import_history(self, text: str) -> dict: ...
 
 

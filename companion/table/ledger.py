@@ -5,6 +5,8 @@ read the records through these methods only; none of them reaches into the
 store.
 """
 
+from collections.abc import Iterator
+
 from companion.records import festivals as festival_records
 from companion.players import check_players
 from companion.ports import MAX_ROW_ID
@@ -82,6 +84,10 @@ class TableLedger:
     def export_history(self) -> str:
         """Every finished record of the table as one history file (JSON Lines)."""
         return history.export_history(self.store.database, wall=self.clock.wall())
+
+    def history_pieces(self) -> Iterator[str]:
+        """The same file in pieces of whole lines, each read as it is asked for (history.history_pieces)."""
+        return history.history_pieces(self.store.database, wall=self.clock.wall())
 
     def import_history(self, text: str) -> dict:
         """A history file read into this table, which must be fresh; how many records of each kind came in."""

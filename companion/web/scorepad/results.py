@@ -3,7 +3,7 @@ the festival pad, and the whole history exported and imported (docs/festivals.md
 
 import re
 
-from flask import current_app, jsonify, request
+from flask import Response, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
@@ -100,8 +100,10 @@ def delete_festival(festival_id: int):
 
 @bp.get("/api/history")
 def history_file():
+    """The whole history, sent as it is read (chunked): a failure part way ends it in a line no import takes."""
     headers = {"Content-Disposition": 'attachment; filename="companion-history.jsonl"'}
-    return ledger().export_history(), 200, {"Content-Type": "application/jsonl; charset=utf-8", **headers}
+    pieces = (piece.encode("utf-8", "surrogatepass") for piece in ledger().history_pieces())
+    return Response(pieces, headers={"Content-Type": "application/jsonl; charset=utf-8", **headers})
 
 
 @bp.post("/api/history")
