@@ -48,7 +48,7 @@ MAX_LINE_CHARS = 4 * 2**20
 KINDS = (EVENTS, SHOWS, PLAYERS, FESTIVALS, *GAME_KINDS)  # in the file's order: an event before its shows
 BY_RECORD = {kind.record: kind for kind in KINDS}
 RECORDS = tuple(BY_RECORD)
-PIECE_CHARS = 64 * 1024  # an export goes out in pieces of whole lines about this long: few writes, little held
+PIECE_CHARS = 32 * 1024  # an export goes out in pieces of whole lines about this long: few writes, little held
 # What ends an export that failed part way: not JSON, so no reader takes what came before it for the whole file.
 STOPPED_LINE = "!! the history export stopped here: the records could not be read to the end\n"
 
