@@ -167,13 +167,6 @@ def render(state: dict | None, now: float, layout: StripLayout = StripLayout(), 
     return pixels
 
 
-# What a page needs to draw the strip as `render` does (static/js of the show page draws it from
-# `strip_inputs`): every constant of the look, named here once.
-LOOK = {"timer_colours": TIMER_COLOURS, "rhythms": WARNING_RHYTHMS, "white": WHITE, "amber": AMBER, "gold": GOLD,
-        "loss_red": LOSS_RED, "marker_glow": MARKER_GLOW, "marker_notch": MARKER_NOTCH, "symbols": len(SYMBOLS),
-        "slow_beats_per_s": SLOW_BEATS_PER_S, "fast_beats_per_s": FAST_BEATS_PER_S, "chase_gap": CHASE_GAP,
-        "chase_leds_per_s": CHASE_LEDS_PER_S, "fault_swap_s": FAULT_SWAP_S, "lying_dim": LYING_DIM,
-        "rainbow_turns_per_s": RAINBOW_TURNS_PER_S}
 TIMER_INPUTS = ("state", "fault", "awaiting_turn", "top_s", "duration", "role")
 
 
@@ -203,6 +196,15 @@ def strip_inputs(state: dict | None) -> dict:
 def markers(colour: str) -> int:
     """How many marker pixels a timer's segment carries: its place among the symbols, red 1 to purple 6."""
     return list(SYMBOLS).index(colour) + 1
+
+
+# What a page needs to draw the strip as `render` does (static/js of the show page draws it from
+# `strip_inputs`): every constant of the look, named here once.
+LOOK = {"timer_colours": TIMER_COLOURS, "rhythms": WARNING_RHYTHMS, "white": WHITE, "amber": AMBER, "gold": GOLD,
+        "loss_red": LOSS_RED, "marker_glow": MARKER_GLOW, "marker_notch": MARKER_NOTCH, "symbols": len(SYMBOLS),
+        "slow_beats_per_s": SLOW_BEATS_PER_S, "fast_beats_per_s": FAST_BEATS_PER_S, "chase_gap": CHASE_GAP,
+        "chase_leds_per_s": CHASE_LEDS_PER_S, "fault_swap_s": FAULT_SWAP_S, "lying_dim": LYING_DIM,
+        "rainbow_turns_per_s": RAINBOW_TURNS_PER_S, "markers": {colour: markers(colour) for colour in SYMBOLS}}
 
 
 def _marked(segment: list[Colour], count: int, half: int) -> list[Colour]:

@@ -44,6 +44,12 @@ ENDED = ("win", "loss")
 _numbers = itertools.count(1)
 
 
+def drawn_by_page(layout: StripLayout, flash_s: float) -> dict:
+    """The layout as a page needs it to draw the strip as `render` does: where everything sits, and the look."""
+    return {"segment_len": layout.segment_len, "colours": list(layout.colours), "countdown_leds": layout.countdown_leds,
+            "token_leds": layout.token_leds, "markers": layout.markers, "flash_s": flash_s, "look": LOOK}
+
+
 class LedShow:
     """Draws show snapshots on `strip` laid out as `layout`, at the time `show_clock()` returns.
 
@@ -73,9 +79,7 @@ class LedShow:
         self._shown: list | None = None
         self._pictured = threading.Condition()
         self._picture = {"n": next(_numbers), "state": strip_inputs(None), "hold": 0.0}
-        self._layout_json = {"segment_len": layout.segment_len, "colours": list(layout.colours),
-                             "countdown_leds": layout.countdown_leds, "token_leds": layout.token_leds,
-                             "markers": layout.markers, "flash_s": flash_s, "look": LOOK}
+        self._layout_json = drawn_by_page(layout, flash_s)
 
     def update(self, state: dict | None) -> None:
         """Show this snapshot from now on (never blocks)."""
