@@ -10,6 +10,7 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -255,6 +256,12 @@ class Store:
                     tuple(ended)):
                 lengths[last["show_id"]] = _line_t(last["line"])
         return [{**_show_row(r), "show_s": lengths.get(r["id"])} for r in rows]
+
+    def each_show(self) -> Iterator[dict]:
+        """Every show, oldest first, read in SQLite's batches as they are asked for (one read: one moment)."""
+        with self.database.connection() as db:
+            for row in db.execute("SELECT * FROM shows ORDER BY id"):
+                yield _show_row(row)
 
     def show(self, show_id: int) -> dict | None:
         rows = self.database.read("SELECT * FROM shows WHERE id = ?", (show_id,))

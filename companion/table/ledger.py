@@ -36,6 +36,10 @@ class TableLedger:
         """Past shows, newest first: id, event, outcome, stars, started."""
         return self.store.shows(limit)
 
+    def each_show(self) -> Iterator[dict]:
+        """Every show, oldest first, each read as it is asked for (a download of them all)."""
+        return self.store.each_show()
+
     def show_record(self, show_id: int) -> dict | None:
         return self.store.show(show_id) if show_id <= MAX_ROW_ID else None
 

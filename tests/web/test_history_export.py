@@ -45,3 +45,18 @@ def test_a_download_the_records_fail_under_ends_in_a_line_no_import_takes(table,
         for piece in answer.response:
             body.append(piece.decode())
     assert "".join(body).endswith(history.STOPPED_LINE) and '"record": "show"' in "".join(body)
+
+
+def test_every_show_as_csv_is_streamed_and_reads_as_it_did(table):
+    with create_app(table, testing=True).test_request_context():
+        from companion.web.download import cell, csv_download
+
+        rows = [["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"]]
+        rows += [[s["id"], cell(s["event"]), cell(s["event_name"]), "yes" if s["challenge"] else "no", s["outcome"],
+                  s["stars"], s["started"], s["ended"] or "", cell(s["start_player"])]
+                 for s in reversed(table.ledger.shows(limit=None))]
+        whole = csv_download(rows, "shows.csv").get_data()
+    answer = create_app(table, testing=True).test_client().get("/api/history.csv")
+    assert answer.status_code == 200 and answer.is_streamed and answer.content_length is None
+    assert answer.headers["Content-Disposition"] == 'attachment; filename="shows.csv"'
+    assert answer.get_data() == whole and whole.count(b"\r\n") == 31
