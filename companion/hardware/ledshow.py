@@ -73,12 +73,13 @@ class LedShow:
         self._closing = False
         self._thread: threading.Thread | None = None
         self._drawn: dict | None = None  # the snapshot the last step looked at
-        self._inputs: dict | None = None  # what it shows, and from which show time it holds still (None: moves)
-        self._hold: float | None = None
+        # What it shows, and from which show time it holds still (None: it moves): no show, dark, to begin with.
+        self._inputs: dict = strip_inputs(None)
+        self._hold: float | None = 0.0
         self._drawn_at: float | None = None  # the show time of the frame last sent to the strip, and its pixels
         self._shown: list | None = None
         self._pictured = threading.Condition()
-        self._picture = {"n": next(_numbers), "state": strip_inputs(None), "hold": 0.0}
+        self._picture = {"n": next(_numbers), "state": self._inputs, "hold": self._hold}
         self._layout_json = drawn_by_page(layout, flash_s)
 
     def update(self, state: dict | None) -> None:

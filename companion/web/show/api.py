@@ -90,14 +90,20 @@ def strip_events():
 def strip_stream(shown, first: dict, **settings) -> Iterator[str]:
     """`event: layout` once, then `event: picture` with each new picture, stamped with the show time it is sent at
     (the page's clock runs on from there). Every connection starts from the current picture: a page that
-    reconnects has just redrawn its layout."""
-    def current() -> int:
-        return shown.strip_picture(0, 0)["n"]
+    reconnects has just redrawn its layout. New settings (another strip, or none) end the stream: the page
+    comes back for the new layout."""
+    def wait(seen: int, timeout: float) -> dict | None:
+        picture = shown.strip_picture(seen, timeout)
+        return picture if picture is not None and picture["layout"] is first["layout"] else None
+
+    def current() -> int | None:
+        picture = wait(0, 0)
+        return None if picture is None else picture["n"]
 
     def sent(picture: dict) -> dict:
         return {"state": picture["state"], "hold": picture["hold"], "now": shown.show_time()}
 
-    pictures = follow("picture", current, shown.strip_picture, sent, None, number="n", **settings)
+    pictures = follow("picture", current, wait, sent, None, number="n", **settings)
     yield next(pictures)  # the reconnection delay, first as on every stream
     yield message("layout", compact(first["layout"]))
     yield from pictures
