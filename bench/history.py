@@ -20,7 +20,9 @@ import os
 import statistics
 import subprocess
 import sys
+import socket
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -32,11 +34,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 from companion.records import Store  # noqa: E402
 from companion.records.database import iso  # noqa: E402
 from companion.skyrockets import BUILTIN_EVENTS, Setup, Show, parse_event, replay  # noqa: E402
+from budget import add_arguments, daemon_budget, load, mode  # noqa: E402
 from replay import generate  # noqa: E402
 from sse import page_weight  # noqa: E402
 
 WALL = 1_700_000_000.0
 REQUESTS = 20  # requests per series
+JOURNALS = 8  # distinct played journals the stored shows take turns with
+SAMPLE_S = 0.002  # the daemon's memory is looked at this often during an export
 
 
 CHATTER = {"id": "chatter", "name": "Chatter", "hand_size": 4, "countdown": "purple", "countdown_start": 9,
@@ -72,6 +77,7 @@ def stored(path: Path, shows: int) -> tuple[int, int]:
     """A table's database with `shows` finished shows; the ids of the 10-minute and the hour-long one."""
     store = Store(path)
     events = list(BUILTIN_EVENTS.values())
+    journals = [generate(2, seed) for seed in range(JOURNALS)]  # played two-minute shows: about 20 lines each
     with store.database.transaction() as db:
         for n in range(shows):
             event = events[n % len(events)]
@@ -82,10 +88,8 @@ def stored(path: Path, shows: int) -> tuple[int, int]:
                 " ended) VALUES (?, ?, 0, ?, ?, 1.0, ?, ?, ?)",
                 (event.id, event.name, iso(started), started, outcome, n % 4 if outcome == "win" else 0,
                  iso(started + 600))).lastrowid
-            lines = [{"t": 0, "type": "setup", "event": event.id}, {"t": 12.5, "type": "flip", "timer": "red"},
-                     {"t": 30.0, "type": "flip", "timer": "orange"}, {"t": 61.0, "type": "end"}]
             db.executemany("INSERT INTO journal (show_id, n, line) VALUES (?, ?, ?)",
-                           [(show_id, k + 1, json.dumps(line)) for k, line in enumerate(lines)])
+                           [(show_id, k + 1, line) for k, line in enumerate(journals[n % JOURNALS])])
     ids = []
     for log in (generate(10, 1), chattering(60)):
         result = replay(log).result()
@@ -117,8 +121,6 @@ def series(url: str, runs: int) -> float:
 
 def served(path: Path, folder: Path):
     """`companion run --mock` on the database at `path`; (process, base url)."""
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -131,18 +133,143 @@ def served(path: Path, folder: Path):
     return daemon, f"http://127.0.0.1:{port}/"
 
 
-def measure(shows: int, runs: int, folder: Path) -> dict:
+class Peak:
+    """The most resident memory a process reaches while the block runs, above what it held as the block began."""
+
+    def __init__(self, pid: int):
+        import psutil
+
+        self._process = psutil.Process(pid)
+        self._done = threading.Event()
+        self.start = self.peak = self._process.memory_info().rss
+
+    def _watch(self) -> None:
+        while not self._done.wait(SAMPLE_S):
+            self.peak = max(self.peak, self._process.memory_info().rss)
+
+    def __enter__(self):
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._process.memory_info().rss)
+
+    @property
+    def growth_mb(self) -> float:
+        return (self.peak - self.start) / 2**20
+
+
+def download(connect, pid: int) -> dict:
+    """One whole body read from `connect()` (a file-like response): ms to its first byte and to its last, its
+    size, and how far process `pid`'s memory rose meanwhile."""
+    with Peak(pid) as peak:
+        start = time.perf_counter()
+        body = connect()
+        first = body.read(1)
+        first_ms = (time.perf_counter() - start) * 1000
+        size = len(first)
+        while chunk := body.read(1 << 16):
+            size += len(chunk)
+        total_ms = (time.perf_counter() - start) * 1000
+        body.close()
+    return {"first": first_ms, "total": total_ms, "bytes": size, "rss": peak.growth_mb}
+
+
+def floor_serve(path: str, port_file: str) -> None:
+    """The export's floor: on each connection, SELECT the finished shows and their journals and write them to the
+    socket as the history file's lines, header first, then close. Nothing else: no framework, no checks."""
+    import sqlite3
+
+    server = socket.create_server(("127.0.0.1", 0))
+    Path(port_file).write_text(str(server.getsockname()[1]))
+    db = sqlite3.connect(path)
+    while True:
+        conn, _ = server.accept()
+        with conn:
+            conn.sendall((json.dumps({"format": "companion-history", "version": 1, "exported": iso(WALL)}) + "\n")
+                         .encode())
+            journal = db.execute("SELECT show_id, line FROM journal ORDER BY show_id, n")
+            pending, piece = next(journal, None), []
+            for r in db.execute("SELECT id, event_id, event_name, challenge, started, started_wall, speed, outcome,"
+                                " stars, ended, start_player, orientation FROM shows ORDER BY id"):
+                lines = []
+                while pending is not None and pending[0] <= r[0]:
+                    if pending[0] == r[0]:
+                        lines.append(json.loads(pending[1]))
+                    pending = next(journal, None)
+                piece.append(json.dumps({"record": "show", "id": r[0], "event": r[1], "event_name": r[2],
+                                         "challenge": bool(r[3]), "started": r[4], "started_wall": r[5],
+                                         "speed": r[6], "outcome": r[7], "stars": r[8], "ended": r[9],
+                                         "start_player": r[10], "orientation": json.loads(r[11]),
+                                         "journal": lines}, ensure_ascii=False) + "\n")
+                if len(piece) >= 64:
+                    conn.sendall("".join(piece).encode())
+                    piece = []
+            conn.sendall("".join(piece).encode())
+
+
+def floored(path: Path, folder: Path):
+    """The floor's process serving the database at `path`; (process, port)."""
+    port_file = folder / "floor.port"
+    port_file.unlink(missing_ok=True)
+    floor = subprocess.Popen([sys.executable, __file__, "--floor-serve", str(path), str(port_file)],
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 30
+    while not port_file.exists() or not port_file.read_text():
+        if time.monotonic() > deadline or floor.poll() is not None:
+            floor.kill()
+            raise RuntimeError("the export's floor did not start")
+        time.sleep(0.05)
+    return floor, int(port_file.read_text())
+
+
+def raw_body(port: int):
+    """The floor's whole answer, as a file: it sends and closes."""
+    return socket.create_connection(("127.0.0.1", port)).makefile("rb")
+
+
+def export_figures(path: Path, base: str, daemon_pid: int, runs: int, pi_sized: bool, folder: Path) -> dict:
+    """The export from the daemon and from the floor, taking turns, `runs` times each: the median of each figure,
+    and the load average of each run."""
+    floor, port = floored(path, folder)
+    table, bare, loads = [], [], []
+    try:
+        with daemon_budget(pi_sized, daemon_pid):
+            if pi_sized:
+                from budget import DAEMON_CORE, pin
+
+                pin(floor.pid, {DAEMON_CORE})
+            for _ in range(runs):
+                table.append(download(lambda: urllib.request.urlopen(base + "api/history", timeout=120), daemon_pid))
+                bare.append(download(lambda: raw_body(port), floor.pid))
+                loads.append(load())
+    finally:
+        floor.terminate()
+        floor.wait(timeout=10)
+
+    def median(rows: list[dict]) -> dict:
+        return {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+
+    return {"table": median(table), "floor": median(bare), "loads": loads}
+
+
+def measure(shows: int, runs: int, folder: Path, pi_sized: bool) -> dict:
     import psutil
 
     path = folder / f"h{shows}.sqlite3"
     ten, hour = stored(path, shows)
     daemon, base = served(path, folder)
     try:
-        figures = {"scorepad": series(base + "api/scorepad", runs), "scorepad page": series(base + "scorepad", runs),
-                   "shows": series(base + "shows", runs)}
-        figures["10 min page"] = page_weight(f"{base}shows/{ten}")[0]
-        figures["1 h page"] = page_weight(f"{base}shows/{hour}")[0]
-        figures["rss"] = psutil.Process(daemon.pid).memory_info().rss / 2**20
+        with daemon_budget(pi_sized, daemon.pid):
+            figures = {"scorepad": series(base + "api/scorepad", runs),
+                       "scorepad page": series(base + "scorepad", runs), "shows": series(base + "shows", runs)}
+            figures["10 min page"] = page_weight(f"{base}shows/{ten}")[0]
+            figures["1 h page"] = page_weight(f"{base}shows/{hour}")[0]
+            figures["rss"] = psutil.Process(daemon.pid).memory_info().rss / 2**20
+        figures["export"] = export_figures(path, base, daemon.pid, runs, pi_sized, folder)
         return figures
     finally:
         daemon.terminate()
@@ -150,27 +277,39 @@ def measure(shows: int, runs: int, folder: Path) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--floor-serve"]:  # the export's floor, in a process of its own
+        floor_serve(*argv[1:3])
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shows", type=int, nargs="+", default=[10, 100, 1000, 10_000])
-    parser.add_argument("--runs", type=int, default=3)
+    add_arguments(parser)
     parser.add_argument("--quick", action="store_true", help="10 and 1000 shows, one series each")
     args = parser.parse_args(argv)
     sizes, runs = ([10, 1000], 1) if args.quick else (sorted(args.shows), args.runs)
-    print(f"history against stored shows: ms per request (median of {runs} series of {REQUESTS}), "
-          f"pages with their assets in KB, daemon RSS after every page; load "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"history against stored shows, {mode(args.pi_sized)}: ms per request (median of {runs} series of "
+          f"{REQUESTS}), pages with their assets in KB, daemon RSS after every page; load {load():.1f}")
     print(f"  {'shows':>6} {'/api/scorepad':>13} {'/ floor':>8} {'/scorepad':>10} {'/ floor':>8} {'/shows':>8}"
           f" {'/ floor':>8} {'10-min page':>12} {'1-h page':>9} {'RSS MB':>7}")
-    floor = None
+    floor, exports = None, []
     with tempfile.TemporaryDirectory() as folder:
         for shows in sizes:
-            f = measure(shows, runs, Path(folder))
+            f = measure(shows, runs, Path(folder), args.pi_sized)
             floor = floor or f
+            exports.append((shows, f["export"]))
             print(f"  {shows:>6} {f['scorepad']:>13.2f} {f['scorepad'] / floor['scorepad']:>7.2f}x"
                   f" {f['scorepad page']:>10.2f} {f['scorepad page'] / floor['scorepad page']:>7.2f}x"
                   f" {f['shows']:>8.2f} {f['shows'] / floor['shows']:>7.2f}x"
                   f" {f['10 min page'] / 1000:>12.1f} {f['1 h page'] / 1000:>9.1f} {f['rss']:>7.1f}")
     print("  targets: flat in the number of shows; a show's page <= 100 KB with its assets; RSS <= 60 MB at 10 000")
+    print(f"the whole history (GET /api/history) beside its floor (SELECT and write to a socket), median of {runs}:")
+    print(f"  {'shows':>6} {'MB':>6} {'first byte ms':>14} {'floor':>7} {'total ms':>9} {'floor':>7}"
+          f" {'RSS +MB':>8} {'floor':>6}  load of each run")
+    for shows, e in exports:
+        t, b = e["table"], e["floor"]
+        print(f"  {shows:>6} {t['bytes'] / 2**20:>6.1f} {t['first']:>14.1f} {b['first']:>7.1f} {t['total']:>9.1f}"
+              f" {b['total']:>7.1f} {t['rss']:>8.1f} {b['rss']:>6.1f}  {' '.join(f'{x:.1f}' for x in e['loads'])}")
+    print("  targets: first byte <= 100 ms; RSS + <= 10 MB at 10 000 shows")
     return 0
 
 

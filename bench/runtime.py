@@ -3,12 +3,20 @@
 Prints figures; asserts nothing. Targets: edge -> phone (mock pin -> core -> SSE
 client over HTTP, debounce excluded) p99 <= 20 ms and <= 2x the floor (a bare gpiozero callback
 pushing the table's state to a bare Flask SSE app) measured in the same run; idle CPU <= 0.5 % of one core during
-a 6-timer show; resident memory <= 60 MB.
+a 6-timer show; 20 phones on the table page cost <= 1 % of a core more; resident memory <= 60 MB.
 
 Within each run the table and the floor take turns in blocks of edges, so that what else runs on
 the machine weighs on both alike; "published" is the instant the runtime thread publishes.
 
+Idle CPU is that of `companion run --mock` with the LED strip fitted (a fake one, drawn on the
+table page), during a running 6-timer show, with 0 and 20 phones on the table page: the phones are
+a process of their own, each from its own address, reading the page's two streams (the show's and
+the strip's) as the page does. Beside it, the floor: a bare server that answers the same streams
+and sends nothing, with the same phones. In --pi-sized mode the daemon (and the floor) get one core
+beside a busy neighbour (bench/budget.py); the phones run on the other cores.
+
     python bench/runtime.py [--edges 1000] [--idle-seconds 60] [--runs 3] [--blocks 100] [--deadline 600]
+                            [--pi-sized]
 """
 
 import argparse
@@ -35,6 +43,7 @@ from companion.table import Table  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
+from budget import add_arguments, daemon_budget, mode, other_cores, pin  # noqa: E402
 from sse import Phone, floor_app, p99  # noqa: E402
 
 SIX = {"id": "all-six", "name": "All six", "hand_size": 4, "countdown": "purple", "countdown_start": 4,
@@ -43,6 +52,9 @@ ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "
             "running": ["red"], "lying": ["purple"], "rules": ""}
 SETTLE_S = 0.01
 DAEMON_START_S = 60.0  # `companion run` listens within this, or the bench gives up
+PAGE_STREAMS = ("/api/show/events", "/api/strip/events")  # what the table page reads live
+PHONE_COUNTS = (0, 20)
+SETTLE_IDLE_S = 1.0  # start-up work (the show's start, the phones' first states) is over by then
 
 
 def tilt_table(tmp: str, pins, fsync_delay_s: float = 0.0) -> Table:
@@ -218,43 +230,203 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def daemon_idle(seconds: float) -> tuple[float, float]:
-    """`companion run --mock` (six tilt glasses, no strip) during a running show: % of one core, RSS MB."""
+def daemon_config(tmp: str) -> Path:
+    """`companion run --mock` settings: six tilt glasses and a fake LED strip (the one the table page draws)."""
+    config = Path(tmp) / "config.toml"
+    config.write_text(f'[table]\ndatabase = "{Path(tmp) / "t.sqlite3"}"\n[web]\nhost = "127.0.0.1"\npin = "1234"\n'
+                      f'[tilt]\nstart_window_s = 0\n[strip]\nenabled = true\ndriver = "fake"\n')
+    return config
+
+
+def started(command: list[str], port: int) -> subprocess.Popen:
+    """A server process, once it says it listens."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if not select.select([process.stdout], [], [], DAEMON_START_S)[0]:
+        process.kill()
+        raise Stalled(f"{command[2]} did not start listening within {DAEMON_START_S:g} s")
+    process.stdout.readline()  # "Open http://..." (or the floor's "listening") once it listens
+    return process
+
+
+class Phones:
+    """`count` phones on the table page, in a process of their own: each, from its own address, holds the page's
+    live streams open and reads whatever comes. `received()` is the bytes read so far."""
+
+    def __init__(self, port: int, count: int, pi_sized: bool):
+        self.process = subprocess.Popen([sys.executable, __file__, "--phones", str(port), str(count)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if pi_sized:
+            pin(self.process.pid, other_cores())
+        if not select.select([self.process.stdout], [], [], DAEMON_START_S)[0]:
+            self.close()
+            raise Stalled(f"{count} phones did not connect within {DAEMON_START_S:g} s")
+        self.process.stdout.readline()
+
+    def received(self) -> int:
+        self.process.stdin.write("count\n")
+        self.process.stdin.flush()
+        return int(self.process.stdout.readline())
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+
+def play_phones(port: int, count: int) -> None:
+    """The phones' process: open every phone's streams, say so, then read them all, telling the bytes read so far
+    whenever asked on stdin."""
+    import selectors
+
+    chooser = selectors.DefaultSelector()
+    for phone in range(count):
+        for path in PAGE_STREAMS:
+            sock = socket.socket()
+            sock.bind((f"127.0.0.{2 + phone}", 0))  # one address a phone: the server counts streams per address
+            sock.connect(("127.0.0.1", port))
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
+            sock.setblocking(False)
+            chooser.register(sock, selectors.EVENT_READ)
+    chooser.register(sys.stdin, selectors.EVENT_READ)
+    print("connected", flush=True)
+    received = 0
+    while True:
+        for key, _ in chooser.select():
+            if key.fileobj is sys.stdin:
+                if not sys.stdin.readline():
+                    return
+                print(received, flush=True)
+                continue
+            data = key.fileobj.recv(1 << 16)
+            if not data:
+                chooser.unregister(key.fileobj)
+            received += len(data)
+
+
+def serve_nothing(port: int) -> None:
+    """The floor's server: answers every stream with the head of an event stream, then sends nothing more."""
+    import selectors
+
+    server = socket.create_server(("127.0.0.1", port))
+    server.setblocking(False)
+    chooser = selectors.DefaultSelector()
+    chooser.register(server, selectors.EVENT_READ)
+    print("listening", flush=True)
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n"
+    while True:
+        for key, _ in chooser.select():
+            if key.fileobj is server:
+                conn, _ = server.accept()
+                conn.setblocking(False)
+                chooser.register(conn, selectors.EVENT_READ)
+            elif key.fileobj.recv(4096):
+                key.fileobj.sendall(head)
+            else:
+                chooser.unregister(key.fileobj)
+                key.fileobj.close()
+
+
+def cpu_over(pid: int, seconds: float) -> float:
+    """Percent of one core process `pid` used over the next `seconds`."""
+    import psutil
+
+    process = psutil.Process(pid)
+    before = process.cpu_times()
+    time.sleep(seconds)
+    after = process.cpu_times()
+    return max(0.0, after.user + after.system - before.user - before.system) / seconds * 100
+
+
+def daemon_idle(seconds: float, phones: int = 0, pi_sized: bool = False) -> dict:
+    """`companion run --mock` (six tilt glasses, the fake strip) during a running 6-timer show with `phones` on the
+    table page: % of one core, RSS MB, bytes a second each phone was sent."""
     import psutil
 
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        config = Path(tmp) / "config.toml"
-        config.write_text(f'[table]\ndatabase = "{Path(tmp) / "t.sqlite3"}"\n[web]\nhost = "127.0.0.1"\npin = "1234"\n'
-                          f"[tilt]\nstart_window_s = 0\n")
-        daemon = subprocess.Popen([sys.executable, "-m", "companion", "run", "--mock", "--config", str(config),
-                                   "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                  text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        daemon = started([sys.executable, "-m", "companion", "run", "--mock", "--config", str(daemon_config(tmp)),
+                          "--port", str(port)], port)
+        crowd = None
         try:
-            if not select.select([daemon.stdout], [], [], DAEMON_START_S)[0]:
-                raise Stalled(f"the daemon did not start listening within {DAEMON_START_S:g} s")
-            daemon.stdout.readline()  # "Open http://..." once it listens
             request = urllib.request.Request(f"http://127.0.0.1:{port}/api/show/start", method="POST",
                                              data=json.dumps({"event": SIX}).encode(),
                                              headers={"X-Table-Pin": "1234", "Content-Type": "application/json"})
             urllib.request.urlopen(request, timeout=10).read()
-            process = psutil.Process(daemon.pid)
-            time.sleep(1.0)  # let start-up work finish before measuring the quiet show
-            before = process.cpu_times()
-            time.sleep(seconds)
-            after = process.cpu_times()
-            cpu = max(0.0, after.user + after.system - before.user - before.system) / seconds * 100
-            return cpu, process.memory_info().rss / 2**20
+            with daemon_budget(pi_sized, daemon.pid):
+                crowd = Phones(port, phones, pi_sized) if phones else None
+                time.sleep(SETTLE_IDLE_S)
+                opened = crowd.received() if crowd else 0
+                cpu = cpu_over(daemon.pid, seconds)
+                sent = (crowd.received() - opened) if crowd else 0
+                opened = opened / phones if crowd else 0.0  # the page's first states and layout
+            return {"cpu": cpu, "rss": psutil.Process(daemon.pid).memory_info().rss / 2**20,
+                    "per_phone": sent / seconds / phones if phones else 0.0, "opened": opened}
         finally:
+            if crowd:
+                crowd.close()
             daemon.terminate()
             daemon.wait(timeout=10)
 
 
+def floor_idle(seconds: float, phones: int, pi_sized: bool) -> float:
+    """The floor beside it: a bare server holding the same phones' streams open and sending nothing; % of a core."""
+    port = free_port()
+    floor = started([sys.executable, __file__, "--serve-nothing", str(port)], port)
+    crowd = None
+    try:
+        with daemon_budget(pi_sized, floor.pid):
+            crowd = Phones(port, phones, pi_sized) if phones else None
+            time.sleep(SETTLE_IDLE_S)
+            return cpu_over(floor.pid, seconds)
+    finally:
+        if crowd:
+            crowd.close()
+        floor.kill()
+        floor.wait(timeout=10)
+
+
+def idle_table(seconds: float, runs: int, pi_sized: bool) -> int:
+    """Print the idle figures: for each number of phones, the daemon's CPU, what each phone was sent, the floor's
+    CPU; the median of `runs`, with the load average of each run."""
+    print(f"daemon during a 6-timer show over {seconds:g} s, the strip fitted, phones on the table page "
+          f"({mode(pi_sized)}; median of {runs}):")
+    print(f"  {'phones':>6} {'% of a core':>12} {'floor %':>8} {'bytes a phone first':>20} {'then a second':>14}"
+          f" {'RSS MB':>7}  load of each run")
+    idle = {}
+    for phones in PHONE_COUNTS:
+        rows, loads = [], []
+        for _ in range(runs):
+            try:
+                figures = daemon_idle(seconds, phones, pi_sized)
+                figures["floor"] = floor_idle(seconds, phones, pi_sized)
+            except Stalled as e:
+                print(f"daemon: STALLED: {e}")
+                return 1
+            rows.append(figures)
+            loads.append(os.getloadavg()[0])
+        idle[phones] = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+        f = idle[phones]
+        print(f"  {phones:>6} {f['cpu']:>12.2f} {f['floor']:>8.2f} {f['opened']:>20.0f} {f['per_phone']:>14.0f}"
+              f" {f['rss']:>7.1f}  "
+              + " ".join(f"{x:.1f}" for x in loads))
+    extra = idle[PHONE_COUNTS[-1]]["cpu"] - idle[0]["cpu"]
+    print(f"  {PHONE_COUNTS[-1]} phones cost {extra:.2f} % of a core (target <= 1 %); with none, "
+          f"{idle[0]['cpu']:.2f} % (target <= 0.5 %); resident memory {idle[0]['rss']:.1f} MB (target <= 60 MB)")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--phones"]:  # the phones' process
+        play_phones(int(sys.argv[2]), int(sys.argv[3]))
+        return 0
+    if sys.argv[1:2] == ["--serve-nothing"]:  # the idle floor's server
+        serve_nothing(int(sys.argv[2]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edges", type=int, default=1000)
     parser.add_argument("--idle-seconds", type=float, default=60)
-    parser.add_argument("--runs", type=int, default=3, help="runs of the edge measurements (the median is shown)")
+    add_arguments(parser)
     parser.add_argument("--deadline", type=float, default=600, help="seconds the whole edge measurement may take")
     parser.add_argument("--blocks", type=int, default=100,
                         help="blocks of edges per run, the table and the floor taking turns")
@@ -267,8 +439,9 @@ def main() -> int:
           f" {'phone/floor':>12}")
     for run in range(1, args.runs + 1):
         try:
-            published, delivered, floor = edges_in_turn(args.edges, min(args.blocks, args.edges),
-                                                         max(1.0, ends - time.monotonic()))
+            with daemon_budget(args.pi_sized):  # the table and the floor run in this process, their phones too
+                published, delivered, floor = edges_in_turn(args.edges, min(args.blocks, args.edges),
+                                                             max(1.0, ends - time.monotonic()))
         except Stalled as e:
             print(f"  run {run}: STALLED: {e}")
             return 1
@@ -281,14 +454,7 @@ def main() -> int:
         print(f"  {label:>3} " + figures([pick(column) for column in columns]))
     print(f"  load {load()}")
     print("  targets: published p99 <= 1 ms; phone p99 <= 20 ms and <= 2x the floor (median of the runs)")
-    try:
-        cpu, rss = daemon_idle(args.idle_seconds)
-    except Stalled as e:
-        print(f"daemon: STALLED: {e}")
-        return 1
-    print(f"daemon during a 6-timer show over {args.idle_seconds:g} s: {cpu:.2f} % of one core "
-          f"(target <= 0.5 %), resident memory {rss:.1f} MB (target <= 60 MB)")
-    return 0
+    return idle_table(args.idle_seconds, args.runs, args.pi_sized)
 
 
 def figures(row) -> str:

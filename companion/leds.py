@@ -167,9 +167,44 @@ def render(state: dict | None, now: float, layout: StripLayout = StripLayout(), 
     return pixels
 
 
+TIMER_INPUTS = ("state", "fault", "awaiting_turn", "top_s", "duration", "role")
+
+
+def strip_inputs(state: dict | None) -> dict:
+    """The part of a snapshot `render` reads: two snapshots with equal inputs draw alike at every instant.
+
+    A still show's instant (`t`) draws nothing, so only a running one keeps it.
+
+    >>> strip_inputs({"outcome": "idle", "seq": 4, "sensors": {}})
+    {'outcome': 'idle'}
+    >>> state = {"outcome": "running", "t": 2.0, "seq": 9, "muted": False,
+    ...          "timers": {"red": {"state": "running", "top_s": 28.0, "duration": 30.0, "pose": "a_up"}}}
+    >>> strip_inputs(state)["timers"], render(strip_inputs(state), 7.0) == render(state, 7.0)
+    ({'red': {'state': 'running', 'top_s': 28.0, 'duration': 30.0}}, True)
+    """
+    if not state or state.get("outcome", "idle") == "idle":
+        return {"outcome": "idle"}
+    inputs = {key: state[key] for key in ("outcome", "speed", "warn_lead_s", "countdown", "crowd_tokens_turned",
+                                          "runouts") if key in state}
+    if state.get("outcome") == "running" and "t" in state:
+        inputs["t"] = state["t"]
+    inputs["timers"] = {colour: {key: timer[key] for key in TIMER_INPUTS if key in timer}
+                        for colour, timer in state.get("timers", {}).items() if timer}
+    return inputs
+
+
 def markers(colour: str) -> int:
     """How many marker pixels a timer's segment carries: its place among the symbols, red 1 to purple 6."""
     return list(SYMBOLS).index(colour) + 1
+
+
+# What a page needs to draw the strip as `render` does (static/js of the show page draws it from
+# `strip_inputs`): every constant of the look, named here once.
+LOOK = {"timer_colours": TIMER_COLOURS, "rhythms": WARNING_RHYTHMS, "white": WHITE, "amber": AMBER, "gold": GOLD,
+        "loss_red": LOSS_RED, "marker_glow": MARKER_GLOW, "marker_notch": MARKER_NOTCH, "symbols": len(SYMBOLS),
+        "slow_beats_per_s": SLOW_BEATS_PER_S, "fast_beats_per_s": FAST_BEATS_PER_S, "chase_gap": CHASE_GAP,
+        "chase_leds_per_s": CHASE_LEDS_PER_S, "fault_swap_s": FAULT_SWAP_S, "lying_dim": LYING_DIM,
+        "rainbow_turns_per_s": RAINBOW_TURNS_PER_S, "markers": {colour: markers(colour) for colour in SYMBOLS}}
 
 
 def _marked(segment: list[Colour], count: int, half: int) -> list[Colour]:

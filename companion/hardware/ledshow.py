@@ -2,16 +2,31 @@
 
 The runtime hands every new snapshot to `update`, which only swaps a reference
 and wakes the drawing thread, so the core never waits for the LEDs. The thread
-animates while a show runs and for `linger_s` after a win or loss (so the
-celebration shows), then draws one still frame and sleeps until the next
-snapshot: with no show the strip costs nothing.
+draws what the snapshot shows (`companion.leds.strip_inputs`: the rest of a
+snapshot, such as the sensors' readings, draws nothing): a new snapshot that
+shows the same draws nothing new, and a frame equal to the last one is not
+sent to the strip again. It animates while a show runs and for `linger_s` of
+wall time after a win or loss (so the celebration shows), then holds the
+frame of that instant and sleeps until the next snapshot: with no show the
+strip costs nothing.
+
+What it draws is also handed out as a picture (`picture`): the inputs, and
+the show time from which the frame holds still (None while it moves). A page
+draws the same frames from it with the same look (`companion.leds.LOOK`), so
+the strip on screen needs one message a change, not a stream of frames.
 
 >>> from companion.hardware.strip import FakeStrip
->>> leds = LedShow(FakeStrip(104), StripLayout(), show_clock=lambda: 0.0)
->>> leds.update({"outcome": "idle"}); leds.step() is None
-True
+>>> strip, now = FakeStrip(104), [0.0]
+>>> leds = LedShow(strip, StripLayout(), show_clock=lambda: now[0])
+>>> leds.update({"outcome": "idle"}); leds.step() is None, len(strip.frames)
+(True, 1)
+>>> leds.update({"outcome": "idle", "sensors": {}}); leds.step() is None, len(strip.frames)
+(True, 1)
+>>> leds.picture(0, 0)["state"], leds.picture(0, 0)["hold"]
+({'outcome': 'idle'}, 0.0)
 """
 
+import itertools
 import logging
 import threading
 import time
@@ -19,11 +34,20 @@ from collections.abc import Callable
 
 from companion.errors import BadInput
 from companion.hardware.strip import Strip
-from companion.leds import OFF, StripLayout, render
+from companion.leds import LOOK, OFF, StripLayout, render, strip_inputs
 
 log = logging.getLogger(__name__)
 
 ENDED = ("win", "loss")
+# Picture numbers rise across every LED show of the process: one made afresh (new settings) counts on, so a page
+# following the strip is never left holding a number ahead of the new show's.
+_numbers = itertools.count(1)
+
+
+def drawn_by_page(layout: StripLayout, flash_s: float) -> dict:
+    """The layout as a page needs it to draw the strip as `render` does: where everything sits, and the look."""
+    return {"segment_len": layout.segment_len, "colours": list(layout.colours), "countdown_leds": layout.countdown_leds,
+            "token_leds": layout.token_leds, "markers": layout.markers, "flash_s": flash_s, "look": LOOK}
 
 
 class LedShow:
@@ -42,14 +66,21 @@ class LedShow:
         self.flash_s = flash_s
         self._show_clock = show_clock
         self._period = 1.0 / fps
-        self._linger_frames = round(linger_s * fps)
+        self._linger_s = linger_s
         self._unused = [OFF] * (strip.n - layout.total)  # LEDs past the layout stay dark
         self._state: dict | None = None  # the only thing shared with the caller
         self._wake = threading.Event()
         self._closing = False
         self._thread: threading.Thread | None = None
-        self._drawn: dict | None = None  # the snapshot the last step drew, and frames left to linger on it
-        self._frames_left = 0
+        self._drawn: dict | None = None  # the snapshot the last step looked at
+        # What it shows, and from which show time it holds still (None: it moves): no show, dark, to begin with.
+        self._inputs: dict = strip_inputs(None)
+        self._hold: float | None = 0.0
+        self._drawn_at: float | None = None  # the show time of the frame last sent to the strip, and its pixels
+        self._shown: list | None = None
+        self._pictured = threading.Condition()
+        self._picture = {"n": next(_numbers), "state": self._inputs, "hold": self._hold}
+        self._layout_json = drawn_by_page(layout, flash_s)
 
     def update(self, state: dict | None) -> None:
         """Show this snapshot from now on (never blocks)."""
@@ -58,19 +89,31 @@ class LedShow:
 
     def frame(self, now: float) -> list[tuple[int, int, int]]:
         """Render the latest snapshot at show time `now` onto the strip; returns the layout's pixels."""
-        return self._draw(self._state, now)
+        return self._draw(self._state, now, again=True)
 
     def step(self) -> float | None:
         """Draw one frame at the show clock's time; returns seconds until the next, or None to await an update."""
-        state = self._state
+        state, now = self._state, self._show_clock()
         if state is not self._drawn:
-            self._drawn, self._frames_left = state, self._linger_frames
-        self._draw(state, self._show_clock())
-        self._frames_left -= 1
-        outcome = (state or {}).get("outcome")
-        if outcome == "running" or (outcome in ENDED and self._frames_left > 0):
-            return self._period
-        return None
+            self._drawn = state
+            inputs = strip_inputs(state)
+            if inputs != self._inputs:
+                self._inputs, self._hold, self._drawn_at = inputs, self._holds_from(inputs, now), None
+                self._show_picture()
+        hold = self._hold
+        at = now if hold is None else min(now, hold)
+        if at != self._drawn_at:
+            self._drawn_at = at
+            self._draw(state, at)
+        return self._period if hold is None or now < hold else None
+
+    def picture(self, after: int, timeout: float) -> dict:
+        """What the strip shows, as soon as it is newer than picture `after` (or as it is after `timeout`): its
+        number `n`, the snapshot's `state` as the strip reads it, the show time it `hold`s still from (None: it
+        moves), and the `layout` with the look a page draws it by."""
+        with self._pictured:
+            self._pictured.wait_for(lambda: self._picture["n"] > after, timeout)
+            return {**self._picture, "layout": self._layout_json}
 
     def start(self) -> "LedShow":
         """Start the drawing thread (once)."""
@@ -86,9 +129,26 @@ class LedShow:
         if self._thread is not None:
             self._thread.join()
 
-    def _draw(self, state: dict | None, now: float) -> list[tuple[int, int, int]]:
+    def _holds_from(self, inputs: dict, now: float) -> float | None:
+        """The show time from which a picture first seen at `now` holds still: never while the show runs; after
+        `linger_s` of wall time once it is won or lost; at once otherwise."""
+        outcome = inputs.get("outcome")
+        if outcome == "running":
+            return None
+        if outcome in ENDED:
+            return now + self._linger_s * (inputs.get("speed") or 1.0)
+        return now
+
+    def _show_picture(self) -> None:
+        with self._pictured:
+            self._picture = {"n": next(_numbers), "state": self._inputs, "hold": self._hold}
+            self._pictured.notify_all()
+
+    def _draw(self, state: dict | None, now: float, *, again: bool = False) -> list[tuple[int, int, int]]:
         pixels = render(state, now, self.layout, flash_s=self.flash_s)
-        self.strip.show(pixels + self._unused)
+        if again or pixels != self._shown:  # the same frame again is not sent: the strip holds it
+            self._shown = pixels
+            self.strip.show(pixels + self._unused)
         return pixels
 
     def _run(self) -> None:

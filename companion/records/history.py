@@ -14,6 +14,13 @@ the first problem, and writes everything in one transaction, so a table is
 never left half-imported. Only a fresh table (no shows, events, games or
 festivals) takes an import: ids are kept as they were.
 
+An export is written as it is read (`history_pieces`): rows come from one
+read of the records in SQLite's batches and go out in pieces of whole
+lines, so a table of any size is sent with little memory and its first
+line at once. The file has no end line (the format predates streaming), so
+an export that fails part way ends in a line that is not JSON
+(STOPPED_LINE): the file cannot pass for whole, and an import refuses it.
+
 >>> from companion.records.shows import Store
 >>> text = export_history(Store(":memory:").database, wall=0)
 >>> text.split("\n")[0]
@@ -21,6 +28,7 @@ festivals) takes an import: ids are kept as they were.
 """
 
 import json
+from collections.abc import Iterator
 
 from companion import fields, jsonin
 from companion.errors import BadInput, Conflict
@@ -40,15 +48,42 @@ MAX_LINE_CHARS = 4 * 2**20
 KINDS = (EVENTS, SHOWS, PLAYERS, FESTIVALS, *GAME_KINDS)  # in the file's order: an event before its shows
 BY_RECORD = {kind.record: kind for kind in KINDS}
 RECORDS = tuple(BY_RECORD)
+PIECE_CHARS = 32 * 1024  # an export goes out in pieces of whole lines about this long: few writes, little held
+# What ends an export that failed part way: not JSON, so no reader takes what came before it for the whole file.
+STOPPED_LINE = "!! the history export stopped here: the records could not be read to the end\n"
 
 
 def export_history(database: Database, *, wall: float) -> str:
     """Every finished record of the table as the history file's text."""
-    lines = [{"format": FORMAT, "version": VERSION, "exported": iso(wall)}]
-    with database.connection() as db:
-        for kind in KINDS:
-            lines.extend(kind.lines(db))
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    return "".join(history_pieces(database, wall=wall))
+
+
+def history_pieces(database: Database, *, wall: float) -> Iterator[str]:
+    """The history file's text in pieces of whole lines, each read from the records just before it is handed on.
+
+    The header comes first, before any record is read. Every record is read in one read transaction, so the
+    file is one moment of the table however long it takes to send. A failure after the header ends the text
+    with STOPPED_LINE, then is raised.
+    """
+    yield json.dumps({"format": FORMAT, "version": VERSION, "exported": iso(wall)}, ensure_ascii=False) + "\n"
+    piece, size = [], 0
+    try:
+        with database.connection() as db:
+            if not db.in_transaction:
+                db.execute("BEGIN")  # one snapshot for the whole file; given back, the connection rolls it back
+            for kind in KINDS:
+                for line in kind.lines(db):
+                    text = json.dumps(line, ensure_ascii=False) + "\n"
+                    piece.append(text)
+                    size += len(text)
+                    if size >= PIECE_CHARS:
+                        yield "".join(piece)
+                        piece, size = [], 0
+    except Exception:
+        yield "".join(piece) + STOPPED_LINE
+        raise
+    if piece:
+        yield "".join(piece)
 
 
 def read_history(text: str, shelf) -> list[dict]:

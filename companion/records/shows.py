@@ -10,6 +10,7 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -256,6 +257,12 @@ class Store:
                 lengths[last["show_id"]] = _line_t(last["line"])
         return [{**_show_row(r), "show_s": lengths.get(r["id"])} for r in rows]
 
+    def each_show(self) -> Iterator[dict]:
+        """Every show, oldest first, read in SQLite's batches as they are asked for (one read: one moment)."""
+        with self.database.connection() as db:
+            for row in db.execute("SELECT * FROM shows ORDER BY id"):
+                yield _show_row(row)
+
     def show(self, show_id: int) -> dict | None:
         rows = self.database.read("SELECT * FROM shows WHERE id = ?", (show_id,))
         return _show_row(rows[0]) if rows else None
@@ -326,13 +333,21 @@ OUTCOMES = ("win", "loss", "aborted")  # a finished show's; a running one is not
 
 
 def _show_lines(db):
+    # The shows and every journal line are read side by side in id order, in SQLite's batches: one query for all
+    # the journals rather than one a show, and no more than a show's journal held at once.
+    journal = db.execute("SELECT show_id, line FROM journal ORDER BY show_id, n")
+    pending = next(journal, None)
     for r in db.execute("SELECT * FROM shows WHERE outcome != 'running' ORDER BY id"):
-        journal = db.execute("SELECT line FROM journal WHERE show_id = ? ORDER BY n", (r["id"],))
+        lines = []
+        while pending is not None and pending["show_id"] <= r["id"]:
+            if pending["show_id"] == r["id"]:  # a running show's lines are passed over
+                lines.append(json.loads(line_text(pending["line"])))
+            pending = next(journal, None)
         yield {"record": "show", "id": r["id"], "event": r["event_id"], "event_name": r["event_name"],
                "challenge": bool(r["challenge"]), "started": r["started"], "started_wall": r["started_wall"],
                "speed": r["speed"], "outcome": r["outcome"], "stars": r["stars"], "ended": r["ended"],
                "start_player": r["start_player"], "orientation": json.loads(r["orientation"]),
-               "journal": [json.loads(line_text(row["line"])) for row in journal]}
+               "journal": lines}
 
 
 def _read_show(data: dict, known: Known) -> dict:

@@ -137,6 +137,11 @@ class Desk:
         """The LED strip as last drawn, as soon as a frame newer than `after` exists (None: no strip)."""
         return self.fitted.frames.wait(after, timeout)
 
+    def strip_picture(self, after: int, timeout: float) -> dict | None:
+        """What the LED strip shows, as soon as it is newer than picture `after` (None: no strip is drawn)."""
+        leds = self.fitted.rig.leds
+        return None if leds is None else leds.picture(after, timeout)
+
     def publish(self, journal_problem) -> None:
         """Publish the table's state now (on the runtime thread)."""
         config, cradles = self.configured.now, self.fitted.cradles

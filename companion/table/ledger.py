@@ -5,6 +5,8 @@ read the records through these methods only; none of them reaches into the
 store.
 """
 
+from collections.abc import Iterator
+
 from companion.records import festivals as festival_records
 from companion.players import check_players
 from companion.ports import MAX_ROW_ID
@@ -33,6 +35,10 @@ class TableLedger:
     def shows(self, limit: int | None = 100) -> list[dict]:
         """Past shows, newest first: id, event, outcome, stars, started."""
         return self.store.shows(limit)
+
+    def each_show(self) -> Iterator[dict]:
+        """Every show, oldest first, each read as it is asked for (a download of them all)."""
+        return self.store.each_show()
 
     def show_record(self, show_id: int) -> dict | None:
         return self.store.show(show_id) if show_id <= MAX_ROW_ID else None
@@ -82,6 +88,10 @@ class TableLedger:
     def export_history(self) -> str:
         """Every finished record of the table as one history file (JSON Lines)."""
         return history.export_history(self.store.database, wall=self.clock.wall())
+
+    def history_pieces(self) -> Iterator[str]:
+        """The same file in pieces of whole lines, each read as it is asked for (history.history_pieces)."""
+        return history.history_pieces(self.store.database, wall=self.clock.wall())
 
     def import_history(self, text: str) -> dict:
         """A history file read into this table, which must be fresh; how many records of each kind came in."""

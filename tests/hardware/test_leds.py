@@ -1,5 +1,6 @@
 """What the strip shows at the key moments of a show, through LedShow onto a recording FakeStrip."""
 
+import itertools
 import threading
 
 import pytest
@@ -9,7 +10,8 @@ from hypothesis import strategies as st
 from companion.errors import BadInput
 from companion.hardware.ledshow import LedShow
 from companion.hardware.strip import FakeStrip
-from companion.leds import AMBER, CHASE_GAP, GOLD, OFF, TIMER_COLOURS, WHITE, StripLayout, render
+from companion.leds import (AMBER, CHASE_GAP, GOLD, LOOK, OFF, TIMER_COLOURS, WHITE, StripLayout, render,
+                           strip_inputs)
 
 LAYOUT = StripLayout(markers=False)  # the sand alone; the marker pixels have tests of their own (test_leds_patterns)
 HALF = LAYOUT.segment_len // 2
@@ -327,7 +329,13 @@ def test_step_lingers_on_a_win_then_rests():
     while (delay := leds.step()) is not None:
         delays.append(delay)
         clock[0] += delay
-    assert len(delays) == 2 * FPS - 1 and len(leds.strip.frames) == 2 * FPS
+    shown = len(leds.strip.frames)  # a frame a step, but for one the same as the last (not sent again)
+    assert len(delays) == pytest.approx(2 * FPS, abs=1) and shown in (len(delays), len(delays) + 1)
+    assert leds.picture(0, 0)["hold"] == 173.0  # two seconds on: the last frame is that instant's
+    assert leds.strip.frames[-1] == tuple(render(leds._state, 173.0, LAYOUT))
+    clock[0] += 10.0
+    leds.update(snapshot(t=171.0, outcome="win", countdown={"timer": "orange", "position": 0}, muted=True))
+    assert leds.step() is None and len(leds.strip.frames) == shown  # nothing it draws changed
 
 
 def test_the_thread_draws_while_running_and_blanks_once_idle():
@@ -344,7 +352,7 @@ def test_the_thread_draws_while_running_and_blanks_once_idle():
             blank.set()
 
     strip.subscribe(watch)
-    leds = LedShow(strip, LAYOUT, show_clock=lambda: 1.0).start()
+    leds = LedShow(strip, LAYOUT, show_clock=itertools.count(1.0, 0.1).__next__).start()  # the sand moves
     try:
         leds.update(snapshot(timers={"red": glass()}))  # returns at once; the thread draws
         assert running.wait(5.0), "no frames while a show runs"
@@ -353,3 +361,31 @@ def test_the_thread_draws_while_running_and_blanks_once_idle():
     finally:
         leds.close()
     assert not leds._thread.is_alive()
+
+
+def test_a_still_picture_is_drawn_once_however_often_the_show_is_published():
+    clock = [5.0]
+    leds = LedShow(FakeStrip(LAYOUT.total), LAYOUT, show_clock=lambda: clock[0])
+    aborted = snapshot(t=5.0, outcome="aborted", timers={"red": glass(fault="tilt_both_closed")})
+    for n in range(5):  # the sensors' readings, the buzzer muted: published, drawing nothing new
+        leds.update({**aborted, "seq": n, "sensors": {"red": [n % 2 == 0]}})
+        assert leds.step() is None
+        clock[0] += 0.7  # a fault's pattern would swap meanwhile: a still picture holds its first instant
+    assert len(leds.strip.frames) == 1 and leds.strip.frames[0] == tuple(render(aborted, 5.0, LAYOUT))
+
+
+def test_the_picture_changes_only_with_what_the_strip_draws_and_its_number_rises_across_shows():
+    clock = [1.0]
+    leds = LedShow(FakeStrip(LAYOUT.total), LAYOUT, show_clock=lambda: clock[0])
+    running = snapshot(timers={"red": glass()})
+    leds.update(running)
+    leds.step()
+    first = leds.picture(0, 0)
+    assert first["state"] == strip_inputs(running) and first["hold"] is None
+    assert first["layout"]["look"] == LOOK and first["layout"]["segment_len"] == LAYOUT.segment_len
+    leds.update({**running, "muted": True, "seq": 99})
+    clock[0] += 0.5
+    leds.step()
+    assert leds.picture(first["n"], 0)["n"] == first["n"]  # nothing new to show: the wait ran out
+    again = LedShow(FakeStrip(LAYOUT.total), LAYOUT, show_clock=lambda: clock[0])  # new settings, a new show
+    assert again.picture(0, 0)["n"] > first["n"]

@@ -1,7 +1,10 @@
 """The history file read back through the readers the API uses: nothing the API refuses gets in, and a table's
 own export always comes back whole, whatever text it holds."""
 
+import dataclasses
 import json
+import sqlite3
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -14,8 +17,8 @@ from companion.geese.kind import GEESE
 from companion.records import GameShelf, Store
 from companion.records import festivals as festival_records
 from companion.records.fakes import WALL, played_show
-from companion.records.history import MAX_LINE_CHARS, export_history, import_history
-from companion.records.shows import MAX_JOURNAL_LINES
+from companion.records.history import MAX_LINE_CHARS, STOPPED_LINE, export_history, history_pieces, import_history
+from companion.records.shows import MAX_JOURNAL_LINES, SHOWS
 from companion.skyrockets.events import parse_event
 from companion.skyrockets.log import replay
 from companion.table.games import KINDS
@@ -209,3 +212,52 @@ def test_a_journal_of_another_event_is_refused():
         night["journal"], night["outcome"], night["stars"] = day["journal"], "loss", 0
 
     assert refused(exported(swapped)).field == "line 4.journal[0].event"
+
+
+def failing_part_way(store) -> tuple[str, Exception]:
+    """The text an export hands on before the records fail under it (after the first show), and the failure."""
+    from companion.records import history
+
+    def shows_then_failure(db):
+        lines = SHOWS.lines(db)
+        yield next(lines)
+        raise sqlite3.OperationalError("disk I/O error")
+
+    kinds = tuple(dataclasses.replace(kind, lines=shows_then_failure) if kind is SHOWS else kind
+                  for kind in history.KINDS)
+    pieces = []
+    with patch.object(history, "KINDS", kinds), pytest.raises(sqlite3.OperationalError) as caught:
+        for piece in history.history_pieces(store.database, wall=WALL):
+            pieces.append(piece)
+    return "".join(pieces), caught.value
+
+
+def test_an_export_that_fails_part_way_ends_in_a_line_no_import_takes():
+    store = Store(":memory:")
+    for n in range(3):
+        played_show(store, f"night-{n}", "win", 2, wall=WALL + n)
+    text, _ = failing_part_way(store)
+    assert text.endswith(STOPPED_LINE) and text.count('"record": "show"') == 1
+    problem = refused(text)
+    assert problem.field == f"line {text.count(chr(10))}" and problem.error_code == "errors.shape"
+
+
+ONE_EXPORT = exported()  # one file for every example below (a game's saving time is the clock's)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, len(ONE_EXPORT) - 1).filter(lambda n: "\n" not in ONE_EXPORT[n - 1:n + 1]))
+def test_an_export_cut_inside_a_line_is_refused(cut):
+    # No end line: a file cut at a line's end reads as a smaller history, so the exporter never leaves one
+    # (above); a file cut inside a line is refused by the reader.
+    refused(ONE_EXPORT[:cut])
+
+
+def test_an_export_comes_in_pieces_of_whole_lines_the_header_first():
+    store = Store(":memory:")
+    for n in range(40):
+        played_show(store, f"night-{n}", "win", 2, rules="r" * 2000, wall=WALL + n)
+    pieces = list(history_pieces(store.database, wall=WALL))
+    assert pieces[0].count("\n") == 1 and json.loads(pieces[0])["format"] == "companion-history"
+    assert len(pieces) > 2 and all(piece.endswith("\n") for piece in pieces)
+    assert "".join(pieces) == export_history(store.database, wall=WALL)

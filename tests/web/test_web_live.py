@@ -18,6 +18,7 @@ import pytest
 
 import companion
 from companion.clock import FakeClock
+from companion.leds import LOOK, strip_inputs
 from companion.table import demo_table
 from companion.web import create_app
 from companion.skyrockets.snapshot import carried as at
@@ -290,20 +291,39 @@ def test_states_on_the_stream_are_carried_to_the_moment_they_are_sent(served):
         client.close()
 
 
-def test_the_strip_stream_sends_its_layout_then_frames(served):
+def next_picture(client: EventStream) -> tuple[int, dict]:
+    """The next `picture` event (skipping a few keep-alives): its id and its data parsed."""
+    blocks = []
+    for _ in range(20):
+        blocks.append(client.next())
+        if blocks[-1].get("event") == "picture":
+            return int(blocks[-1]["id"]), json.loads(blocks[-1]["data"])
+    raise AssertionError(f"no picture, but {blocks[:3]}...")
+
+
+def test_the_strip_stream_sends_its_layout_then_what_the_strip_shows_at_each_change_and_nothing_between(served):
     post(served.port, "/api/show/start", {"event": "training"})  # a running show keeps the LEDs drawing
+    served.clock.advance(2.0)
     client = EventStream(served.port, "/api/strip/events")
     try:
         assert client.next() == {"retry": "3000"}
-        blocks = [client.next() for _ in range(6)]
-        layout = next(b for b in blocks if b.get("event") == "layout")
-        assert json.loads(layout["data"])["colours"][0] == "red"
-        frames = [b for b in blocks if b.get("event") == "frame"]
-        assert frames, blocks
-        ids = [int(f["id"]) for f in frames]
-        assert ids == sorted(set(ids))
-        pixels = json.loads(frames[-1]["data"])["pixels"]
-        assert len(pixels) == 104 * 6 and int(pixels, 16) >= 0
+        layout = client.next()
+        assert layout["event"] == "layout" and json.loads(layout["data"])["look"] == json.loads(json.dumps(LOOK))
+        first, picture = next_picture(client)
+        leds = served.table.rig.leds
+        assert picture["state"] == strip_inputs(served.table.snapshot()) and picture["hold"] is None
+        assert picture["now"] == pytest.approx(2.0)  # the show time it was sent at: the page's clock runs on from it
+        sent = 0
+        for _ in range(8):  # 4 s of a running show: the strip draws its frames, nothing it shows changes
+            served.clock.advance(0.5)
+            block = client.next()  # the stream's next words, within a keep-alive interval
+            assert block == {"comment": "keep-alive"}
+            sent += len(": keep-alive\n\n")
+        assert sent == 8 * 14 and len(leds.strip.frames) > 1  # keep-alives only, while the LEDs moved on
+        post(served.port, "/api/show/flip", {"timer": "red"})
+        n, picture = next_picture(client)
+        assert n > first and picture["state"] == strip_inputs(served.table.snapshot())
+        assert picture["state"]["timers"]["red"]["top_s"] == pytest.approx(6.0)  # turned at 6 s: the 6 s below on top
     finally:
         client.close()
 

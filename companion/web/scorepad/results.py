@@ -1,9 +1,10 @@
 """Results that travel, for the pages and the API: a finished show's or bird game's share text and BG Stats link,
 the festival pad, and the whole history exported and imported (docs/festivals.md)."""
 
+import itertools
 import re
 
-from flask import current_app, jsonify, request
+from flask import Response, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.errors import BadInput
@@ -13,7 +14,7 @@ from companion.skyrockets.festivals import event_number
 from companion.skyrockets.log import replay
 from companion.web import ledger
 from companion.web.api import json_body, need
-from companion.web.download import cell, csv_download
+from companion.web.download import cell, csv_stream
 from companion.web.errors import coded
 from companion.web.i18n import event_name, translate
 from companion.web.scorepad import bp
@@ -101,8 +102,10 @@ def delete_festival(festival_id: int):
 
 @bp.get("/api/history")
 def history_file():
+    """The whole history, sent as it is read (chunked): a failure part way ends it in a line no import takes."""
     headers = {"Content-Disposition": 'attachment; filename="companion-history.jsonl"'}
-    return ledger().export_history(), 200, {"Content-Type": "application/jsonl; charset=utf-8", **headers}
+    pieces = (piece.encode("utf-8", "surrogatepass") for piece in ledger().history_pieces())
+    return Response(pieces, headers={"Content-Type": "application/jsonl; charset=utf-8", **headers})
 
 
 @bp.post("/api/history")
@@ -132,9 +135,9 @@ def import_history():
 
 @bp.get("/api/history.csv")
 def history_csv():
-    """Every show as a CSV row, oldest first (festival number, stars, who started)."""
-    rows = [["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"]]
-    rows += [[show["id"], cell(show["event"]), cell(show["event_name"]), "yes" if show["challenge"] else "no",
-              show["outcome"], show["stars"], show["started"], show["ended"] or "", cell(show["start_player"])]
-             for show in reversed(ledger().shows(limit=None))]
-    return csv_download(rows, "shows.csv")
+    """Every show as a CSV row, oldest first (festival number, stars, who started), written as the rows are read."""
+    head = [["show", "event", "name", "challenge", "outcome", "stars", "started", "ended", "start_player"]]
+    rows = ([show["id"], cell(show["event"]), cell(show["event_name"]), "yes" if show["challenge"] else "no",
+             show["outcome"], show["stars"], show["started"], show["ended"] or "", cell(show["start_player"])]
+            for show in ledger().each_show())
+    return csv_stream(itertools.chain(head, rows), "shows.csv")

@@ -1,12 +1,14 @@
 """The live show's JSON API (CONTRACTS §4): the show, its live feed, its commands, the table's settings."""
 
-from flask import current_app, jsonify, request
+from collections.abc import Iterator
+
+from flask import jsonify, request
 from werkzeug.exceptions import NotFound
 
 from companion.skyrockets.colours import check_colour
 from companion.web import desk, ledger, setup
 from companion.web.api import boolean, json_body, need, streams
-from companion.web.live import last_event_id, show_stream, strip_stream
+from companion.web.live import compact, follow, last_event_id, message, show_stream
 from companion.web.security import needs_pin
 from companion.web.show import bp
 
@@ -77,9 +79,31 @@ def calibrate():
 
 @bp.get("/api/strip/events")
 def strip_events():
+    """The strip's layout and look once, then what it shows at every change (never frames: the page draws them)."""
     shown = desk()
-    first = shown.strip_frame(0, 0)
+    first = shown.strip_picture(0, 0)
     if first is None:
         raise NotFound("this table has no LED strip to show")
-    max_fps = current_app.config["STRIP_MAX_FPS"]
-    return streams().open(strip_stream(shown, first, max_fps=max_fps, **streams().settings))
+    return streams().open(strip_stream(shown, first, **streams().settings))
+
+
+def strip_stream(shown, first: dict, **settings) -> Iterator[str]:
+    """`event: layout` once, then `event: picture` with each new picture, stamped with the show time it is sent at
+    (the page's clock runs on from there). Every connection starts from the current picture: a page that
+    reconnects has just redrawn its layout. New settings (another strip, or none) end the stream: the page
+    comes back for the new layout."""
+    def wait(seen: int, timeout: float) -> dict | None:
+        picture = shown.strip_picture(seen, timeout)
+        return picture if picture is not None and picture["layout"] is first["layout"] else None
+
+    def current() -> int | None:
+        picture = wait(0, 0)
+        return None if picture is None else picture["n"]
+
+    def sent(picture: dict) -> dict:
+        return {"state": picture["state"], "hold": picture["hold"], "now": shown.show_time()}
+
+    pictures = follow("picture", current, wait, sent, None, number="n", **settings)
+    yield next(pictures)  # the reconnection delay, first as on every stream
+    yield message("layout", compact(first["layout"]))
+    yield from pictures

@@ -1,50 +1,53 @@
-// The LED strip drawn on screen, a row of dots per segment, from the table's strip stream.
+// The LED strip on screen, a row of dots per segment, drawn here from what the table says it shows.
 
 import { follow } from "/static/js/follow.js";
 import { t, timerName } from "/static/js/i18n.js";
 import { symbolMark } from "/static/js/looks.js";
+import { paint } from "./leds.js";
 
-const NS = "http://www.w3.org/2000/svg";
-
-// `look`, when the row is a glass's segment, puts its symbol before the label.
-function row(container, label, count, look = null) {
+// A glass's segment: its symbol (`look`) before the label, its `colour` on the row.
+function row(container, label, count, look = null, colour = null) {
   const line = document.createElement("div");
   line.className = "strip-row";
-  const name = document.createElement("span");
-  name.className = "strip-label";
-  name.textContent = label;
-  if (look) name.prepend(symbolMark(look), " ");
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${count * 10} 10`);
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("preserveAspectRatio", "xMinYMid meet");
-  const dots = [];
-  for (let i = 0; i < count; i++) {
-    const dot = document.createElementNS(NS, "circle");
-    for (const [key, value] of Object.entries({ cx: i * 10 + 5, cy: 5, r: 4, fill: "#000" })) dot.setAttribute(key, value);
-    svg.appendChild(dot);
-    dots.push(dot);
-  }
-  line.append(name, svg);
+  if (colour) line.dataset.colour = colour;
+  line.innerHTML = `<span class="strip-label"></span><svg viewBox="0 0 ${count * 10} 10" aria-hidden="true"
+    preserveAspectRatio="xMinYMid meet">${Array.from({ length: count }, (_, i) =>
+    `<circle cx="${i * 10 + 5}" cy="5" r="4" fill="#000"/>`).join("")}</svg>`;
+  line.firstChild.textContent = label;
+  if (look) line.firstChild.prepend(symbolMark(look), " ");
   container.appendChild(line);
-  return dots;
+  return [...line.querySelectorAll("circle")];
 }
 
-// The strip has no state to read while its stream is refused: the page waits to be let in again.
+// Refused, it waits to be let in again: it has nothing to read.
 export function showStrip(container, looks) {
-  let dots = [];
-  const drawLayout = (layout) => {
+  let dots = [], layout, picture, got = 0, moving = false;
+  const drawLayout = (sent) => {
+    layout = sent;
     container.replaceChildren();
-    dots = layout.colours.flatMap((colour) => {
-      const segment = row(container, timerName(colour), layout.segment_len, looks[colour]);
-      segment[0].closest(".strip-row").dataset.colour = colour;
-      return segment;
-    });
+    dots = layout.colours.flatMap((c) => row(container, timerName(c), layout.segment_len, looks[c], c));
     if (layout.countdown_leds) dots.push(...row(container, t("strip.countdown"), layout.countdown_leds));
     if (layout.token_leds) dots.push(...row(container, t("strip.tokens"), layout.token_leds));
+    if (picture) draw();
   };
-  const drawFrame = ({ pixels }) => {
-    dots.forEach((dot, i) => dot.setAttribute("fill", `#${pixels.slice(i * 6, i * 6 + 6) || "000000"}`));
+  // At the table's show time, still from `hold`; true while it moves.
+  const draw = () => {
+    const { state, hold } = picture, until = hold ?? Infinity;
+    const now = Math.min(picture.now + ((performance.now() - got) / 1000) * (state.speed || 1), until);
+    paint(layout, state, now).forEach((rgb, i) => {
+      const fill = "#" + rgb.map((c) => c.toString(16).padStart(2, "0")).join("");
+      if (dots[i]?.getAttribute("fill") !== fill) dots[i]?.setAttribute("fill", fill);
+    });
+    container.dataset.drawnAt = now;
+    return now < until;
   };
-  follow("/api/strip/events", { on: { layout: drawLayout, frame: drawFrame } });
+  const frame = () => {
+    moving = Boolean(layout) && draw();
+    if (moving) requestAnimationFrame(frame);
+  };
+  const showPicture = (sent) => {
+    [picture, got] = [sent, performance.now()];
+    if (moving) draw(); else frame();
+  };
+  follow("/api/strip/events", { on: { layout: drawLayout, picture: showPicture } });
 }
