@@ -1,4 +1,4 @@
-"""The maintenance area's routes: a backup downloaded, a backup restored (docs/web.md).
+"""The maintenance area's routes: a backup downloaded, a backup restored (docs/install.md, Backup and restore).
 
 Both need the table PIN (the header, or an unlocked page); the restore's
 pieces carry the page's CSRF token. The table checks a backup whole once
