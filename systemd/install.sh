@@ -98,15 +98,6 @@ live() {
     fi
 }
 
-# A command for a running systemd: run it when one runs here, only report it otherwise.
-running() {
-    if [ -n "$ROOT" ] || [ "$OFFLINE" = yes ]; then
-        say "skipped (no running system): $*"
-    else
-        "$@"
-    fi
-}
-
 # Install a file from the checkout with a mode, unless it is already there with that content.
 put() {
     mode=$1 from=$2 to=$ROOT$3
