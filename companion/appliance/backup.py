@@ -247,6 +247,11 @@ def apply_pending(config) -> str | None:
     except BadInput as e:
         path.replace(path.with_name("restore-refused.tar.gz"))
         return f"the backup waiting to be restored was refused and set aside as restore-refused.tar.gz: {e}"
-    restore(backup, config.path, config.database)
+    try:
+        restore(backup, config.path, config.database)
+    except OSError as e:  # never a table that cannot start for a backup it cannot write: it starts as it was
+        path.replace(path.with_name("restore-refused.tar.gz"))
+        return f"the backup waiting to be restored could not be written ({e.strerror or e}): set aside as " \
+               "restore-refused.tar.gz, the table starts on its files as they were"
     path.unlink()
     return f"restored the backup made {backup.made} (config and database) before starting"

@@ -187,3 +187,16 @@ def test_restore_refuses_a_big_file_before_reading_it(tmp_path):
         f.truncate(MAX_BACKUP_BYTES + 1)  # sparse: nothing to read, only its size says no
     done = cli("restore", str(big), "--config", str(tmp_path / "none.toml"))
     assert done.returncode == 2 and "larger than a backup can be" in done.stderr
+
+
+def test_a_waiting_backup_that_no_longer_reads_is_set_aside_and_the_table_starts_as_it_was(table):
+    from types import SimpleNamespace
+
+    from companion.appliance.backup import apply_pending, pending_path, stage_pending
+
+    config, database, _ = table
+    stage_pending(b"not an archive", database)
+    said = apply_pending(SimpleNamespace(path=config, database=database))
+    assert said.startswith("the backup waiting to be restored was refused and set aside")
+    assert not pending_path(database).exists() and (database.parent / "restore-refused.tar.gz").is_file()
+    assert config.read_text() == CONFIG_TEXT and apply_pending(SimpleNamespace(path=config, database=database)) is None
