@@ -4,13 +4,20 @@
 #   sudo systemd/install.sh [--spi] [--kiosk]      install, or bring an install up to date
 #   sudo systemd/install.sh --uninstall [--purge]  remove it; --purge also removes config and data
 #   systemd/install.sh --root DIR ...              the same into DIR instead of / (nothing else touched)
+#   systemd/install.sh --offline --wheels DIR      into a system that is not running (an image's root)
 #
 # Safe to run again: it never overwrites a config file that exists, and every step
-# first looks whether it is already done. docs/install.md explains every step.
+# first looks whether it is already done. Each version of the program is a release of
+# its own beside the others; docs/install.md explains every step.
 set -eu
 
 NAME=companion
-VENV=/opt/companion
+HOME_DIR=/opt/companion
+RELEASES=$HOME_DIR/releases
+CURRENT=$HOME_DIR/current    # the release the unit runs (a relative link)
+PREVIOUS=$HOME_DIR/previous  # the one before it, for a way back
+RELEASE_MARK=companion-release  # written last into a release: a folder without it is half made
+WRAPPER=/usr/local/bin/companion
 CONFIG_DIR=/etc/companion
 STATE_DIR=/var/lib/companion
 UNIT=/etc/systemd/system/companion.service
@@ -29,10 +36,14 @@ SPI=no
 KIOSK=no
 ACTION=install
 PURGE=no
+OFFLINE=no
+WHEELS=""
+REQUIREMENTS=""
 
 usage() {
     sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
     echo "Options: --root DIR, --source DIR (default: this checkout), --python PYTHON, --spi, --kiosk,"
+    echo "         --offline, --wheels DIR, --requirements FILE (default: DIR/requirements.txt),"
     echo "         --uninstall, --purge"
 }
 
@@ -46,6 +57,9 @@ while [ $# -gt 0 ]; do
         --root) [ $# -ge 2 ] || fail "--root needs a directory"; ROOT=${2%/}; shift ;;
         --source) [ $# -ge 2 ] || fail "--source needs a directory"; SOURCE=$2; shift ;;
         --python) [ $# -ge 2 ] || fail "--python needs a program"; PYTHON=$2; shift ;;
+        --wheels) [ $# -ge 2 ] || fail "--wheels needs a directory"; WHEELS=${2%/}; shift ;;
+        --requirements) [ $# -ge 2 ] || fail "--requirements needs a file"; REQUIREMENTS=$2; shift ;;
+        --offline) OFFLINE=yes ;;
         --spi) SPI=yes ;;
         --kiosk) KIOSK=yes ;;
         --uninstall) ACTION=uninstall ;;
@@ -61,6 +75,14 @@ if [ -n "$ROOT" ]; then
     ROOT=$(cd "$ROOT" && pwd)
 elif [ "$(id -u)" -ne 0 ]; then
     fail "run it as root: sudo $0"
+fi
+# No systemd running here (a chroot, an image being built): nothing is started, units are enabled by their links.
+[ -n "$ROOT" ] || [ -d /run/systemd/system ] || OFFLINE=yes
+if [ -n "$WHEELS" ]; then
+    [ -d "$WHEELS" ] || fail "--wheels $WHEELS is not a directory"
+    WHEELS=$(cd "$WHEELS" && pwd)
+    REQUIREMENTS=${REQUIREMENTS:-$WHEELS/requirements.txt}
+    [ -f "$REQUIREMENTS" ] || fail "no hashed requirements file $REQUIREMENTS for the wheels in $WHEELS"
 fi
 
 say() {
@@ -123,7 +145,7 @@ install_packages() {
     fi
     # The kiosk shows Japanese: without a CJK font the Pi's screen draws empty boxes.
     [ "$KIOSK" = no ] || packages="$packages fonts-noto-cjk"
-    if [ -z "$ROOT" ] && command -v apt-get > /dev/null; then
+    if [ -z "$ROOT" ] && [ "$OFFLINE" = no ] && command -v apt-get > /dev/null; then
         # shellcheck disable=SC2086  # the list is meant to split into words
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages
     else
@@ -161,25 +183,110 @@ EOF
 
 # A digest of the program's files in the checkout: an unchanged checkout need not be installed again.
 source_digest() {
-    (cd "$SOURCE" && find -L pyproject.toml companion -type f ! -name '*.pyc' -exec cksum {} + | sort | cksum)
+    (cd "$SOURCE" && find -L pyproject.toml companion -type f ! -name '*.pyc' -exec sha256sum {} + | LC_ALL=C sort \
+        | sha256sum | cut -c1-12)
+}
+
+source_version() {
+    sed -n 's/^version *= *"\([^"]*\)".*/\1/p' "$SOURCE/pyproject.toml" | head -n 1
+}
+
+# The program's wheel, built from a copy of the checkout in $1: the checkout itself gets no build/ nor egg-info.
+build_wheel() {
+    work=$1 build_python=$2
+    mkdir -p "$work/source" "$work/wheel"
+    for part in pyproject.toml README.md setup.cfg setup.py MANIFEST.in LICENSE companion; do
+        [ ! -e "$SOURCE/$part" ] || cp -RL "$SOURCE/$part" "$work/source/"
+    done
+    find "$work/source" -name __pycache__ -prune -exec rm -rf {} +
+    if [ -n "$WHEELS" ]; then  # the build's own tools come from the wheelhouse too
+        "$build_python" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-index --find-links "$WHEELS" \
+            --wheel-dir "$work/wheel" "$work/source" >&2
+    else
+        "$build_python" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$work/wheel" "$work/source" >&2
+    fi
+    ls "$work"/wheel/companion-*.whl
+}
+
+release_pip() {
+    pip_release=$1
+    shift
+    "$pip_release/bin/python" -m pip --quiet --disable-pip-version-check "$@"
+}
+
+# A release: a complete environment of its own under releases/, marked complete last.
+make_release() {
+    folder=$ROOT$RELEASES/$1
+    if [ -d "$folder" ] && [ ! -f "$folder/$RELEASE_MARK" ]; then
+        rm -rf "$folder"  # half made by a run that stopped: made again from nothing
+    fi
+    mkdir -p "$ROOT$RELEASES"
+    # The system's packages stay visible: Debian's python3-lgpio is the Pi's pin library.
+    "$PYTHON" -m venv --system-site-packages "$folder"
+    work=$(mktemp -d)
+    # shellcheck disable=SC2064  # the folder is known now
+    trap "rm -rf '$work'" EXIT
+    wheel=$(build_wheel "$work" "$folder/bin/python") || fail "could not build the program's wheel from $SOURCE"
+    if [ -n "$WHEELS" ]; then
+        # Every library from the wheelhouse, each checked against its hash; then the program alone.
+        release_pip "$folder" install --no-index --find-links "$WHEELS" --require-hashes -r "$REQUIREMENTS"
+        release_pip "$folder" install --no-index --no-deps "$wheel"
+    else
+        release_pip "$folder" install "${wheel}[pi]"
+    fi
+    rm -rf "$work"
+    trap - EXIT
+    [ -x "$folder/bin/companion" ] || fail "the companion command is missing from $RELEASES/$1/bin"
+    echo "$1" > "$folder/$RELEASE_MARK"
+    say "installed the program as the release $RELEASES/$1"
+}
+
+# Before releases, /opt/companion was the environment itself: it goes once the new release is in place.
+migrate_old_layout() {
+    [ -f "$ROOT$HOME_DIR/pyvenv.cfg" ] || return 0
+    for part in bin include lib lib64 share pyvenv.cfg companion-source; do
+        rm -rf "${ROOT:?}$HOME_DIR/$part"
+    done
+    say "moved the program from the environment $HOME_DIR to the releases in $RELEASES"
+}
+
+# Point a link of $HOME_DIR at a release, in one step (a link made beside it, renamed over it).
+# (Shell functions share their variables: each helper's names are its own.)
+point() {
+    point_link=$ROOT$1 point_release=$2
+    ln -sfn "releases/$point_release" "$point_link.new"
+    mv -T "$point_link.new" "$point_link"
+}
+
+# Releases neither current nor previous are taken away: a Pi's card is small.
+prune_releases() {
+    keep_current=$(basename "$(readlink "$ROOT$CURRENT" 2> /dev/null || echo none)")
+    keep_previous=$(basename "$(readlink "$ROOT$PREVIOUS" 2> /dev/null || echo none)")
+    for folder in "$ROOT$RELEASES"/*; do
+        [ -d "$folder" ] || continue
+        name=$(basename "$folder")
+        [ "$name" = "$keep_current" ] || [ "$name" = "$keep_previous" ] || { rm -rf "$folder"; say "removed the release $name"; }
+    done
 }
 
 install_program() {
     [ -f "$SOURCE/pyproject.toml" ] || fail "no pyproject.toml in $SOURCE: give the checkout with --source"
-    if [ ! -x "$ROOT$VENV/bin/python" ]; then
-        # The system's packages stay visible: Debian's python3-lgpio is the Pi's pin library.
-        "$PYTHON" -m venv --system-site-packages "$ROOT$VENV"
-        say "made the environment $VENV"
-    fi
-    digest=$(source_digest)
-    if [ -x "$ROOT$VENV/bin/companion" ] && [ "$(cat "$ROOT$VENV/companion-source" 2> /dev/null)" = "$digest" ]; then
-        say "the program in $VENV is up to date"
+    release="$(source_version)-$(source_digest)"
+    was=$(basename "$(readlink "$ROOT$CURRENT" 2> /dev/null || echo none)")
+    if [ "$was" = "$release" ] && [ -f "$ROOT$RELEASES/$release/$RELEASE_MARK" ]; then
+        say "the program in $CURRENT is up to date ($release)"
         return
     fi
-    "$ROOT$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "${SOURCE}[pi]"
-    [ -x "$ROOT$VENV/bin/companion" ] || fail "the companion command is missing from $VENV/bin"
-    echo "$digest" > "$ROOT$VENV/companion-source"
-    say "installed the program into $VENV"
+    [ -f "$ROOT$RELEASES/$release/$RELEASE_MARK" ] || make_release "$release"
+    migrate_old_layout
+    [ "$was" = none ] || point "$PREVIOUS" "$was"
+    point "$CURRENT" "$release"
+    say "$CURRENT is now $release"
+    prune_releases
+}
+
+install_wrapper() {
+    put 755 "$HERE/companion-command" "$WRAPPER"
 }
 
 install_config() {
@@ -237,8 +344,8 @@ install_unit() {
 DeviceAllow=/dev/pio0 rw
 EOF
     fi
-    if [ -n "$ROOT" ]; then
-        systemctl --root "$ROOT" enable companion.service
+    if [ -n "$ROOT" ] || [ "$OFFLINE" = yes ]; then
+        systemctl --root "${ROOT:-/}" enable companion.service
     else
         systemctl daemon-reload
         systemctl enable companion.service
@@ -266,21 +373,21 @@ install_kiosk() {
 }
 
 uninstall() {
-    if [ -n "$ROOT" ]; then
-        systemctl --root "$ROOT" disable companion.service 2> /dev/null || true
+    if [ -n "$ROOT" ] || [ "$OFFLINE" = yes ]; then
+        systemctl --root "${ROOT:-/}" disable companion.service 2> /dev/null || true
     elif [ -f "$UNIT" ]; then
         systemctl disable --now companion.service || true
     fi
-    for path in "$UNIT" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART"; do
+    for path in "$UNIT" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART" "$WRAPPER"; do
         if [ -e "$ROOT$path" ]; then
             rm -rf "$ROOT$path"
             say "removed $path"
         fi
     done
-    [ -n "$ROOT" ] || { systemctl daemon-reload; systemctl reset-failed companion.service 2> /dev/null || true; }
-    if [ -d "$ROOT$VENV" ]; then
-        rm -rf "$ROOT$VENV"
-        say "removed $VENV"
+    [ -n "$ROOT" ] || [ "$OFFLINE" = yes ] || { systemctl daemon-reload; systemctl reset-failed companion.service 2> /dev/null || true; }
+    if [ -d "$ROOT$HOME_DIR" ]; then
+        rm -rf "$ROOT$HOME_DIR"
+        say "removed $HOME_DIR"
     fi
     if [ "$PURGE" = yes ]; then
         made=$(sed -n "s/^$MADE_GROUPS//p" "$ROOT$SYSUSERS" 2> /dev/null || true)
@@ -313,6 +420,7 @@ fi
 install_packages
 install_user
 install_program
+install_wrapper
 install_config
 [ "$SPI" = no ] || install_spi
 install_unit

@@ -45,6 +45,7 @@ def _demo(args, db: Path) -> int:
 
 
 def cmd_run(args) -> int:
+    from companion.appliance.backup import apply_pending
     from companion.config import load_config, load_or_fresh
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.records import Store
@@ -53,6 +54,9 @@ def cmd_run(args) -> int:
     # A file named on the command line must be there; with none named and no default file yet, the
     # defaults run and the setup page writes the default file.
     config = load_config(args.config) if args.config else load_or_fresh(None)
+    if restored := apply_pending(config):  # a backup restored from the page, put in place before the table opens
+        print(restored, flush=True)
+        config = load_config(config.path) if config.path else config
     if config.mqtt:
         config.mqtt.password()  # an unreadable password file stops the start, not the show
     try:

@@ -33,6 +33,23 @@ class TableSetup(Bench):
         return {"open": code is not None, "code": grouped(code) if code else None,
                 "can_reopen": config.path is not None, "name": config.name}
 
+    def back_up(self) -> tuple[str, bytes]:
+        """The table's config (its calibration in it) and database as one backup archive: its file name, its bytes."""
+        import time
+
+        from companion.appliance.backup import backup_name, make_backup
+
+        now = time.time()
+        return backup_name(now), make_backup(self._configured.now.path, self._configured.now.database, now=now)
+
+    def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> dict:
+        """A piece of a backup sent from a page; once whole, checked and kept to be put in place at the next start."""
+        from companion.appliance.upload import Upload
+
+        if getattr(self, "_upload", None) is None:
+            self._upload = Upload(self._configured.now.database.parent)
+        return self._upload.receive(piece, part, parts, size, upload)
+
     def setup_code(self) -> str | None:
         """The setup code while setup is open (for the session's keyed mark), else None."""
         return self.first_run.code

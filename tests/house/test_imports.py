@@ -23,7 +23,7 @@ LAYERS = (
     ("companion.mqtt", "companion.mqtt.settings", "companion.mqtt.topics", "companion.mqtt.client",
      "companion.mqtt.discovery", "companion.mqtt.pacer"),                       # the broker's pieces
     ("companion.config",),                                                      # every section, read
-    ("companion.table", "companion.mqtt.bridge"),                               # the running table
+    ("companion.table", "companion.mqtt.bridge", "companion.appliance"),        # the running table, its upkeep
     ("companion.web",),                                                         # its pages
     ("companion.mqtt.hall",),                                                   # the hall, on the web's parts
     ("companion.cli", "companion.__main__"),                                    # the commands

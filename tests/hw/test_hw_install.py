@@ -12,8 +12,9 @@ from conftest import ROOT, building_from_the_checkout
 
 SCRIPT = ROOT / "systemd" / "install.sh"
 KIOSK = ROOT / "systemd" / "companion-kiosk"
-VENV = "opt/companion"
+VENV = "opt/companion"  # the releases, each an environment of its own (tests/systemd/test_releases.py)
 TOOLS = ("systemd-sysusers", "systemctl")
+pytestmark = pytest.mark.timeout(600)  # an install builds the program's wheel and a whole environment
 # Everything the script makes outside the program's own environment, with its mode.
 EXPECTED = {
     "etc/sysusers.d/companion.conf": 0o644,
@@ -23,6 +24,7 @@ EXPECTED = {
     "etc/systemd/system/multi-user.target.wants/companion.service": None,  # the enable link
     "boot/firmware/config.txt": None,
     "usr/local/bin/companion-kiosk": 0o755,
+    "usr/local/bin/companion": 0o755,  # the command on the PATH
     "etc/xdg/autostart/companion-kiosk.desktop": 0o644,
 }
 
@@ -112,7 +114,7 @@ def test_the_user_is_made_with_its_device_groups(installed):
 
 def test_the_program_is_installed_in_its_own_environment(installed):
     root, _ = installed
-    venv = root / VENV
+    venv = root / VENV / "current"
     assert "include-system-site-packages = true" in (venv / "pyvenv.cfg").read_text()
     assert os.access(venv / "bin" / "companion", os.X_OK)
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import companion; print(companion.__file__)"],
@@ -141,7 +143,7 @@ def test_a_second_run_changes_nothing_and_keeps_an_edited_config(copy):
     assert done.returncode == 0, done.stderr
     assert files(copy) == before
     assert "wrote" not in done.stdout and "kept /etc/companion/config.toml" in done.stdout
-    assert "the program in /opt/companion is up to date" in done.stdout  # nothing to rebuild
+    assert "the program in /opt/companion/current is up to date" in done.stdout  # nothing to rebuild
 
 
 def test_a_changed_checkout_is_installed_again(copy, tmp_path):
@@ -150,12 +152,12 @@ def test_a_changed_checkout_is_installed_again(copy, tmp_path):
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "tests", "build", "*.egg-info",
                                                                 "__pycache__", ".pytest_cache", ".hypothesis"))
     unchanged = run(copy, "--source", str(source))
-    assert "the program in /opt/companion is up to date" in unchanged.stdout, "the same files, wherever they are"
+    assert "the program in /opt/companion/current is up to date" in unchanged.stdout, "the same files, wherever they are"
     (source / "companion" / "extra.py").write_text("WHAT = 'a change'\n")
     changed = run(copy, "--source", str(source))
     assert changed.returncode == 0, changed.stderr
     assert "installed the program" in changed.stdout
-    assert next((copy / VENV).glob("lib/python3*/site-packages/companion/extra.py")).is_file()
+    assert next((copy / VENV / "current").glob("lib/python3*/site-packages/companion/extra.py")).is_file()
 
 
 def test_without_options_there_is_no_spi_line_and_no_kiosk(copy):

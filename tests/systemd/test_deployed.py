@@ -238,6 +238,9 @@ def host(tmp_path_factory):
         started = time.monotonic()
         box = Container(rootfs, wheels, checkout, tmp_path_factory.mktemp("boot") / "console.log")
         try:
+            # The Pi's own user, as Raspberry Pi OS makes it: sudo without a password.
+            box.run("useradd", "--no-create-home", "--home-dir", "/home/pi", "--shell", "/bin/sh", "pi")
+            box.run("sh", "-c", "echo 'pi ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/010_pi-nopasswd")
             before = files_outside_the_checkout(box)
             # As the Pi guide says: run the install script from the copied checkout, as root.
             install = box.run(f"{CHECKOUT}/systemd/install.sh", check=False, timeout=600)
@@ -329,7 +332,7 @@ def test_the_units_sandbox_lets_the_pin_libraries_work(host):
             if key not in ("Type", "NotifyAccess", "ExecStart", "Restart", "RestartSec", "WatchdogSec",
                            "TimeoutStartSec"):
                 properties.append(f"--property={line}")
-    done = box.run("systemd-run", "--wait", "--pipe", "--quiet", *properties, "/opt/companion/bin/python", "-c",
+    done = box.run("systemd-run", "--wait", "--pipe", "--quiet", *properties, "/opt/companion/current/bin/python", "-c",
                    PROBE, check=False)
     assert done.returncode == 0 and "probe ok" in done.stdout, done.stdout + done.stderr
 
@@ -364,12 +367,12 @@ def test_a_frozen_daemon_is_killed_by_the_watchdog_and_restarted(host):
 
 def test_check_hw_runs_as_the_service_user_from_a_folder_it_cannot_write(host):
     box, _, _ = host
-    done = box.run("/opt/companion/bin/companion", "check-hw", "--once", "--config", "/etc/companion/config.toml",
+    done = box.run("/opt/companion/current/bin/companion", "check-hw", "--once", "--config", "/etc/companion/config.toml",
                    user="companion", cwd="/srv", check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert len([line for line in done.stdout.splitlines() if "emulated" in line]) == 6
     # The docs' example config asks for real pins: the answer names the missing device, nothing else.
-    real = box.run("/opt/companion/bin/companion", "check-hw", "--once", "--config",
+    real = box.run("/opt/companion/current/bin/companion", "check-hw", "--once", "--config",
                    f"{CHECKOUT}/docs/config.example.toml", user="companion", cwd="/srv", check=False)
     assert real.returncode == 1 and real.stderr.count("\n") == 1, real.stderr
     assert "no /dev/gpiochip* device" in real.stderr and "lgpio cannot start" not in real.stderr
@@ -382,6 +385,134 @@ def test_the_sandbox_scores_low_and_the_daemon_still_runs_in_it(host):
     assert exposure <= MAX_EXPOSURE, report
     assert box.show("SubState")["SubState"] == "running"
     assert box.http("GET", "/api/show")[0] == 200
+
+
+def test_companion_on_the_path_runs_as_the_pi_user_types_it(host):
+    """`companion score` reads the owner's own file; `companion setup` reads the 640 config as the table's user."""
+    box, _, _ = host
+    sys.path.insert(0, str(ROOT / "tests" / "flock"))
+    from test_flock_cli import LANDING
+    box.run("sh", "-c", "mkdir -p /home/pi/stages && cat > /home/pi/stages/landing.json && chown -R pi /home/pi/stages "
+            "&& chmod -R go= /home/pi/stages", stdin=json.dumps(LANDING))
+    scored = box.run("companion", "score", "flock", "stages/landing.json", user="pi", cwd="/home/pi", check=False)
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["winners"] == ["goose"]
+    assert box.run("cat", "/etc/companion/config.toml", user="pi", check=False).returncode != 0  # 640, not pi's
+    setup = box.run("companion", "setup", user="pi", cwd="/home/pi", check=False)
+    assert setup.returncode == 0 and setup.stdout.startswith("/etc/companion/config.toml: "), setup.stderr
+    whoami = box.run("companion", "history", "export", "-", user="pi", cwd="/home/pi", check=False)
+    assert whoami.returncode == 0 and whoami.stdout.strip(), whoami.stderr  # the database, read as its owner
+    box.run("rm", "-r", "/home/pi/stages")
+
+
+def release_of(box: Container, link: str = "current") -> str:
+    """The release a link of /opt/companion points at, by its name."""
+    return box.run("readlink", f"/opt/companion/{link}").stdout.strip().rsplit("/", 1)[-1]
+
+
+def shows(box: Container) -> list[int]:
+    """The ids of the shows the table has kept, as its page lists them."""
+    status, kept = box.http("GET", "/api/shows")
+    assert status == 200, kept
+    return sorted(show["id"] for show in kept)
+
+
+def checkout_variant(box: Container, folder: str, change: str) -> None:
+    """A copy of the checkout in the container with `change` appended to companion/cli/table.py."""
+    box.run("rm", "-rf", folder)
+    box.run("cp", "-r", CHECKOUT, folder)
+    box.run("sh", "-c", f"cat >> {folder}/companion/cli/table.py", stdin=change)
+
+
+def test_an_update_whose_daemon_does_not_start_goes_back_by_itself(host):
+    box, _, _ = host
+    kept = shows(box)
+    assert kept, "the shows of the tests above"
+    before = release_of(box)
+    checkout_variant(box, "/srv/broken", "\n\ndef cmd_run(args):  # this version's daemon cannot start\n"
+                                         "    raise SystemExit(3)\n")
+    done = box.run("companion", "update", "/srv/broken", "--timeout", "60", check=False, timeout=900)
+    print("an update that breaks the daemon:\n" + done.stdout, file=sys.stderr)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "did not come up" in done.stdout and f"{before} is serving again" in done.stdout
+    assert release_of(box) == before
+    assert release_of(box, "previous") != before  # the broken one, kept to look at
+    box.wait_for("the old version running", lambda s: (s["ActiveState"], s["SubState"]) == ("active", "running"))
+    assert box.http("GET", "/")[0] == 200 and shows(box) == kept  # the old version serves the page again
+    backups = box.run("ls", "/var/lib/companion/backups").stdout.split()
+    assert len(backups) == 1 and backups[0].startswith("companion-backup-")
+    box.run("rm", "-r", "/srv/broken")
+
+
+def test_an_update_to_a_good_release_file_switches_and_keeps_the_data(host):
+    box, _, _ = host
+    kept = shows(box)
+    before = release_of(box)
+    checkout_variant(box, "/srv/good", "\n\nNEWER = True  # this version's mark\n")
+    box.run("python3", "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", "/srv/release", "/srv/good",
+            timeout=600)
+    wheel = box.run("sh", "-c", "ls /srv/release/companion-*.whl").stdout.strip()
+    done = box.run("companion", "update", wheel, check=False, timeout=900)
+    print("an update to a good release:\n" + done.stdout, file=sys.stderr)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the update is done" in done.stdout
+    assert release_of(box) != before and release_of(box, "previous") == before
+    marked = box.run("/opt/companion/current/bin/python", "-c", "import companion.cli.table as t; print(t.NEWER)")
+    assert marked.stdout.strip() == "True"
+    assert shows(box) == kept  # the same database, every show still there
+    assert len(box.run("ls", "/var/lib/companion/backups").stdout.split()) == 2
+    box.run("rm", "-r", "/srv/good", "/srv/release")
+
+
+RESTORE = f"""
+import json, sys, urllib.error, urllib.request
+PIECE = 24 * 1024  # the page's pieces
+def call(method, path, data=None):
+    request = urllib.request.Request("http://127.0.0.1:{PORT}" + path, method=method, data=data,
+                                     headers={{"X-Table-Pin": "{PIN}", "Content-Type": "application/octet-stream"}})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+if sys.argv[1] == "download":
+    status, data = call("GET", "/maintenance/backup.tar.gz")
+    assert status == 200, status
+    open("/srv/backup.tar.gz", "wb").write(data)
+    print(len(data))
+else:
+    data = open("/srv/backup.tar.gz", "rb").read()
+    parts, upload = -(-len(data) // PIECE), None
+    for part in range(1, parts + 1):
+        query = f"part={{part}}&parts={{parts}}&size={{len(data)}}" + (f"&upload={{upload}}" if upload else "")
+        try:
+            status, body = call("POST", "/api/maintenance/restore?" + query, data[(part - 1) * PIECE:part * PIECE])
+        except OSError:  # the last answer may be cut short by the restart it starts, as a phone may see
+            assert part == parts
+            status, body = 202, b'{{"cut": true}}'
+        assert status == 202, (status, body)
+        answer = json.loads(body)
+        upload = answer.get("upload", upload)
+    print(json.dumps(answer))
+"""
+
+
+def test_a_backup_restored_from_the_page_restarts_the_daemon_on_it(host):
+    box, _, _ = host
+    _, pad = box.http("GET", "/api/scorepad")
+    box.run("python3", "-c", RESTORE, "download")
+    assert box.http("POST", "/api/players", {"players": ["Aiko", "Ben"]})[0] == 200
+    assert box.http("GET", "/api/scorepad")[1]["players"] != pad["players"]
+    state = box.show("MainPID")
+    cursor = box.run("journalctl", "--show-cursor", "-n", "0", "--no-pager").stdout.split("cursor: ")[-1].strip()
+    answer = json.loads(box.run("python3", "-c", RESTORE, "restore").stdout)
+    assert answer.get("cut") or (answer["restore"] == "pending" and answer["restart"] is True), answer
+    box.wait_for("the daemon restarted on the backup", lambda s: s["SubState"] == "running"
+                 and s["MainPID"] not in ("0", state["MainPID"]))
+    assert box.show("Result")["Result"] == "success"  # a restart asked for, not a failure
+    assert "restored the backup made" in box.journal("-u", UNIT, f"--after-cursor={cursor}")
+    assert box.http("GET", "/api/scorepad")[1]["players"] == pad["players"]  # as it was in the backup
+    box.run("rm", "/srv/backup.tar.gz")
 
 
 def test_uninstall_then_purge_leave_nothing_behind(host):

@@ -31,7 +31,7 @@ def directives() -> dict[str, list[str]]:
 def installed_unit(tmp_path):
     """The unit as installed, its ExecStart pointing at an executable that exists here."""
     unit = tmp_path / "companion.service"
-    unit.write_text(UNIT.read_text().replace("/opt/companion/bin/companion", sys.executable))
+    unit.write_text(UNIT.read_text().replace("/opt/companion/current/bin/companion", sys.executable))
     return unit
 
 

@@ -1,0 +1,204 @@
+"""An update that goes back by itself: the decisions of `companion update`, apart from the system they act on.
+
+A new version is installed as a release beside the running one, the table's
+data are backed up, `current` is switched and the service restarted; then the
+new daemon has HEALTH_TIMEOUT_S to be ready (systemd's READY=1: the unit is
+active and running) and answer its page, steadily for STEADY_S. If it does
+not, the old release is switched back and started again; the backup's
+database is put back only when the new version changed the database's
+version (a migration the old program cannot read), never otherwise, so no
+show played meanwhile is lost for nothing.
+
+`System` is what the decisions need of the machine; `companion.cli.update`
+is the real one (systemctl, the page over HTTP, install.sh's layout) and
+`FakeSystem` below is the one the tests (and this docstring) drive:
+
+>>> system = FakeSystem(current="0.1.0-aaa", healthy_release="0.1.0-aaa")
+>>> outcome = update(system, "new.whl")
+>>> outcome.switched, outcome.rolled_back, system.current()
+(False, True, '0.1.0-aaa')
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+HEALTH_TIMEOUT_S = 120.0  # a new daemon ready and answering within this, or the update is undone
+STEADY_S = 5.0  # ... and still the same daemon, ready and answering, this long after: not one that falls over
+POLL_S = 1.0  # how often the daemon's health is asked while waiting
+
+
+@dataclass(frozen=True)
+class Health:
+    """The service as seen once: `ready` (active and running, reached through READY=1), its main process,
+    whether its page answered, and whether systemd has given up on it (no use waiting longer)."""
+
+    ready: bool
+    pid: int = 0
+    page: bool = False
+    failed: bool = False
+
+    @property
+    def serving(self) -> bool:
+        return self.ready and self.page and not self.failed
+
+
+class NotInstalled(Exception):
+    """There is no running release to update (nor to go back to): install.sh installs the first one."""
+
+
+class System(Protocol):
+    """The machine, as an update needs it."""
+
+    def current(self) -> str | None: ...
+    def install(self, source: str) -> str: ...  # a release made beside the others; its name
+    def back_up(self) -> str: ...  # the table's data in one archive; its path
+    def database_version(self) -> int | None: ...  # None: no database yet
+    def switch(self, release: str) -> None: ...  # current -> release, previous -> what current was
+    def stop(self) -> None: ...
+    def start(self) -> None: ...  # asks systemd to start the service; whether it came up is health()'s
+    def health(self) -> Health: ...
+    def restore_database(self, backup: str) -> None: ...
+    def monotonic(self) -> float: ...
+    def pause(self, seconds: float) -> None: ...
+    def say(self, line: str) -> None: ...
+
+
+@dataclass
+class Outcome:
+    """What an update did: the release it ended on, whether it switched or went back, and the backup made."""
+
+    release: str | None
+    switched: bool = False
+    rolled_back: bool = False
+    restored_database: bool = False
+    backup: str | None = None
+    reason: str = ""  # why the new release was not kept
+
+
+def wait_until_serving(system: System, timeout: float = HEALTH_TIMEOUT_S, steady: float = STEADY_S) -> str:
+    """Wait for the service to serve steadily; "" once it does, else why not (in words for the owner)."""
+    deadline = system.monotonic() + timeout
+    since, pid = None, None
+    last = Health(ready=False)
+    while True:
+        now = system.monotonic()
+        last = system.health()
+        if last.failed:
+            return "systemd gave up on it (the unit failed)"
+        if last.serving and last.pid == pid and since is not None:
+            if now - since >= steady:
+                return ""
+        elif last.serving:
+            since, pid = now, last.pid  # a new daemon ready: it must stay so
+        else:
+            since, pid = None, None
+        if now >= deadline:
+            if last.ready and not last.page:
+                return f"its page did not answer within {timeout:g} s"
+            if since is not None:
+                return f"it did not stay up for {steady:g} s"
+            return f"it was not ready within {timeout:g} s"
+        system.pause(POLL_S)
+
+
+def update(system: System, source: str, timeout: float = HEALTH_TIMEOUT_S) -> Outcome:
+    """Install `source` beside the running release and switch to it, or go back to the running one."""
+    old = system.current()
+    if old is None:
+        raise NotInstalled("no release is installed yet: install the table with systemd/install.sh first")
+    new = system.install(source)
+    if new == old:
+        system.say(f"{new} is the release already running: nothing to do")
+        return Outcome(release=old)
+    backup = system.back_up()
+    system.say(f"backed the table's data up to {backup}")
+    version = system.database_version()
+    system.switch(new)
+    system.say(f"switched from {old} to {new}; restarting the service")
+    system.stop()
+    system.start()
+    reason = wait_until_serving(system, timeout)
+    if not reason:
+        system.say(f"{new} is ready and its page answers: the update is done ({old} stays as the previous release)")
+        return Outcome(release=new, switched=True, backup=backup)
+    system.say(f"{new} did not come up: {reason}; going back to {old}")
+    outcome = Outcome(release=old, rolled_back=True, backup=backup, reason=reason)
+    system.stop()
+    if system.database_version() != version:
+        system.restore_database(backup)
+        outcome.restored_database = True
+        system.say(f"{new} had changed the database: put back the database from {backup}")
+    system.switch(old)
+    system.start()
+    again = wait_until_serving(system, timeout)
+    if again:
+        system.say(f"{old} did not come up again either: {again} (systemctl status companion says why)")
+    else:
+        system.say(f"{old} is serving again")
+    return outcome
+
+
+class FakeSystem:
+    """A machine in memory: releases, a service whose daemon serves when its release is `healthy_release`
+    (or as `serves(release, seconds since its start)` says), a database version the new release may move
+    (`migrates_to`), and a clock that moves only when paused."""
+
+    def __init__(self, current: str | None = None, *, healthy_release: str | None = None,
+                 new_release: str = "0.2.0-bbb", migrates_to: int | None = None, database: int | None = 4,
+                 serves: Callable[[str, float], Health] | None = None):
+        self.current_release = self.running = current
+        self.healthy_release, self.new_release = healthy_release, new_release
+        self.migrates_to, self.database, self.serves = migrates_to, database, serves
+        self.previous: str | None = None
+        self.now = self.started_at = 0.0
+        self.starts = 0
+        self.restored: list[str] = []
+        self.backups: list[str] = []
+        self.lines: list[str] = []
+
+    def current(self) -> str | None:
+        return self.current_release
+
+    def install(self, source: str) -> str:
+        return self.new_release
+
+    def back_up(self) -> str:
+        self.backups.append(f"/var/lib/companion/backups/{len(self.backups) + 1}.tar.gz")
+        return self.backups[-1]
+
+    def database_version(self) -> int | None:
+        return self.database
+
+    def switch(self, release: str) -> None:
+        self.previous, self.current_release = self.current_release, release
+
+    def stop(self) -> None:
+        self.running = None
+
+    def start(self) -> None:
+        self.running, self.started_at = self.current_release, self.now
+        self.starts += 1
+        if self.running == self.new_release and self.migrates_to is not None:
+            self.database = self.migrates_to
+
+    def health(self) -> Health:
+        if self.running is None:
+            return Health(ready=False)
+        if self.serves is not None:
+            return self.serves(self.running, self.now - self.started_at)
+        good = self.running == self.healthy_release
+        return Health(ready=good, pid=self.starts, page=good)
+
+    def restore_database(self, backup: str) -> None:
+        self.restored.append(backup)
+        self.database = 4
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def pause(self, seconds: float) -> None:
+        self.now += seconds
+
+    def say(self, line: str) -> None:
+        self.lines.append(line)

@@ -1,0 +1,73 @@
+"""A backup sent from a phone in pieces, kept in a file beside the database until its last piece is in.
+
+No request body may be larger than the web's API needs, and a backup is,
+so the page sends it in pieces of raw bytes, each numbered `part`
+of `parts`, the first one saying the whole file's size: a size over the
+limit is refused before a byte is kept. The first piece starts an upload
+(any earlier one is given up) and its answer gives its id, which every later
+piece carries; a piece of another upload, out of turn, or beyond the size
+announced ends the upload. One upload at a time: the owner's.
+"""
+
+import secrets
+import threading
+from pathlib import Path
+
+from companion.appliance.backup import MAX_BACKUP_BYTES, read_backup, stage_pending, too_big
+from companion.errors import BadInput, Conflict
+
+UPLOAD_NAME = ".restore-upload"  # beside the database: the one folder the daemon may write besides its config
+
+
+class Upload:
+    """The upload in progress (at most one): its id, its size, the pieces kept so far in its file."""
+
+    def __init__(self, folder: Path, *, new_id=lambda: secrets.token_urlsafe(12)):
+        self.folder = Path(folder)
+        self.path = self.folder / UPLOAD_NAME
+        self._lock, self._new_id = threading.Lock(), new_id
+        self._id: str | None = None
+        self._size = self._kept = self._part = self._parts = 0
+
+    def receive(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> dict:
+        """Keep a piece; once the last is in, check the whole backup (a refusal names what is wrong, and nothing
+        is kept) and keep it for the next start to put in place."""
+        upload, whole = self.add(piece, part, parts, size, upload)
+        if whole is None:
+            return {"upload": upload, "part": part}
+        backup = read_backup(whole)
+        stage_pending(whole, self.folder / "database")
+        return {"restore": "pending", "made": backup.made}
+
+    def add(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> tuple[str, bytes | None]:
+        """Keep `piece` (part `part` of `parts` of a file of `size` bytes); the upload's id, and the whole file
+        once its last piece is in."""
+        with self._lock:
+            if part == 1:
+                if size > MAX_BACKUP_BYTES:
+                    raise too_big(size)
+                self._give_up()
+                self._id, self._size, self._parts = self._new_id(), size, parts
+                self.path.write_bytes(b"")
+            elif upload is None or upload != self._id or (part, parts) != (self._part + 1, self._parts):
+                self._give_up()
+                raise Conflict("part", "this piece is not the next one of the upload: send the backup again",
+                               code="errors.backup.part")
+            if self._kept + len(piece) > self._size:
+                self._give_up()
+                raise BadInput("backup", f"more bytes than the {self._size} announced: send the backup again",
+                               code="errors.backup.size", params={"size": self._size})
+            with self.path.open("ab") as f:
+                f.write(piece)
+            self._kept += len(piece)
+            self._part = part
+            upload = self._id
+            if part < parts:
+                return upload, None
+            whole = self.path.read_bytes()
+            self._give_up()
+            return upload, whole
+
+    def _give_up(self) -> None:
+        self.path.unlink(missing_ok=True)
+        self._id, self._size, self._kept, self._part, self._parts = None, 0, 0, 0, 0

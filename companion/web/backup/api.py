@@ -1,0 +1,68 @@
+"""The maintenance area's routes: a backup downloaded, a backup restored (docs/install.md, Backup and restore).
+
+Both need the table PIN (the header, or an unlocked page); the restore's
+pieces carry the page's CSRF token. The table checks a backup whole once
+its last piece is in: one that does not read is refused with 400 naming what
+is wrong (backup.config.toml.timers.red.pins, ...) and nothing is kept; a
+good one is kept for the next start, and a daemon under systemd restarts on
+it at once.
+"""
+
+import atexit
+import os
+import signal
+
+from flask import Response, jsonify, request
+from werkzeug.exceptions import NotFound
+
+from companion import fields
+from companion.web import setup
+from companion.web.backup import bp
+from companion.web.errors import coded
+from companion.web.security import needs_pin
+
+RESTART_EXIT_STATUS = 75  # the daemon's exit to be started again on a restored backup (the unit's RestartForceExitStatus)
+PIECE_BYTES = 24 * 1024  # the page's pieces: within the API's largest body (MAX_CONTENT_LENGTH), with room
+MAX_PIECES = 1 << 16  # far more than a backup at its limit takes in pieces of PIECE_BYTES
+MAX_SIZE = 1 << 40  # a size to read as a number at all: the table refuses any over its own limit
+
+
+def _desk(port: str):
+    """The table's side of backups (404 for a stand-in table that has none)."""
+    answer = getattr(setup(), port, None)
+    if answer is None:
+        raise coded(NotFound("this table keeps no files to back up"), "errors.backup.none")
+    return answer
+
+
+@bp.get("/maintenance/backup.tar.gz")
+@needs_pin
+def download():
+    name, data = _desk("back_up")()
+    return Response(data, mimetype="application/gzip", headers={
+        "Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
+
+
+@bp.post("/api/maintenance/restore")
+@needs_pin
+def restore():
+    receive = _desk("receive_backup")
+    args = request.args
+    part = fields.digits(args.get("part"), "part", 1, MAX_PIECES)
+    parts = fields.digits(args.get("parts"), "parts", part, MAX_PIECES)
+    size = fields.digits(args.get("size", "0"), "size", 0, MAX_SIZE)
+    upload = fields.line(args["upload"], "upload", 64) if "upload" in args else None
+    answer = receive(request.get_data(cache=False), part, parts, size, upload)
+    if answer.get("restore") != "pending":
+        return jsonify(answer), 202
+    restarts = bool(os.environ.get("NOTIFY_SOCKET"))  # under systemd, which starts it again
+    response = jsonify(**answer, restart=restarts)
+    if restarts:
+        response.call_on_close(_restart)
+    return response, 202
+
+
+def _restart() -> None:
+    """Stop as cleanly as `systemctl stop` would, then leave with the status that has systemd start us again."""
+    atexit.register(os._exit, RESTART_EXIT_STATUS)
+    os.kill(os.getpid(), signal.SIGTERM)
