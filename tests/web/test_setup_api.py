@@ -369,3 +369,10 @@ def test_the_demo_command_walks_the_first_run_setup(tmp_path):
         assert table.has_strip and set(table.rig.buttons) == set(table.configured.now.timers)  # still the demo's rig
     finally:
         table.stop()
+
+
+def test_the_setup_page_leads_to_the_tables_backup(client, table):
+    enter(client, table)
+    page = client.get("/setup/").get_data(as_text=True)
+    link = re.search(r'<a href="([^"]+)" id="backup-link">', page)[1]
+    assert link == "/maintenance/" and client.get(link).status_code == 200
