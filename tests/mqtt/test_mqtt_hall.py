@@ -112,25 +112,48 @@ BAD = [
 ]
 
 
-def test_bad_payloads_on_the_broker_are_ignored_with_a_log_line(mosquitto, hall_on, caplog):
+class Lines(logging.Handler):
+    """The listener's log lines, waited for as they come (a state is applied on the hall's own thread)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+
+    def emit(self, record) -> None:
+        with self.changed:
+            self.lines.append(record.getMessage())
+            self.changed.notify_all()
+
+    def wait_for(self, count: int) -> list[str]:
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.lines) >= count, WAIT_S), self.lines
+            return list(self.lines)
+
+
+def test_bad_payloads_on_the_broker_are_ignored_with_a_log_line(mosquitto, hall_on):
     hall, board, listener = hall_on(mosquitto)
     assert listener.subscribed.wait(WAIT_S)
     sender = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     sender.connect("127.0.0.1", mosquitto.port)
     sender.loop_start()
+    lines, logger = Lines(), logging.getLogger("companion.mqtt.hall.listener")
+    logger.addHandler(lines)
     try:
         sender.publish("companion/t9/availability", b"offline", qos=1).wait_for_publish(WAIT_S)
         wait_until(hall, lambda v: card(v, "t9"))  # a table with a card: its finished shows are read
-        with caplog.at_level(logging.WARNING, logger="companion.mqtt.hall.listener"):
-            for topic, payload in BAD:
-                sender.publish(topic, payload, qos=1).wait_for_publish(WAIT_S)
-            sender.publish("companion/t9/availability", b"online", qos=1).wait_for_publish(WAIT_S)
-            view = wait_until(hall, lambda v: card(v, "t9") and card(v, "t9")["online"])
+        for n, (topic, payload) in enumerate(BAD[:-1], 1):  # each read before the next (a newer state replaces
+            sender.publish(topic, payload, qos=1).wait_for_publish(WAIT_S)  # one not read yet, unread)
+            lines.wait_for(n)
+        sender.publish(*BAD[-1], qos=1).wait_for_publish(WAIT_S)
+        sender.publish("companion/t9/availability", b"online", qos=1).wait_for_publish(WAIT_S)
+        view = wait_until(hall, lambda v: card(v, "t9") and card(v, "t9")["online"])
     finally:
+        logger.removeHandler(lines)
         sender.loop_stop()
         sender.disconnect()
     assert card(view, "t9")["show"] is None and view["board"] == []
-    ignored = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ignored a message")]
+    ignored = [line for line in lines.lines if line.startswith("ignored a message")]
     assert len(ignored) == len(BAD) - 1
     assert any("state.countdown.position" in line for line in ignored)
     assert all("\n" not in line for line in ignored)
