@@ -33,7 +33,10 @@ from companion.ports import Ports
 
 log = logging.getLogger(__name__)
 
-STATE_INTERVAL_S = 0.1  # at most ten state messages a second; the newest wins
+STATE_INTERVAL_S = 0.1  # at most ten state messages a second over any while; the newest wins
+# A turn, the run-out it causes and the countdown's advance may come within a few milliseconds: after a quiet
+# moment this many go out at once, not each held a tenth of a second behind the one before.
+STATE_BURST = 3
 WAKE_S = 1.0  # the waiting thread looks up this often, so it ends soon after stop()
 RECHECK_S = 0.1  # how soon to look again for the record of a show that has just ended
 RECORD_WAIT_S = 2.0  # how long a state between shows waits for the record of the show that ended
@@ -50,7 +53,7 @@ class Bridge:
     finished shows (companion.ports.Ledger)."""
 
     def __init__(self, table, settings: BrokerSettings, *, interval_s: float = STATE_INTERVAL_S,
-                 backoff: tuple[float, float] = broker.BACKOFF_S, clock=time.monotonic):
+                 burst: int = STATE_BURST, backoff: tuple[float, float] = broker.BACKOFF_S, clock=time.monotonic):
         ports: Ports = table.ports
         self.desk, self.ledger, self.settings = ports.desk, ports.ledger, settings
         self.topics = Topics(settings.base, settings.table)
@@ -59,7 +62,7 @@ class Bridge:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_connect_fail = lambda client, userdata: self._answer("the broker cannot be reached")
-        self._pacer, self._clock = Pacer(interval_s), clock
+        self._pacer, self._clock = Pacer(interval_s, burst=burst), clock
         self._lock = threading.Lock()  # one state publication at a time, so an older one never lands last
         self._state: bytes | None = None
         self._unsent: deque[bytes] = deque(maxlen=MAX_UNSENT_SHOWS)
