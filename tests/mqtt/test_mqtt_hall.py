@@ -1,5 +1,6 @@
 """The hall: cards from real tables on a real broker, bad payloads ignored, the leaderboard kept."""
 
+import functools
 import json
 import logging
 import threading
@@ -293,3 +294,26 @@ def test_the_hall_catalogs_have_the_same_keys_in_both_languages():
     en, ja = (json.loads((HERE / "i18n" / f"{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "ja"))
     assert en.keys() == ja.keys()
     assert all(key.startswith(("hall.", "nav.hall")) for key in en)
+
+
+def nested(depth: int):
+    return st.just(0).map(lambda leaf: functools.reduce(lambda inner, _: [inner], range(depth), leaf))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=JSONISH | STATEISH | st.integers(30, 36).flatmap(nested) | st.dictionaries(
+    st.text(st.characters(categories=["Cs", "Lu", "Lo"]), max_size=3),
+    st.lists(st.text(st.characters(categories=["Cs", "Lu", "Lo"]), max_size=3), max_size=3), max_size=3))
+def test_the_quick_look_at_each_state_refuses_exactly_what_the_strict_reader_always_did(value):
+    # The hall reads thousands of states a second: the whole-document check looks first without naming
+    # paths (ASCII text is never encoded), and only a value it finds wanting is walked again to name the field.
+    from companion import jsonin
+
+    def refusal(check):
+        try:
+            check(value, "state")
+        except BadInput as e:
+            return e.field, str(e)
+        return None
+
+    assert refusal(jsonin.check_value) == refusal(jsonin._name_the_fault)
