@@ -6,7 +6,9 @@ as shipped, its own process) and the floor (a bare paho subscriber that
 frames each state it hears as the hall's SSE event and writes it at once to
 every browser, one thread, no checks of budgets, no coalescing). The same
 headless Chromium page (the hall's own page, its scripts reading the stream)
-notes when each change appears in a card.
+notes when each change appears in a card; a plain HTTP reader in a process
+of its own notes when it came on the stream, which tells the server's share
+of the time from the browser's.
 
 The tables, each a simulated table behind the bridge as shipped (its thread,
 its pacing, paho):
@@ -291,6 +293,33 @@ def serve_floor(port: int, broker_url: str, page_url: str) -> int:
     return 0
 
 
+# ---- a reader of the stream without a browser ---------------------------------------------------
+
+def read_stream(url: str) -> int:
+    """The stream's reader (a child process): when each probe's name first came on the stream, printed as JSON
+    once its stdin closes. Beside the page's figure it tells the server's share from the browser's."""
+    import signal
+
+    seen: dict[str, dict[str, float]] = {}
+    response = urllib.request.urlopen(url + "api/hall/events", timeout=60)
+    print("reading", flush=True)
+
+    def done(*_):
+        print(json.dumps(seen), flush=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, done)
+    threading.Thread(target=lambda: (sys.stdin.read(), done()), daemon=True).start()
+    for raw in response:
+        if raw.startswith(b"data: ") and b'"probe-' in raw:
+            now = time.time() * 1000
+            for card in json.loads(raw[6:])["cards"]:
+                name = ((card.get("show") or {}).get("event") or {}).get("name")
+                if card["table"].startswith("probe-") and name:
+                    seen.setdefault(card["table"], {}).setdefault(name, now)
+    return 0
+
+
 # ---- the load on the box ------------------------------------------------------------------------
 
 def _spin() -> None:
@@ -432,6 +461,9 @@ class Rig:
                 page.goto(url)
                 page.wait_for_selector('.hall-card[data-table^="probe-"]', timeout=60_000)
                 page.evaluate(WATCH_PROBES)
+                reader = subprocess.Popen([sys.executable, __file__, "--read-stream", url], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                reader.stdout.readline()  # it reads
                 watched = psutil.Process(process.pid)
                 cpu0, wall0 = watched.cpu_times(), time.perf_counter()
                 changes = self.probes.play(samples)
@@ -439,13 +471,14 @@ class Rig:
                 rss = watched.memory_info().rss / 2**20
                 time.sleep(SETTLE_S)  # the last changes reach the page, or count as lost
                 seen = page.evaluate("window.seen")
+                streamed = json.loads(reader.communicate("", timeout=30)[0] or "{}")
                 cards = page.locator(".hall-card").count()
                 page.close()
         finally:
             process.terminate()
             process.wait(timeout=10)
         cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
-        return {**judged(changes, seen), "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(),
+        return {**judged(changes, seen), "stream": judged(changes, streamed)["latencies"], "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(),
                 "samples": len(changes)}
 
 
@@ -481,7 +514,9 @@ def ms(value: float | None) -> str:
 def row(r: dict) -> str:
     lat = r["latencies"]
     return (f"p50 {ms(percentile(lat, 0.5))} p95 {ms(percentile(lat, 0.95))} p99 {ms(percentile(lat, 0.99))} "
-            f"max {ms(lat[-1] if lat else None)} ms, {len(lat)} shown, {r['lost']} lost, load {r['load']:.1f}")
+            f"max {ms(lat[-1] if lat else None)} ms, {len(lat)} shown, {r['lost']} lost "
+            f"(stream p50 {ms(percentile(r['stream'], 0.5))} p99 {ms(percentile(r['stream'], 0.99))}), "
+            f"load {r['load']:.1f}")
 
 
 def median_of(results: list[dict], side: str, pick) -> str:
@@ -494,9 +529,9 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
     print(f"mqtt_hall: change -> browser, {budget.mode(pi_sized)}"
           + (f", load kept at ~{load_target:g}" if load_target else "")
           + f"; median of {len(sizes[0])} run(s); p99 printed over >= {MIN_BEYOND / 0.01:.0f} samples")
-    print("| tables | path | p50 ms | p95 ms | p99 ms | max ms | shown | overtaken | lost | CPU % core | RSS MB | "
-          "load avg per run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| tables | path | p50 ms | p95 ms | p99 ms | max ms | shown | overtaken | lost | stream p50/p99 ms | "
+          "CPU % core | RSS MB | load avg per run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for results in sizes:
         for side in ("hall", "floor"):
             picks = {
@@ -512,8 +547,10 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
             cpu = statistics.median(r[side]["cpu"] for r in results)
             rss = statistics.median(r[side]["rss"] for r in results)
             loads = "/".join(f"{r[side]['load']:.1f}" for r in results)
+            stream = "/".join(median_of(results, side, lambda r, share=share: percentile(r["stream"], share))
+                              for share in (0.5, 0.99))
             print(f"| {results[0]['tables']} | {side} | {' | '.join(cells)} | {shown} | {overtaken} | {lost} | "
-                  f"{cpu:.1f} | {rss:.1f} | {loads} |")
+                  f"{stream} | {cpu:.1f} | {rss:.1f} | {loads} |")
 
 
 def main() -> int:
@@ -527,11 +564,14 @@ def main() -> int:
     parser.add_argument("--floor", type=int, help=argparse.SUPPRESS)  # the child process serving the floor
     parser.add_argument("--broker", help=argparse.SUPPRESS)
     parser.add_argument("--page", help=argparse.SUPPRESS)
+    parser.add_argument("--read-stream", help=argparse.SUPPRESS)  # the child process reading the stream
     args = parser.parse_args()
     if args.play_busy is not None:
         return play_busy(args.play_busy, args.broker)
     if args.floor is not None:
         return serve_floor(args.floor, args.broker, args.page)
+    if args.read_stream is not None:
+        return read_stream(args.read_stream)
     for missing in (mosquitto_missing(), None if Path(CHROMIUM).exists() else f"{CHROMIUM} is not installed"):
         if missing:
             print(f"mqtt_hall: skipped ({missing})")
