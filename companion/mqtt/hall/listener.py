@@ -92,6 +92,7 @@ class Inbox:
         self.limit = limit
         self._filed: dict[str, bytes] = {}
         self._changed = threading.Condition()
+        self.closed = False
 
     def file(self, topic: str, payload: bytes) -> bool:
         """Keep `payload` as `topic`'s newest; False when too many topics wait already (a stray's flood)."""
@@ -105,12 +106,14 @@ class Inbox:
     def take(self, timeout: float) -> dict[str, bytes]:
         """Everything filed, as soon as something is (nothing after `timeout`); the inbox is empty after."""
         with self._changed:
-            self._changed.wait_for(lambda: self._filed, timeout)
+            self._changed.wait_for(lambda: self._filed or self.closed, timeout)
             filed, self._filed = self._filed, {}
             return filed
 
-    def wake(self) -> None:
+    def close(self) -> None:
+        """No more waiting: `take` returns at once from now on."""
         with self._changed:
+            self.closed = True
             self._changed.notify_all()
 
 
@@ -144,7 +147,7 @@ class HallListener:
         self._client.disconnect()
         self._client.loop_stop()
         self._stopping.set()
-        self.inbox.wake()
+        self.inbox.close()
         if self._thread.is_alive():
             self._thread.join()
 
