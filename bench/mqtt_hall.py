@@ -368,6 +368,16 @@ class LoadKeeper(threading.Thread):
 
 # ---- one run ------------------------------------------------------------------------------------
 
+def end(process, timeout: float = 15.0) -> None:
+    """Ask a child process to stop; kill it if it has not within `timeout` (a starved one may not)."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def wait_listening(url: str, process) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -428,8 +438,7 @@ class Rig:
         self.browser.close()
         self.playwright.stop()
         if self.busy is not None:
-            self.busy.terminate()
-            self.busy.wait(timeout=30)
+            end(self.busy, timeout=30)
         self.probes.stop()
         self.broker.stop()
 
@@ -475,8 +484,7 @@ class Rig:
                 cards = page.locator(".hall-card").count()
                 page.close()
         finally:
-            process.terminate()
-            process.wait(timeout=10)
+            end(process)
         cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
         return {**judged(changes, seen), "stream": judged(changes, streamed)["latencies"], "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(),
                 "samples": len(changes)}
@@ -496,8 +504,7 @@ def run_size(tables_n: int, samples: int, runs: int, pi_sized: bool) -> list[dic
                 wait_listening(hall_url, page_server)
                 floor = rig.phase("floor", samples, hall_url)
             finally:
-                page_server.terminate()
-                page_server.wait(timeout=10)
+                end(page_server)
             results.append({"tables": tables_n, "hall": hall, "floor": floor})
             print(f"  {tables_n} tables, run {len(results)}: {row(hall)} | floor {row(floor)}", file=sys.stderr)
     finally:
