@@ -100,6 +100,21 @@ def test_a_state_over_its_budget_is_late_but_never_lost():
     assert _probe(listener.hall.view(), "greedy") == "after"
 
 
+def test_the_same_state_again_moves_nothing_and_costs_no_read():
+    # A table's bridge repeats a quiet state (in case a broker dropped it): before, each repeat was read, and its
+    # card sent again to every page.
+    listener = a_listener(FakeClock())
+    listener.take("companion/t/availability", b"online")
+    listener.take("companion/t/state", json.dumps(_running("a")).encode())
+    seq = listener.hall.view()["seq"]
+    listener.take("companion/t/state", json.dumps(_running("a")).encode())
+    assert listener.hall.view()["seq"] == seq
+    listener.take("companion/t/state", json.dumps(_running("b")).encode())  # the state the broker had dropped
+    assert _probe(listener.hall.view(), "t") == "b"
+    listener.take("companion/t/state", b"")  # its owner cleared the retained state
+    assert _probe(listener.hall.view(), "t") is None
+
+
 def test_a_late_state_is_applied_by_the_halls_own_thread_once_its_budget_allows():
     clock = FakeClock()
     listener = a_listener(clock)

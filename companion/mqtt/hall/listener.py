@@ -30,6 +30,7 @@ leaderboard's file) are looked up every REMOVALS_EVERY_S: their cards go and
 their messages are dropped.
 """
 
+import hashlib
 import logging
 import secrets
 import threading
@@ -129,6 +130,7 @@ class HallListener:
         self._next_look = float("-inf")  # when to look for the owner's removals again
         self.inbox = Inbox()
         self._late: dict[str, bytes] = {}  # table -> its newest state, over its budget: applied once it allows
+        self._shown: dict[str, bytes] = {}  # table -> a digest of the state its card shows: the same again is skipped
         self._applying = threading.RLock()  # paho's thread (availability, shows) and the hall's (states) take turns
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._apply_filed, name="hall-states", daemon=True)
@@ -232,10 +234,7 @@ class HallListener:
                                code="errors.choice")
             self.hall.set_online(table, payload == ONLINE.encode())
         elif kind == "state":
-            if not payload:
-                self.hall.set_show(table, None)  # a retained state cleared by its owner
-                return
-            self.hall.set_show(table, card_show(read_json(payload, "state")))
+            self._show_state(table, payload)
         else:
             if len(payload) > MAX_SHOW_BYTES:
                 raise BadInput("shows", f"{len(payload)} bytes is larger than {MAX_SHOW_BYTES}",
@@ -243,6 +242,21 @@ class HallListener:
             show = finished_show(read_json(payload, "shows"))
             if self.board.record(table, show):
                 self.hall.set_board(self.board.rows)  # drawn once per frame, however many shows came
+
+    def _show_state(self, table: str, payload: bytes) -> None:
+        """Put a table's state on its card; the same state again (a table's bridge repeats a quiet state, in case a
+        broker dropped it) moves nothing and is not read."""
+        digest = hashlib.blake2b(payload, digest_size=16).digest()
+        if self._shown.get(table) == digest and self.hall.knows(table):
+            return
+        if len(self._shown) >= 4 * MAX_TABLES:  # tables come and go: forget those now gone
+            self._shown = {t: d for t, d in self._shown.items() if self.hall.knows(t)}
+        self._shown.pop(table, None)  # until this one is on the card
+        if not payload:
+            self.hall.set_show(table, None)  # a retained state cleared by its owner
+        else:
+            self.hall.set_show(table, card_show(read_json(payload, "state")))
+        self._shown[table] = digest
 
     def _within_budget(self, table: str, kind: str) -> bool:
         """False for a message over its table's budget, or a finished show from a table with no card."""
