@@ -379,7 +379,7 @@ def end(process, timeout: float = 15.0) -> None:
 
 
 def wait_listening(url: str, process) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # a process on a starved core takes its time to start
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"{url} exited: {process.stderr.read() if process.stderr else ''}")
