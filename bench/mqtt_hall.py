@@ -1,27 +1,49 @@
-"""Many tables on one broker: the hall page's latency from a table's change to a browser, and the hall's weight.
+"""Many tables on one broker: the hall page's latency from a table's change to a browser, beside a floor.
 
-Prints figures; it asserts nothing. Fifty simulated tables each play a busy
-show (a change every 50 ms, which their bridges pace to ten messages a
-second) through the real bridge into one local Mosquitto, from a process
-of their own; `companion hall`
-runs as its own process; headless Chromium shows the hall page. A probe
-table changes its event's name every 250 ms (outside its bridge's pacing
-window), and the page notes when each name appears in the probe's card:
-latency = that instant minus the instant of the change, on the same clock.
-The hall's CPU (share of one core) and resident memory are read from its
-process during the run.
+Prints figures; it asserts nothing. Each run has the same tables on one local
+Mosquitto, in two phases one after the other: the product (`companion hall`
+as shipped, its own process) and the floor (a bare paho subscriber that
+frames each state it hears as the hall's SSE event and writes it at once to
+every browser, one thread, no checks of budgets, no coalescing). The same
+headless Chromium page (the hall's own page, its scripts reading the stream)
+notes when each change appears in a card; a plain HTTP reader in a process
+of its own notes when it came on the stream, which tells the server's share
+of the time from the browser's.
 
-    python bench/mqtt_hall.py [--tables 50] [--samples 80]
-    python bench/mqtt_hall.py --growth 5,25,50,100,200   # one row per size, with CPU per table
+The tables, each a simulated table behind the bridge as shipped (its thread,
+its pacing, paho):
 
-The growth table gives each size's p99 beside the smallest size's (its
-floor: the same path with few tables), CPU per table and resident memory.
-Targets (issue 24): 200 tables, change -> browser p99 <= 100 ms, <= 80 MB.
+- probe tables (up to PROBES of them) change their event's name at random
+  gaps, as a table in play changes when people turn glasses: mostly spaced
+  out, sometimes two within the bridge's pacing interval (exponential gaps,
+  mean PROBE_MEAN_GAP_S, a fixed seed). Each change is timed;
+- the rest are busy tables, changing every BUSY_EVERY_S, which their
+  bridges pace to their most (ten messages a second): the worst a table
+  sends, the load on the hall.
+
+A change counts as shown at the first instant its card shows it or a newer
+state (the newest state wins on the whole path, so a change overtaken by the
+next is shown by it). A change is never shown when its card never showed it
+although it stood alone on its table for LOST_AFTER_S (or it was the last):
+that is a change lost, and must be 0. A percentile is printed only over
+enough samples to be one (at least MIN_BEYOND beyond it: 1 000 for p99),
+else "-".
+
+    python bench/mqtt_hall.py [--tables 50] [--samples 1000]
+    python bench/mqtt_hall.py --growth 20,100,200 --runs 3 [--pi-sized] [--load 5]
+
+`--pi-sized` (bench/budget.py): the hall (or the floor) pinned to one core
+beside a busy neighbour; the tables, the broker, the browser and the load on
+the other cores. `--load N` keeps the box at about load N with busy
+processes (never on the hall's core in Pi-sized mode), so "at load ~5" can
+be had again; the load average of each run is printed beside its figures.
 """
 
 import argparse
 import json
+import multiprocessing
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -29,12 +51,15 @@ import tempfile
 import threading
 import time
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import psutil  # noqa: E402
 
+import budget  # noqa: E402
 from companion.clock import FakeClock  # noqa: E402
 from companion.mqtt.bridge import Bridge  # noqa: E402
 from companion.mqtt.mosquitto import Mosquitto, free_port, mosquitto_missing  # noqa: E402
@@ -42,14 +67,23 @@ from companion.mqtt.settings import from_url  # noqa: E402
 from companion.ports import FixedDoor, Ports  # noqa: E402
 from companion.table import demo_table  # noqa: E402
 
-CHANGE_EVERY_S = 0.05  # each busy table changes twenty times a second
-PROBE_EVERY_S = 0.25
+ROOT = Path(__file__).resolve().parent.parent
+BUSY_EVERY_S = 0.05  # a busy table changes twenty times a second; its bridge sends ten
+PROBES = 40  # tables whose changes are timed (all of them below that many tables)
+PROBE_MEAN_GAP_S = 0.5  # a table in play: a change every half second on average, at random
+LOST_AFTER_S = 1.0  # a change that stood this long alone and never showed was lost, not overtaken
+SETTLE_S = 2.0  # after the last change, how long the page may take before what it lacks counts as lost
+MIN_BEYOND = 10  # samples beyond a percentile for it to be printed: p99 needs 1 000, p95 200
 CHROMIUM = "/usr/bin/chromium"
-WATCH_PROBE = """() => {
+WATCH_PROBES = """() => {
   window.seen = {};
   const note = () => {
-    const el = document.querySelector('.hall-card[data-table="probe"] .hall-event');
-    if (el && !(el.textContent in window.seen)) window.seen[el.textContent] = Date.now();
+    const now = Date.now();
+    for (const card of document.querySelectorAll('.hall-card[data-table^="probe-"]')) {
+      const name = card.querySelector('.hall-event').textContent;
+      const seen = window.seen[card.dataset.table] ??= {};
+      if (!(name in seen)) seen[name] = now;
+    }
   };
   new MutationObserver(note).observe(document.getElementById('cards'),
                                      {subtree: true, childList: true, characterData: true});
@@ -104,38 +138,257 @@ def running_state() -> dict:
     return state
 
 
-class StreamReader(threading.Thread):
-    """A plain HTTP client on the hall's stream, noting when each probe name first arrives."""
+# ---- the tables ---------------------------------------------------------------------------------
 
-    def __init__(self, url: str):
-        super().__init__(daemon=True)
-        self.response = urllib.request.urlopen(url + "api/hall/events", timeout=60)
-        self.seen: dict[str, float] = {}
-        self.start()
+def play_busy(count: int, broker_url: str) -> int:
+    """The busy tables (a child process): each a bridge on the broker, changing every BUSY_EVERY_S until ended."""
+    template = running_state()
+    tables = [SimulatedTable(template) for _ in range(count)]
+    bridges = [Bridge(t, from_url(broker_url, table=f"table-{i:03d}")).start() for i, t in enumerate(tables)]
+    print(f"{len(bridges)} busy tables playing", file=sys.stderr)
+    while True:
+        time.sleep(BUSY_EVERY_S)
+        for table in tables:
+            table.tick(BUSY_EVERY_S)
 
-    def run(self):
-        try:
-            for raw in self.response:
-                if raw.startswith(b"data: ") and b'"probe"' in raw:
-                    for card in json.loads(raw[6:])["cards"]:
-                        name = ((card.get("show") or {}).get("event") or {}).get("name")
-                        if card["table"] == "probe" and name and name not in self.seen:
-                            self.seen[name] = time.time() * 1000
-        except (OSError, ValueError):
+
+class Probes:
+    """The timed tables: each behind its own bridge, changing its event's name at random gaps."""
+
+    def __init__(self, count: int, broker_url: str, template: dict, seed: int = 34):
+        self.names = [f"probe-{i:02d}" for i in range(count)]
+        self.tables = {name: SimulatedTable(dict(template, event={"id": "probe", "name": "start"}))
+                       for name in self.names}
+        self.bridges = [Bridge(t, from_url(broker_url, table=name)).start() for name, t in self.tables.items()]
+        self.random = random.Random(seed)
+        self.n = 0
+
+    def play(self, samples: int) -> list[tuple[str, str, float]]:
+        """Make `samples` changes across the probes; each (table, name, when in wall ms)."""
+        due = {name: time.monotonic() + self.random.expovariate(1 / PROBE_MEAN_GAP_S) for name in self.names}
+        changes = []
+        while len(changes) < samples:
+            name = min(due, key=due.get)
+            time.sleep(max(0.0, due[name] - time.monotonic()))
+            self.n += 1
+            label = f"c{self.n}"
+            changes.append((name, label, time.time() * 1000))
+            self.tables[name].change(event={"id": "probe", "name": label})
+            due[name] += self.random.expovariate(1 / PROBE_MEAN_GAP_S)
+        return changes
+
+    def stop(self) -> None:
+        for bridge in self.bridges:
+            bridge.stop()
+
+
+def judged(changes: list[tuple[str, str, float]], seen: dict[str, dict[str, float]]) -> dict:
+    """Latencies (ms) of the changes shown (each by itself or a newer state), and the changes lost.
+
+    >>> r = judged([("p", "a", 0.0), ("p", "b", 10.0), ("p", "c", 5000.0)], {"p": {"b": 30.0}})
+    >>> r["latencies"], r["lost"], r["overtaken"]
+    ([20.0, 30.0], 1, 1)
+    """
+    by_table: dict[str, list[tuple[str, float]]] = {}
+    for table, name, at in changes:
+        by_table.setdefault(table, []).append((name, at))
+    latencies, lost, overtaken = [], 0, 0
+    for table, made in by_table.items():
+        shown = seen.get(table, {})
+        first_shown_from = float("inf")  # the earliest a state at least as new as the one looked at showed
+        for i in range(len(made) - 1, -1, -1):
+            name, at = made[i]
+            first_shown_from = min(first_shown_from, shown.get(name, float("inf")))
+            stood = (made[i + 1][1] if i + 1 < len(made) else float("inf")) - at
+            if name not in shown and stood >= LOST_AFTER_S * 1000:
+                lost += 1
+            elif first_shown_from < float("inf"):
+                latencies.append(first_shown_from - at)
+                overtaken += name not in shown
+            else:
+                lost += 1
+    return {"latencies": sorted(latencies), "lost": lost, "overtaken": overtaken}
+
+
+# ---- the floor ----------------------------------------------------------------------------------
+
+def serve_floor(port: int, broker_url: str, page_url: str) -> int:
+    """The floor (a child process): a bare paho subscriber writing each state, framed as the hall's events,
+    to every browser from paho's thread; the page and its files are the hall's, fetched once."""
+    import paho.mqtt.client as mqtt
+
+    from companion.mqtt.hall.cards import card_show, read_json
+    from companion.mqtt.topics import Topics
+    from companion.web.live import compact, message
+
+    lock, cards, readers, files = threading.Lock(), {}, [], {}
+    seq = [0]
+
+    def on_message(client, userdata, msg):
+        found = Topics.parse("companion", msg.topic)
+        if found is None or found[1] == "shows":
+            return
+        table, kind = found
+        card = dict(cards.get(table) or {"table": table, "online": None, "show": None})
+        if kind == "state":
+            card["show"] = card_show(read_json(msg.payload, "state")) if msg.payload else None
+        else:
+            card["online"] = msg.payload == b"online"
+        with lock:
+            seq[0] += 1
+            cards[table] = card
+            data = message("hall", compact({"seq": seq[0], "cards": [card], "board": None}), event_id=seq[0]).encode()
+            for reader in list(readers):
+                try:
+                    reader.write(data)
+                    reader.flush()
+                except OSError:
+                    readers.remove(reader)
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
             pass
+
+        def do_GET(self):
+            if self.path.startswith("/api/hall/events"):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.end_headers()
+                with lock:
+                    whole = {"seq": seq[0], "cards": sorted(cards.values(), key=lambda c: c["table"]), "board": []}
+                    self.wfile.write(("retry: 1000\n\n" + message("hall", compact(whole), event_id=seq[0])).encode())
+                    self.wfile.flush()
+                    readers.append(self.wfile)
+                while self.wfile in readers:
+                    time.sleep(0.5)
+                return
+            if self.path.startswith("/api/hall"):
+                with lock:
+                    body = json.dumps({"seq": seq[0], "cards": list(cards.values()), "board": []}).encode()
+                kind = "application/json"
+            else:
+                if self.path not in files:
+                    with urllib.request.urlopen(page_url.rstrip("/") + self.path, timeout=10) as answer:
+                        files[self.path] = (answer.read(), answer.headers.get("Content-Type"))
+                body, kind = files[self.path]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    client.on_message = on_message
+    client.on_connect = lambda c, u, f, rc, p=None: c.subscribe([("companion/+/state", 0),
+                                                                 ("companion/+/availability", 0)])
+    settings = from_url(broker_url, table="floor")
+    client.connect(settings.host, settings.port)
+    client.loop_start()
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+    return 0
+
+
+# ---- a reader of the stream without a browser ---------------------------------------------------
+
+def read_stream(url: str) -> int:
+    """The stream's reader (a child process): when each probe's name first came on the stream, printed as JSON
+    once its stdin closes. Beside the page's figure it tells the server's share from the browser's."""
+    import signal
+
+    seen: dict[str, dict[str, float]] = {}
+    response = urllib.request.urlopen(url + "api/hall/events", timeout=60)
+    print("reading", flush=True)
+
+    def done(*_):
+        print(json.dumps(seen), flush=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, done)
+    threading.Thread(target=lambda: (sys.stdin.read(), done()), daemon=True).start()
+    for raw in response:
+        if raw.startswith(b"data: ") and b'"probe-' in raw:
+            now = time.time() * 1000
+            for card in json.loads(raw[6:])["cards"]:
+                name = ((card.get("show") or {}).get("event") or {}).get("name")
+                if card["table"].startswith("probe-") and name:
+                    seen.setdefault(card["table"], {}).setdefault(name, now)
+    return 0
+
+
+# ---- the load on the box ------------------------------------------------------------------------
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+class LoadKeeper(threading.Thread):
+    """Busy processes, added and ended so that the box's runnable count stays about `target`."""
+
+    def __init__(self, target: float, cores: set[int] | None):
+        super().__init__(daemon=True)
+        self.target, self.cores = target, cores
+        self.spinners: list = []
+        self.done = threading.Event()
+
+    @staticmethod
+    def runnable() -> float:
+        """The processes running or waiting for a core now, over a second (this one not counted)."""
+        counts = []
+        for _ in range(10):
+            with open("/proc/loadavg") as f:
+                counts.append(int(f.read().split()[3].split("/")[0]) - 1)
+            time.sleep(0.1)
+        return statistics.mean(counts)
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            now = self.runnable()
+            if now < self.target - 0.5:
+                process = multiprocessing.get_context("spawn").Process(target=_spin, daemon=True)
+                process.start()
+                if self.cores:
+                    budget.pin(process.pid, self.cores)
+                self.spinners.append(process)
+            elif now > self.target + 0.5 and self.spinners:
+                self.spinners.pop().terminate()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join()
+        for process in self.spinners:
+            process.terminate()
+            process.join()
+
+
+# ---- one run ------------------------------------------------------------------------------------
+
+def end(process, timeout: float = 15.0) -> None:
+    """Ask a child process to stop; kill it if it has not within `timeout` (a starved one may not)."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def wait_listening(url: str, process) -> None:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 90  # a process on a starved core takes its time to start
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"the hall exited: {process.stderr.read()}")
+            raise SystemExit(f"{url} exited: {process.stderr.read() if process.stderr else ''}")
         try:
             urllib.request.urlopen(url + "api/hall", timeout=1).read()
             return
         except OSError:
             time.sleep(0.1)
-    raise SystemExit("the hall did not start")
+    raise SystemExit(f"{url} did not start")
 
 
 def wait_cards(url: str, count: int) -> None:
@@ -145,122 +398,204 @@ def wait_cards(url: str, count: int) -> None:
             if len(json.loads(answer.read())["cards"]) >= count:
                 return
         time.sleep(0.2)
-    raise SystemExit(f"the hall never showed {count} tables")
+    raise SystemExit(f"{url} never showed {count} tables")
 
 
-def play_load(count: int, broker_url: str) -> int:
-    """The busy tables (a child process): each a bridge on the broker, changing every CHANGE_EVERY_S until ended."""
-    template = running_state()
-    tables = [SimulatedTable(template) for _ in range(count)]
-    bridges = [Bridge(t, from_url(broker_url, table=f"table-{i:03d}")).start() for i, t in enumerate(tables)]
-    print(f"{len(bridges)} busy tables playing", file=sys.stderr)
-    while True:
-        time.sleep(CHANGE_EVERY_S)
-        for table in tables:
-            table.tick(CHANGE_EVERY_S)
+def percentile(values: list[float], share: float) -> float | None:
+    """The `share` percentile, or None over too few samples to tell it from the maximum.
+
+    >>> percentile(list(range(100)), 0.5), percentile(list(range(100)), 0.99)
+    (50, None)
+    """
+    if len(values) < MIN_BEYOND / (1 - share) - 1e-9:
+        return None
+    return values[min(len(values) - 1, int(len(values) * share))]
 
 
-def percentile(values: list[float], share: float) -> float:
-    return values[min(len(values) - 1, int(len(values) * share))] if values else float("nan")
+class Rig:
+    """The broker, the tables and the browser of one size, kept up across its runs."""
 
+    def __init__(self, tables_n: int, pi_sized: bool):
+        from playwright.sync_api import sync_playwright
 
-def run(tables_n: int, samples: int) -> dict:
-    """One run with `tables_n` busy tables: latencies (ms), CPU (% of one core) and RSS (MB) of the hall."""
-    from playwright.sync_api import sync_playwright
+        self.folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
+        self.pi_sized, self.tables_n = pi_sized, tables_n
+        self.broker = Mosquitto(self.folder / "broker").start()
+        probes_n = min(PROBES, tables_n)
+        self.busy = None
+        if tables_n > probes_n:
+            # The busy tables play in a process of their own: their bridges' threads would otherwise share
+            # this process's interpreter lock with the probes and delay what is measured.
+            self.busy = subprocess.Popen([sys.executable, __file__, "--play-busy", str(tables_n - probes_n),
+                                          "--broker", self.broker.url], stderr=subprocess.DEVNULL,
+                                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+        self.probes = Probes(probes_n, self.broker.url, running_state())
+        self.playwright = sync_playwright().start()
+        self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                       args=["--no-sandbox"])
 
-    folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
-    template = running_state()
-    with Mosquitto(folder / "broker") as broker:
+    def close(self) -> None:
+        self.browser.close()
+        self.playwright.stop()
+        if self.busy is not None:
+            end(self.busy, timeout=30)
+        self.probes.stop()
+        self.broker.stop()
+
+    def start_server(self, which: str, hall_url: str | None, *, measured: bool = True):
+        """The hall (or the floor) on a free port; `measured` False: a hall on no broker, only to serve its page."""
         port = free_port()
-        hall = subprocess.Popen([sys.executable, "-m", "companion", "hall", "--mqtt", broker.url, "--port", str(port),
-                                 "--db", str(folder / "hall.sqlite3")], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
         url = f"http://127.0.0.1:{port}/"
-        probe = SimulatedTable(dict(template, event={"id": "probe", "name": "p-start"}))
-        bridges = [Bridge(probe, from_url(broker.url, table="probe")).start()]
-        # The busy tables play in a process of their own: their bridges' threads would otherwise share
-        # this process's interpreter lock with the probe and the readers, and delay what is measured.
-        load = subprocess.Popen([sys.executable, __file__, "--load", str(tables_n), "--broker", broker.url],
-                                stderr=subprocess.DEVNULL, env={**os.environ,
-                                                            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+        if which == "hall":
+            command = [sys.executable, "-m", "companion", "hall", "--port", str(port),
+                       "--mqtt", self.broker.url if measured else f"mqtt://127.0.0.1:{free_port()}",
+                       "--db", str(self.folder / ("hall.sqlite3" if measured else "page.sqlite3"))]
+        else:
+            command = [sys.executable, __file__, "--floor", str(port), "--broker", self.broker.url,
+                       "--page", hall_url]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if self.pi_sized and measured:
+            budget.pin(process.pid, {budget.DAEMON_CORE})
+        return process, url
+
+    def phase(self, which: str, samples: int, hall_url: str | None = None) -> dict:
+        """One phase: `which` ("hall" or "floor") serves the page while the probes make `samples` changes."""
+        process, url = self.start_server(which, hall_url)
         try:
-            wait_listening(url, hall)
-            wait_cards(url, tables_n + 1)
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-                page = browser.new_page(viewport={"width": 390, "height": 844})
+            wait_listening(url, process)
+            wait_cards(url, self.tables_n)
+            with budget.daemon_budget(self.pi_sized, process.pid):
+                page = self.browser.new_page(viewport={"width": 390, "height": 844})
                 page.goto(url)
-                page.wait_for_selector('.hall-card[data-table="probe"]', timeout=60_000)
-                page.evaluate(WATCH_PROBE)
-                reader = StreamReader(url)
-                process = psutil.Process(hall.pid)
-                cpu0, wall0 = process.cpu_times(), time.perf_counter()
-                changed_at = {}
-                for n in range(samples):
-                    name = f"p{n}"
-                    changed_at[name] = time.time() * 1000
-                    probe.change(event={"id": "probe", "name": name})
-                    time.sleep(PROBE_EVERY_S)
-                cpu1, wall1 = process.cpu_times(), time.perf_counter()
-                rss = process.memory_info().rss / 2**20
-                time.sleep(1.0)  # the last names reach the page
+                page.wait_for_selector('.hall-card[data-table^="probe-"]', timeout=60_000)
+                page.evaluate(WATCH_PROBES)
+                reader = subprocess.Popen([sys.executable, __file__, "--read-stream", url], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                reader.stdout.readline()  # it reads
+                watched = psutil.Process(process.pid)
+                cpu0, wall0 = watched.cpu_times(), time.perf_counter()
+                changes = self.probes.play(samples)
+                cpu1, wall1 = watched.cpu_times(), time.perf_counter()
+                rss = watched.memory_info().rss / 2**20
+                time.sleep(SETTLE_S)  # the last changes reach the page, or count as lost
                 seen = page.evaluate("window.seen")
+                streamed = json.loads(reader.communicate("", timeout=30)[0] or "{}")
                 cards = page.locator(".hall-card").count()
-                browser.close()
+                page.close()
         finally:
-            load.terminate()  # the busy tables' last wills tell the hall they left; nothing more to wait for
-            load.wait(timeout=30)
-            for bridge in bridges:
-                bridge.stop()
-            hall.terminate()
-            hall.wait(timeout=10)
-
-    latencies = sorted(seen[name] - t0 for name, t0 in changed_at.items() if name in seen)
-    streamed = sorted(reader.seen[name] - t0 for name, t0 in changed_at.items() if name in reader.seen)
-    cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
-    return {"tables": tables_n, "cards": cards, "latencies": latencies, "lost": len(changed_at) - len(latencies),
-            "streamed": streamed, "cpu": cpu, "rss": rss}
+            end(process)
+        cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
+        return {**judged(changes, seen), "stream": judged(changes, streamed)["latencies"], "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(),
+                "samples": len(changes)}
 
 
-def report(r: dict) -> None:
-    latencies, streamed = r["latencies"], r["streamed"]
-    print(f"mqtt_hall: {r['tables']} busy tables + a probe, {r['cards']} cards on the page, "
-          f"{r['tables'] * (1 / max(CHANGE_EVERY_S, 0.1)):.0f} state messages/s into the hall")
-    print(f"  change -> browser: p50 {statistics.median(latencies):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms, "
-          f"max {latencies[-1]:.1f} ms over {len(latencies)} changes ({r['lost']} not seen)")
-    print(f"  change -> the hall's stream (an HTTP client, no browser): p50 {statistics.median(streamed):.1f} ms, "
-          f"p99 {percentile(streamed, 0.99):.1f} ms over {len(streamed)} changes")
-    print(f"  the hall: CPU {r['cpu']:.1f} % of one core, resident memory {r['rss']:.1f} MB")
+def run_size(tables_n: int, samples: int, runs: int, pi_sized: bool) -> list[dict]:
+    """`runs` runs at one size, each the hall's phase then the floor's, on the same tables."""
+    rig = Rig(tables_n, pi_sized)
+    results = []
+    try:
+        hall_url = None
+        for _ in range(runs):
+            hall = rig.phase("hall", samples)
+            # the floor serves the hall's own page: one more hall, on no broker, only to hand out its files
+            page_server, hall_url = rig.start_server("hall", None, measured=False)
+            try:
+                wait_listening(hall_url, page_server)
+                floor = rig.phase("floor", samples, hall_url)
+            finally:
+                end(page_server)
+            results.append({"tables": tables_n, "hall": hall, "floor": floor})
+            print(f"  {tables_n} tables, run {len(results)}: {row(hall)} | floor {row(floor)}", file=sys.stderr)
+    finally:
+        rig.close()
+    return results
+
+
+# ---- the report ---------------------------------------------------------------------------------
+
+def ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def row(r: dict) -> str:
+    lat = r["latencies"]
+    return (f"p50 {ms(percentile(lat, 0.5))} p95 {ms(percentile(lat, 0.95))} p99 {ms(percentile(lat, 0.99))} "
+            f"max {ms(lat[-1] if lat else None)} ms, {len(lat)} shown, {r['lost']} lost "
+            f"(stream p50 {ms(percentile(r['stream'], 0.5))} p99 {ms(percentile(r['stream'], 0.99))}), "
+            f"load {r['load']:.1f}")
+
+
+def median_of(results: list[dict], side: str, pick) -> str:
+    values = [pick(r[side]) for r in results]
+    values = [v for v in values if v is not None]
+    return ms(statistics.median(values)) if values else "-"
+
+
+def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -> None:
+    print(f"mqtt_hall: change -> browser, {budget.mode(pi_sized)}"
+          + (f", load kept at ~{load_target:g}" if load_target else "")
+          + f"; median of {len(sizes[0])} run(s); p99 printed over >= {MIN_BEYOND / 0.01:.0f} samples")
+    print("| tables | path | p50 ms | p95 ms | p99 ms | max ms | shown | overtaken | lost | stream p50/p99 ms | "
+          "CPU % core | RSS MB | load avg per run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for results in sizes:
+        for side in ("hall", "floor"):
+            picks = {
+                "p50": lambda r: percentile(r["latencies"], 0.5),
+                "p95": lambda r: percentile(r["latencies"], 0.95),
+                "p99": lambda r: percentile(r["latencies"], 0.99),
+                "max": lambda r: r["latencies"][-1] if r["latencies"] else None,
+            }
+            cells = [median_of(results, side, pick) for pick in picks.values()]
+            shown = sum(len(r[side]["latencies"]) for r in results)
+            overtaken = sum(r[side]["overtaken"] for r in results)
+            lost = sum(r[side]["lost"] for r in results)
+            cpu = statistics.median(r[side]["cpu"] for r in results)
+            rss = statistics.median(r[side]["rss"] for r in results)
+            loads = "/".join(f"{r[side]['load']:.1f}" for r in results)
+            stream = "/".join(median_of(results, side, lambda r, share=share: percentile(r["stream"], share))
+                              for share in (0.5, 0.99))
+            print(f"| {results[0]['tables']} | {side} | {' | '.join(cells)} | {shown} | {overtaken} | {lost} | "
+                  f"{stream} | {cpu:.1f} | {rss:.1f} | {loads} |")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=50)
-    parser.add_argument("--samples", type=int, default=80)
-    parser.add_argument("--growth", help="table counts to run one after another, e.g. 5,25,50,100,200")
-    parser.add_argument("--load", type=int, help=argparse.SUPPRESS)  # the child process playing the busy tables
+    parser.add_argument("--samples", type=int, default=1000, help="changes timed in each phase of a run")
+    parser.add_argument("--growth", help="table counts to run one after another, e.g. 20,100,200")
+    parser.add_argument("--load", type=float, help="keep the box at about this load with busy processes")
+    budget.add_arguments(parser, runs=1)
+    parser.add_argument("--play-busy", type=int, help=argparse.SUPPRESS)  # the child process of busy tables
+    parser.add_argument("--floor", type=int, help=argparse.SUPPRESS)  # the child process serving the floor
     parser.add_argument("--broker", help=argparse.SUPPRESS)
+    parser.add_argument("--page", help=argparse.SUPPRESS)
+    parser.add_argument("--read-stream", help=argparse.SUPPRESS)  # the child process reading the stream
     args = parser.parse_args()
-    if args.load is not None:
-        return play_load(args.load, args.broker)
+    if args.play_busy is not None:
+        return play_busy(args.play_busy, args.broker)
+    if args.floor is not None:
+        return serve_floor(args.floor, args.broker, args.page)
+    if args.read_stream is not None:
+        return read_stream(args.read_stream)
     for missing in (mosquitto_missing(), None if Path(CHROMIUM).exists() else f"{CHROMIUM} is not installed"):
         if missing:
             print(f"mqtt_hall: skipped ({missing})")
             return 0
-    if not args.growth:
-        report(run(args.tables, args.samples))
-        return 0
-    results = [run(int(n), args.samples) for n in args.growth.split(",")]
-    floor = percentile(results[0]["latencies"], 0.99)
-    print(f"hall growth (floor: p99 at {results[0]['tables']} tables, {floor:.1f} ms)")
-    print("| tables | msgs/s in | p50 ms | p99 ms | p99 / floor | stream p99 ms | CPU % core | CPU % per table | RSS MB | lost |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in results:
-        p99 = percentile(r["latencies"], 0.99)
-        print(f"| {r['tables']} | {r['tables'] * 10} | {statistics.median(r['latencies']):.1f} | {p99:.1f} | "
-              f"{p99 / floor:.2f} | {percentile(r['streamed'], 0.99):.1f} | {r['cpu']:.1f} | "
-              f"{r['cpu'] / r['tables']:.2f} | {r['rss']:.1f} | {r['lost']} |")
+    if args.pi_sized:  # everything this starts (broker, tables, browser, load) stays off the hall's core
+        budget.pin(os.getpid(), budget.other_cores())
+    keeper = None
+    if args.load:
+        keeper = LoadKeeper(args.load, budget.other_cores() if args.pi_sized else None)
+        keeper.start()
+    try:
+        sizes = [run_size(int(n), args.samples, args.runs, args.pi_sized)
+                 for n in (args.growth.split(",") if args.growth else [args.tables])]
+    finally:
+        if keeper is not None:
+            keeper.stop()
+    report(sizes, args.pi_sized, args.load)
     return 0
 
 

@@ -57,17 +57,49 @@ def parse(text: str | bytes, where: str = "body"):
 
 def check_value(value, where: str, depth: int = 0) -> None:
     """Refuse lone surrogates and nesting deeper than MAX_DEPTH anywhere in a parsed value."""
+    if not _sound(value, depth):
+        _name_the_fault(value, where, depth)
+
+
+def _sound(value, depth: int) -> bool:
+    """True when `value` needs no refusal: the quick look every value gets (a hall reads thousands a second),
+    with no field paths built and ASCII text (which cannot hold a surrogate) never encoded."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, str):
+        return value.isascii() or _encodes(value)
+    if isinstance(value, list):
+        for item in value:
+            if not _sound(item, depth + 1):
+                return False
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not (key.isascii() or _encodes(key)) or not _sound(item, depth + 1):
+                return False
+    return True
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _name_the_fault(value, where: str, depth: int = 0) -> None:
+    """The slow walk, for a value the quick look found wanting: the refusal names the field."""
     if depth > MAX_DEPTH:
         raise BadInput(where, f"nested more than {MAX_DEPTH} levels deep", code="errors.shape")
     if isinstance(value, str):
         check_text(value, where)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            check_value(item, f"{where}[{i}]", depth + 1)
+            _name_the_fault(item, f"{where}[{i}]", depth + 1)
     elif isinstance(value, dict):
         for key, item in value.items():
             check_text(key, where)
-            check_value(item, f"{where}.{key}", depth + 1)
+            _name_the_fault(item, f"{where}.{key}", depth + 1)
 
 
 def check_text(text: str, where: str) -> None:

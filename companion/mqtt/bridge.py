@@ -33,12 +33,19 @@ from companion.ports import Ports
 
 log = logging.getLogger(__name__)
 
-STATE_INTERVAL_S = 0.1  # at most ten state messages a second; the newest wins
+STATE_INTERVAL_S = 0.1  # at most ten state messages a second over any while; the newest wins
+# A turn, the run-out it causes and the countdown's advance may come within a few milliseconds: after a quiet
+# moment this many go out at once, not each held a tenth of a second behind the one before.
+STATE_BURST = 3
 WAKE_S = 1.0  # the waiting thread looks up this often, so it ends soon after stop()
 RECHECK_S = 0.1  # how soon to look again for the record of a show that has just ended
 RECORD_WAIT_S = 2.0  # how long a state between shows waits for the record of the show that ended
 MAX_UNSENT_SHOWS = 100  # finished shows kept while the broker is away (the oldest go first)
 STOP_TIMEOUT_S = 2.0  # how long stop() waits for `offline` to reach the broker
+# A broker drops the newest messages for a listener too slow to take them (Mosquitto past its queue), and a table
+# that then stays still would leave that listener its older state for good: a state unchanged this long is sent
+# again (the same bytes), so no listener lags a quiet table by more than this. One small message in five seconds.
+REFRESH_S = 5.0
 
 
 def _payload(value) -> bytes:
@@ -50,7 +57,7 @@ class Bridge:
     finished shows (companion.ports.Ledger)."""
 
     def __init__(self, table, settings: BrokerSettings, *, interval_s: float = STATE_INTERVAL_S,
-                 backoff: tuple[float, float] = broker.BACKOFF_S, clock=time.monotonic):
+                 burst: int = STATE_BURST, backoff: tuple[float, float] = broker.BACKOFF_S, clock=time.monotonic):
         ports: Ports = table.ports
         self.desk, self.ledger, self.settings = ports.desk, ports.ledger, settings
         self.topics = Topics(settings.base, settings.table)
@@ -59,7 +66,7 @@ class Bridge:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_connect_fail = lambda client, userdata: self._answer("the broker cannot be reached")
-        self._pacer, self._clock = Pacer(interval_s), clock
+        self._pacer, self._clock = Pacer(interval_s, burst=burst), clock
         self._lock = threading.Lock()  # one state publication at a time, so an older one never lands last
         self._state: bytes | None = None
         self._unsent: deque[bytes] = deque(maxlen=MAX_UNSENT_SHOWS)
@@ -71,6 +78,7 @@ class Bridge:
         self._early: dict | None = None  # an idle state that went out before the record it waited for: sent again
         self._held: dict | None = None  # the newest state, not sent yet: one between shows waits for a record
         self._held_since = 0.0  # when the state now held was first held (on `clock`)
+        self._sent_at = 0.0  # when the state was last sent (on `clock`)
         self._stopping = threading.Event()
         self._answered = threading.Condition()
         self.problem: str | None = None  # why the last try to join the broker failed (None: it did not)
@@ -162,6 +170,8 @@ class Bridge:
                     self._send_state(self._held)
                     self._held = None
                     self._pacer.sent(self._clock())
+                elif self._held is None and self._clock() - self._sent_at >= REFRESH_S:
+                    self._send_again()
             except Exception:  # the bridge must never stop following because one message failed
                 log.exception("the bridge could not publish the table's state")
                 self._stopping.wait(WAKE_S)
@@ -189,7 +199,15 @@ class Bridge:
             if idle and self._last_show is not None:
                 snapshot = {**snapshot, "last_show": dict(self._last_show)}
             self._state = _payload(snapshot)
+            self._sent_at = self._clock()
             if self._online:
+                self._client.publish(self.topics.state, self._state, qos=QOS, retain=True)
+
+    def _send_again(self) -> None:
+        """The state as last sent, once more: a listener that missed it (its broker dropped it) has it now."""
+        with self._lock:
+            self._sent_at = self._clock()
+            if self._online and self._state is not None:
                 self._client.publish(self.topics.state, self._state, qos=QOS, retain=True)
 
     def _send_show(self, row: dict) -> None:

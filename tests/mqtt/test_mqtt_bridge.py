@@ -5,10 +5,12 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from mqtt_support import LaggingRecords, listen, mosquitto, need_mosquitto, play_to_a_win  # noqa: F401  (fixtures)
 
 from companion.clock import FakeClock
-from companion.mqtt.bridge import RECORD_WAIT_S, Bridge
+from companion.mqtt.bridge import RECORD_WAIT_S, REFRESH_S, STATE_BURST, Bridge
+from companion.mqtt.pacer import Pacer
 from companion.mqtt.mosquitto import Mosquitto
 from companion.mqtt.settings import from_url
 
@@ -76,6 +78,52 @@ def test_a_burst_of_changes_is_coalesced_and_the_newest_wins(table, mosquitto, b
     assert seqs == sorted(seqs)
     assert len(seqs) - before <= 2 + elapsed / 0.1, "more than ten state messages a second"
     assert len(seqs) - before < 30
+
+
+def test_after_a_quiet_moment_a_few_changes_go_out_at_once_not_a_tenth_of_a_second_apart(table, mosquitto, bridged,
+                                                                                          listen):
+    # Before: each change was held until `interval_s` after the one before, so a turn and the run-out it caused
+    # reached the hall a tenth of a second apart. The bridge's clock stands still here, with a pace of one
+    # message in 1 000 s: only a burst that needs no waiting can get these out.
+    bridge_clock = FakeClock()
+    bridged(clock=bridge_clock, interval_s=1000.0)
+    watcher = listen(mosquitto.port, "companion/t1/state")
+    watcher.wait_for(lambda l: l.on("companion/t1/state"))  # the state it starts with
+    bridge_clock.advance(1000.0 * STATE_BURST)  # a quiet while: the whole burst is there again
+    for _ in range(STATE_BURST):
+        table.set_muted(not table.snapshot()["muted"])
+        newest = table.snapshot()["seq"]
+        watcher.wait_for(lambda l: l.on("companion/t1/state") and seq_of(l.on("companion/t1/state")[-1]) == newest)
+
+
+def test_a_quiet_tables_state_is_sent_again_so_a_listener_that_missed_it_has_it(table, mosquitto, bridged, listen):
+    # Before: a state went out once. A broker drops the newest messages for a listener too slow to take them, so
+    # a table that then stayed still left that listener (the hall) its older state for good.
+    bridge_clock = FakeClock()
+    bridged(clock=bridge_clock)
+    watcher = listen(mosquitto.port, "companion/t1/state")
+    table.start_show("training")
+    newest = table.snapshot()["seq"]
+    watcher.wait_for(lambda l: l.on("companion/t1/state") and seq_of(l.on("companion/t1/state")[-1]) == newest)
+    sent = len(watcher.on("companion/t1/state"))
+    bridge_clock.advance(REFRESH_S)
+    watcher.wait_for(lambda l: len(l.on("companion/t1/state")) > sent)
+    again = watcher.on("companion/t1/state")
+    assert again[-1] == again[-2] and seq_of(again[-1]) == newest  # the same bytes: nothing changed
+
+
+@settings(max_examples=200, deadline=None)
+@given(gaps=st.lists(st.floats(0.0, 0.3), min_size=1, max_size=80), burst=st.integers(1, 5))
+def test_the_pace_never_lets_more_than_a_burst_and_one_an_interval_through(gaps, burst):
+    interval, pacer, now, sent = 0.1, Pacer(0.1, burst=burst), 0.0, []
+    for gap in gaps:  # a change every `gap`; the bridge holds each as the pacer says, then sends the newest
+        now += gap
+        now += pacer.wait_s(now)
+        pacer.sent(now)
+        sent.append(now)
+    for i, start in enumerate(sent):
+        within = [t for t in sent[i:] if t - start < 1.0]
+        assert len(within) <= burst + 1.0 / interval + 1e-9
 
 
 def test_a_finished_show_is_sent_once_with_its_runouts_and_advances(table, mosquitto, bridged, listen, clock):

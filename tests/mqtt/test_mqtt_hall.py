@@ -1,5 +1,6 @@
 """The hall: cards from real tables on a real broker, bad payloads ignored, the leaderboard kept."""
 
+import functools
 import json
 import logging
 import threading
@@ -112,25 +113,48 @@ BAD = [
 ]
 
 
-def test_bad_payloads_on_the_broker_are_ignored_with_a_log_line(mosquitto, hall_on, caplog):
+class Lines(logging.Handler):
+    """The listener's log lines, waited for as they come (a state is applied on the hall's own thread)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+
+    def emit(self, record) -> None:
+        with self.changed:
+            self.lines.append(record.getMessage())
+            self.changed.notify_all()
+
+    def wait_for(self, count: int) -> list[str]:
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.lines) >= count, WAIT_S), self.lines
+            return list(self.lines)
+
+
+def test_bad_payloads_on_the_broker_are_ignored_with_a_log_line(mosquitto, hall_on):
     hall, board, listener = hall_on(mosquitto)
     assert listener.subscribed.wait(WAIT_S)
     sender = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     sender.connect("127.0.0.1", mosquitto.port)
     sender.loop_start()
+    lines, logger = Lines(), logging.getLogger("companion.mqtt.hall.listener")
+    logger.addHandler(lines)
     try:
         sender.publish("companion/t9/availability", b"offline", qos=1).wait_for_publish(WAIT_S)
         wait_until(hall, lambda v: card(v, "t9"))  # a table with a card: its finished shows are read
-        with caplog.at_level(logging.WARNING, logger="companion.mqtt.hall.listener"):
-            for topic, payload in BAD:
-                sender.publish(topic, payload, qos=1).wait_for_publish(WAIT_S)
-            sender.publish("companion/t9/availability", b"online", qos=1).wait_for_publish(WAIT_S)
-            view = wait_until(hall, lambda v: card(v, "t9") and card(v, "t9")["online"])
+        for n, (topic, payload) in enumerate(BAD[:-1], 1):  # each read before the next (a newer state replaces
+            sender.publish(topic, payload, qos=1).wait_for_publish(WAIT_S)  # one not read yet, unread)
+            lines.wait_for(n)
+        sender.publish(*BAD[-1], qos=1).wait_for_publish(WAIT_S)
+        sender.publish("companion/t9/availability", b"online", qos=1).wait_for_publish(WAIT_S)
+        view = wait_until(hall, lambda v: card(v, "t9") and card(v, "t9")["online"])
     finally:
+        logger.removeHandler(lines)
         sender.loop_stop()
         sender.disconnect()
     assert card(view, "t9")["show"] is None and view["board"] == []
-    ignored = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ignored a message")]
+    ignored = [line for line in lines.lines if line.startswith("ignored a message")]
     assert len(ignored) == len(BAD) - 1
     assert any("state.countdown.position" in line for line in ignored)
     assert all("\n" not in line for line in ignored)
@@ -270,3 +294,26 @@ def test_the_hall_catalogs_have_the_same_keys_in_both_languages():
     en, ja = (json.loads((HERE / "i18n" / f"{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "ja"))
     assert en.keys() == ja.keys()
     assert all(key.startswith(("hall.", "nav.hall")) for key in en)
+
+
+def nested(depth: int):
+    return st.just(0).map(lambda leaf: functools.reduce(lambda inner, _: [inner], range(depth), leaf))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=JSONISH | STATEISH | st.integers(30, 36).flatmap(nested) | st.dictionaries(
+    st.text(st.characters(categories=["Cs", "Lu", "Lo"]), max_size=3),
+    st.lists(st.text(st.characters(categories=["Cs", "Lu", "Lo"]), max_size=3), max_size=3), max_size=3))
+def test_the_quick_look_at_each_state_refuses_exactly_what_the_strict_reader_always_did(value):
+    # The hall reads thousands of states a second: the whole-document check looks first without naming
+    # paths (ASCII text is never encoded), and only a value it finds wanting is walked again to name the field.
+    from companion import jsonin
+
+    def refusal(check):
+        try:
+            check(value, "state")
+        except BadInput as e:
+            return e.field, str(e)
+        return None
+
+    assert refusal(jsonin.check_value) == refusal(jsonin._name_the_fault)

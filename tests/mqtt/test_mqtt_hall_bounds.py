@@ -4,19 +4,21 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import psutil
+import pytest
 
 from mqtt_support import WAIT_S, mosquitto  # noqa: F401  (fixtures)
 from companion.clock import FakeClock
 from companion.mqtt.hall import Hall
 from companion.mqtt.hall.board import BEST_PER_EVENT, MAX_EVENTS, SEEN_PER_TABLE, Leaderboard
 from companion.mqtt.hall.cards import MAX_TABLES, NEVER_ONLINE_S, finished_show
-from companion.mqtt.hall.listener import SHOW_BURST, STATE_BURST, HallListener
+from companion.mqtt.hall.listener import SHOW_BURST, STATE_BURST, STATE_RATE, HallListener
 from companion.mqtt.mosquitto import free_port
 from companion.mqtt.settings import from_url
 
@@ -25,6 +27,7 @@ FLOOD = 10_000
 FLOOD_TABLES = 100
 HALL_RSS_MB = 80  # issue 24's target for the hall
 RECOVERY_S = 1.0  # issue 22: responsive within 1 s of the flood ending
+BEHIND_TABLES, BEHIND_STATES = 100, 3000  # thirty states a table, three times what a broker queues for a client
 
 
 def show(n: int, event: str = "training", stars: int = 1, outcome: str = "win") -> bytes:
@@ -79,6 +82,92 @@ def test_a_table_over_its_budget_is_dropped_unread_and_others_go_on():
     for _ in range(STATE_BURST + 5):
         listener.take("companion/greedy/state", b'{"outcome": "idle"}')
     assert listener.dropped >= 1000 - SHOW_BURST + 5
+
+
+def test_a_state_over_its_budget_is_late_but_never_lost():
+    # Before: a state over its table's budget was dropped, however new, and the card kept the one before
+    # until the table's next message, for good if it had none.
+    clock = FakeClock()
+    listener = a_listener(clock)
+    listener.take("companion/greedy/availability", b"online")
+    for n in range(STATE_BURST + 5):
+        listener.take("companion/greedy/state", json.dumps(_running(f"n{n}")).encode())
+    assert _probe(listener.hall.view(), "greedy") == f"n{STATE_BURST - 1}"  # the budget holds: the rest wait
+    clock.advance(1.0)
+    listener.take("companion/other/availability", b"online")  # any message: the late state goes first
+    assert _probe(listener.hall.view(), "greedy") == f"n{STATE_BURST + 4}"  # the newest, never one between
+    listener.take("companion/greedy/state", json.dumps(_running("after")).encode())
+    assert _probe(listener.hall.view(), "greedy") == "after"
+
+
+def test_the_same_state_again_moves_nothing_and_costs_no_read():
+    # A table's bridge repeats a quiet state (in case a broker dropped it): before, each repeat was read, and its
+    # card sent again to every page.
+    listener = a_listener(FakeClock())
+    listener.take("companion/t/availability", b"online")
+    listener.take("companion/t/state", json.dumps(_running("a")).encode())
+    seq = listener.hall.view()["seq"]
+    listener.take("companion/t/state", json.dumps(_running("a")).encode())
+    assert listener.hall.view()["seq"] == seq
+    listener.take("companion/t/state", json.dumps(_running("b")).encode())  # the state the broker had dropped
+    assert _probe(listener.hall.view(), "t") == "b"
+    listener.take("companion/t/state", b"")  # its owner cleared the retained state
+    assert _probe(listener.hall.view(), "t") is None
+
+
+def test_a_late_state_is_applied_by_the_halls_own_thread_once_its_budget_allows():
+    clock = FakeClock()
+    listener = a_listener(clock)
+    listener.take("companion/greedy/availability", b"online")
+    for n in range(STATE_BURST + 1):
+        listener.take("companion/greedy/state", json.dumps(_running(f"n{n}")).encode())
+    assert listener.catch_up() == pytest.approx(1 / STATE_RATE)  # when the thread looks again
+    clock.advance(1 / STATE_RATE)
+    listener.catch_up()
+    assert _probe(listener.hall.view(), "greedy") == f"n{STATE_BURST}"
+
+
+def test_a_hall_that_falls_behind_still_shows_every_tables_last_state(mosquitto, tmp_path):
+    # Before: paho's thread applied each state and acknowledged it (QoS 1); a hall that fell behind left the
+    # broker a thousand states queued and it dropped the rest, the newest among them: cards kept a state their
+    # tables had left. Now states come at QoS 0, filed newest per table, and the hall applies each table's newest.
+    class BusyHall(Hall):
+        """A hall whose cards wait (a busy machine) until `free`."""
+
+        def __init__(self):
+            super().__init__(frame_s=0.0)
+            self.free = threading.Event()
+
+        def set_show(self, table, show):
+            self.free.wait(WAIT_S)
+            super().set_show(table, show)
+
+    hall = BusyHall()
+    listener = HallListener(from_url(mosquitto.url, table="hall"), hall, Leaderboard(":memory:"),
+                            backoff=(0.05, 0.2)).start()
+    tables = [f"t{n:03d}" for n in range(BEHIND_TABLES)]
+    sender = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    sender.max_inflight_messages_set(1000)
+    sender.connect("127.0.0.1", mosquitto.port)
+    sender.loop_start()
+    try:
+        assert listener.subscribed.wait(WAIT_S)
+        for n in range(BEHIND_STATES):  # more than the broker queues for one client (1 000)
+            last = sender.publish(f"companion/{tables[n % len(tables)]}/state",
+                                  json.dumps(_running(f"n{n}")).encode(), qos=1)
+        last.wait_for_publish(WAIT_S * 3)  # the broker has every state while the hall is still busy
+        hall.free.set()
+        newest = {table: f"n{BEHIND_STATES - len(tables) + i}" for i, table in enumerate(tables)}
+        seq = -1
+        while {t: _probe(hall.view(), t) for t in tables} != newest:
+            changed = hall.changes(seq, WAIT_S)
+            assert changed["seq"] > seq, f"never shown: {[t for t in tables if _probe(hall.view(), t) != newest[t]]}"
+            seq = changed["seq"]
+    finally:
+        hall.free.set()
+        sender.loop_stop()
+        sender.disconnect()
+        listener.stop()
 
 
 def test_shows_from_a_table_with_no_card_do_not_count():
@@ -171,8 +260,8 @@ def _get(url: str):
         return None
 
 
-def _probe(view) -> str | None:
-    card = next((c for c in (view or {}).get("cards", []) if c["table"] == "probe"), None)
+def _probe(view, table: str = "probe") -> str | None:
+    card = next((c for c in (view or {}).get("cards", []) if c["table"] == table), None)
     return ((card or {}).get("show") or {}).get("event", {}).get("name")
 
 
