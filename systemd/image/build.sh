@@ -3,7 +3,7 @@
 # file on its boot partition, boot, open companion.local (docs/raspberry-pi.md).
 #
 #   sudo systemd/image/build.sh [--arch arm64|amd64] [--out DIR] [--cache DIR] [--mirror URL]
-#                               [--root-only] [--relock]
+#                               [--root-only] [--no-xz] [--relock]
 #
 # arm64 is the Raspberry Pi's image; amd64 builds the same root for the tests (no kernel, no firmware).
 # The same inputs give the same image: Debian's packages at the versions in lock/<arch>.txt, the
@@ -20,6 +20,7 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/companion/image
 MIRROR=""
 ROOT_ONLY=no
 RELOCK=no
+XZ=yes
 # The card's fixed ids, so two builds agree (and fstab and cmdline.txt name them): the disk's id
 # ("comp"), the boot partition's FAT serial and label, the root's label and UUID.
 DISK_ID=0x636f6d70
@@ -52,6 +53,7 @@ while [ $# -gt 0 ]; do
         --mirror) [ $# -ge 2 ] || fail "--mirror needs a URL"; MIRROR=$2; shift ;;
         --root-only) ROOT_ONLY=yes ;;
         --relock) RELOCK=yes ;;
+        --no-xz) XZ=no ;;
         -h|--help) usage; exit 0 ;;
         *) fail "unknown option $1 (try --help)" ;;
     esac
@@ -190,7 +192,7 @@ install_program() {
     (cd "$SOURCE" && tar -cf - --exclude=__pycache__ --exclude='*.egg-info' pyproject.toml README.md companion docs systemd) |
         tar -xf - -C "$ROOT/tmp/companion-source"
     if grep -q -- '--wheels' "$SOURCE/systemd/install.sh"; then
-        in_root /tmp/companion-source/systemd/install.sh --offline --wheels /tmp/companion-wheels --spi
+        in_root /tmp/companion-source/systemd/install.sh --offline --wheels /tmp/companion-wheels
     else
         # Until install.sh learns --wheels: the hashed libraries first, then install.sh's own step, offline.
         in_root python3 -m venv --system-site-packages /opt/companion
@@ -198,10 +200,13 @@ install_program() {
             --only-binary=:all: --require-hashes -r /tmp/companion-wheels/requirements.txt \
             --find-links /tmp/companion-wheels
         in_root env PIP_NO_INDEX=1 PIP_FIND_LINKS=/tmp/companion-wheels PIP_NO_BUILD_ISOLATION=0 \
-            /tmp/companion-source/systemd/install.sh --root // --spi
+            /tmp/companion-source/systemd/install.sh --root //
         [ -e "$ROOT/opt/companion/current" ] || ln -s . "$ROOT/opt/companion/current"
     fi
     rm -rf "$ROOT/tmp/companion-wheels" "$ROOT/tmp/companion-source"
+    # The SPI bus comes from the image's overlay (config.txt), not install.sh's dtparam (Raspberry Pi OS's).
+    # The daemon writes calibrated durations into its config.
+    in_root chown -R companion:companion /etc/companion
 }
 
 # The image's own files (units, presets, first-boot settings) and the install's settings for a card.
@@ -329,8 +334,11 @@ say "root ready in $ROOT"
 if [ "$ROOT_ONLY" = no ]; then
     image=$OUT/companion-$ARCH.img
     assemble "$image" "$OUT"
+    say "image: $image ($(du -m --apparent-size "$image" | cut -f1) MiB)"
     rm -f "$image.xz"
-    xz -T0 -6 -k "$image"
-    say "image: $image ($(du -m --apparent-size "$image" | cut -f1) MiB), $image.xz ($(du -m "$image.xz" | cut -f1) MiB)"
+    if [ "$XZ" = yes ]; then
+        xz -T0 -6 -k "$image"
+        say "compressed: $image.xz ($(du -m "$image.xz" | cut -f1) MiB)"
+    fi
 fi
 say "built in $(( $(date +%s) - started )) s"
