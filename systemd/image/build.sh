@@ -236,6 +236,9 @@ EOF
         grep -q '^port *=' "$config" || printf '\n[web]\nport = 80\n' >> "$config"
     fi
     in_root systemctl preset-all --preset-mode=full
+    # Enabling NetworkManager enables its wait-online too (Also=), whatever the presets say: masked, nothing
+    # holds the table's page behind a network that may come only later, from a phone.
+    in_root systemctl mask NetworkManager-wait-online.service
     in_root systemctl set-default multi-user.target
 }
 
