@@ -189,7 +189,8 @@ install_program() {
     mkdir -p "$ROOT/tmp/companion-wheels" "$ROOT/tmp/companion-source"
     cp "$wheels"/*.whl "$ROOT/tmp/companion-wheels/"
     cp "$HERE/requirements.txt" "$ROOT/tmp/companion-wheels/requirements.txt"
-    (cd "$SOURCE" && tar -cf - --exclude=__pycache__ --exclude='*.egg-info' pyproject.toml README.md companion docs systemd) |
+    # -h: the package's data links into hw/ and firmware/ (the pin map, the hub's firmware) go in as files.
+    (cd "$SOURCE" && tar -chf - --exclude=__pycache__ --exclude='*.egg-info' pyproject.toml README.md companion docs systemd) |
         tar -xf - -C "$ROOT/tmp/companion-source"
     if grep -q -- '--wheels' "$SOURCE/systemd/install.sh"; then
         in_root /tmp/companion-source/systemd/install.sh --offline --wheels /tmp/companion-wheels
@@ -224,7 +225,8 @@ LABEL=$BOOT_LABEL /boot/firmware vfat rw,noatime,uid=0,gid=$companion_gid,fmask=
 EOF
     # The setup code reaches the owner on the boot partition (and the daemon may write there).
     config=$ROOT/etc/companion/config.toml
-    if ! grep -q '^setup_code_file' "$config"; then
+    # (Only once the program reads the key: an unknown key stops the daemon.)
+    if grep -rq 'setup_code_file' "$SOURCE/companion/config.py" "$SOURCE/companion/table" && ! grep -q '^setup_code_file' "$config"; then
         sed -i '0,/^\[table\]/s//[table]\n# The image: the setup code, while setup is open, in a file a computer reads from the card.\nsetup_code_file = "\/boot\/firmware\/companion-setup-code.txt"/' "$config"
         grep -q '^setup_code_file' "$config" || printf '\n[table]\nsetup_code_file = "/boot/firmware/companion-setup-code.txt"\n' >> "$config"
     fi

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from card import built  # noqa: F401 (the fixture)
+from card import ROOT, built  # noqa: F401 (the fixture)
 
 BOOT_LABEL, ROOT_LABEL = "COMPANION", "companion-root"
 
@@ -65,10 +65,15 @@ def test_the_tables_services_are_enabled_and_ssh_is_not(image):
     for unit in ("companion.service", "companion-firstboot.service", "companion-network.service",
                  "NetworkManager.service", "avahi-daemon.service"):
         assert unit in wanted
+    # Masked: the page waits for no network (enabling NetworkManager enables its wait-online, presets or not).
+    assert 'Fast link dest: "/dev/null"' in debugfs(image, "stat /etc/systemd/system/NetworkManager-wait-online.service")
     assert "ssh.service" not in wanted and "systemd-networkd" not in wanted
     assert "companion-grow-root.service" in debugfs(image, "ls /etc/systemd/system/sysinit.target.wants")
     config = debugfs(image, "cat /etc/companion/config.toml")
-    assert 'setup_code_file = "/boot/firmware/companion-setup-code.txt"' in config and "port = 80" in config
+    assert "port = 80" in config
+    knows = "setup_code_file" in (ROOT / "companion/config.py").read_text() + "".join(
+        p.read_text() for p in (ROOT / "companion/table").glob("*.py"))
+    assert ('setup_code_file = "/boot/firmware/companion-setup-code.txt"' in config) == knows
     assert "ReadWritePaths=-/boot/firmware" in debugfs(image, "cat /etc/systemd/system/companion.service.d/image.conf")
 
 
