@@ -4,7 +4,7 @@ watcher's decisions over any sequence of networks, the Wi-Fi page, with the ship
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.appliance import bootfiles, firstboot, hotspot
 from companion.appliance.network import FakeNetwork, seen_from
@@ -75,10 +75,12 @@ def test_a_refused_wifi_file_stays_with_its_reason_beside_it(tmp_path):
 looks = st.lists(st.tuples(st.booleans(), st.booleans(), st.floats(0.5, 400)), max_size=60)
 
 
+# Drawing a list is timed by the wall clock: on a busy machine it is slow, and that says nothing of the rule.
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(looks)
 def test_the_access_point_never_stays_open_beside_a_network_and_opens_only_after_the_grace(steps):
-    """Driven with the shipped fake over any sequence of networks coming and going."""
-    network, watch, now, offline_since = FakeNetwork.__new__(FakeNetwork), hotspot.Watch(), 0.0, None
+    """Over any sequence of networks coming and going, the access point following each decision."""
+    watch, now, offline_since = hotspot.Watch(), 0.0, None
     state = {"ap_on": False}
     for online, known, dt in steps:
         now += dt
@@ -90,7 +92,6 @@ def test_the_access_point_never_stays_open_beside_a_network_and_opens_only_after
         if do == hotspot.START_AP:
             assert not online and now - offline_since >= hotspot.OFFLINE_GRACE_S
         state["ap_on"] = {hotspot.START_AP: True, hotspot.STOP_AP: False}.get(do, state["ap_on"])
-    del network
 
 
 def test_a_known_network_gets_its_turn_and_a_saved_one_at_once():
