@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from card import built  # noqa: F401 (the fixture)
 from companion.appliance.bootfiles import WIFI_FILE, WIFI_USED
 
 pytestmark = [pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]

@@ -3,10 +3,11 @@ config.txt, the SPI overlay), the root's enabled units, and nothing that would m
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from card import ROOT, built  # noqa: F401 (the fixture)
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 
 BOOT_LABEL, ROOT_LABEL = "COMPANION", "companion-root"
 
