@@ -111,7 +111,7 @@ digest() {
 
 base_tar() {
     key=$(
-        { packages; echo "$SUITE $ARCH"; cat "$HERE/raspi-firmware.default"; [ ! -f "$LOCK" ] || cat "$LOCK"; } | digest
+        { packages; echo "$SUITE $ARCH"; [ ! -f "$LOCK" ] || cat "$LOCK"; } | digest
     )
     echo "$CACHE/base-$SUITE-$ARCH-$key.tar"
 }
@@ -260,6 +260,7 @@ boot_files() {
     mkdir -p "$ROOT/boot/firmware/overlays"
     dtc -q -@ -I dts -O dtb -o "$ROOT/boot/firmware/overlays/companion-spi.dtbo" "$HERE/companion-spi.dts"
     cp "$HERE/config.txt.custom" "$ROOT/etc/default/raspi-firmware-custom"
+    cp "$HERE/raspi-firmware.default" "$ROOT/etc/default/raspi-firmware"
     if [ -x "$ROOT/etc/kernel/postinst.d/z50-raspi-firmware" ]; then
         # The hook as dpkg runs it (it does nothing outside a package's configure step).
         # shellcheck disable=SC2012  # the kernels' names are Debian's: no odd characters
@@ -267,7 +268,7 @@ boot_files() {
         in_root env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware "$kernel"
     else
         # No Pi firmware for this processor (the tests' amd64 root): the same two files, written as the hook would.
-        cmdline="console=tty0 console=ttyS1,115200 root=LABEL=$ROOT_LABEL rw fsck.repair=yes net.ifnames=0 cma=64M rootwait"
+        cmdline="console=tty0 console=ttyS1,115200 root=LABEL=$ROOT_LABEL rw fsck.repair=yes net.ifnames=0 rootwait"
         echo "$cmdline" > "$ROOT/boot/firmware/cmdline.txt"
         { echo "# Written for the tests' root: on a Pi, raspi-firmware writes this file."
           echo "[all]"; cat "$HERE/config.txt.custom"; } > "$ROOT/boot/firmware/config.txt"
