@@ -1,0 +1,79 @@
+#!/bin/sh
+# Boot the arm64 card image under qemu-system-aarch64 -M virt (no Pi needed) and time the boot to the page.
+#
+#   systemd/image/qemu-boot.sh IMAGE [--port PORT] [--keep]
+#
+# IMAGE: companion-arm64.img or .img.xz from build.sh. The card is copied and grown to 4 GiB (first boot
+# grows the root to it); a Wi-Fi file is put on its boot partition as an owner would. The kernel and initrd
+# are the image's own, read from its boot partition. The page is forwarded to 127.0.0.1:PORT (8080).
+# --keep leaves qemu running (Ctrl-A X ends it) instead of stopping it once the page answered.
+set -eu
+
+PORT=8080
+KEEP=no
+IMAGE=""
+CARD_SIZE=4G
+WAIT_S=900  # under emulation on a busy machine the first boot takes minutes
+
+fail() {
+    echo "qemu-boot.sh: $*" >&2
+    exit 2
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --port) [ $# -ge 2 ] || fail "--port needs a number"; PORT=$2; shift ;;
+        --keep) KEEP=yes ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) [ -z "$IMAGE" ] || fail "one image only"; IMAGE=$1 ;;
+    esac
+    shift
+done
+{ [ -n "$IMAGE" ] && [ -f "$IMAGE" ]; } || fail "give the image file (try --help)"
+for tool in qemu-system-aarch64 sfdisk mcopy mdir curl; do
+    command -v "$tool" > /dev/null || fail "not installed: $tool (apt-get install qemu-system-arm fdisk mtools curl)"
+done
+
+work=$(mktemp -d)
+qemu=""
+cleanup() {
+    [ -z "$qemu" ] || kill "$qemu" 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+case "$IMAGE" in
+    *.xz) xz -dc "$IMAGE" > "$work/card.img" ;;
+    *) cp --sparse=always "$IMAGE" "$work/card.img" ;;
+esac
+truncate -s "$CARD_SIZE" "$work/card.img"
+start=$(sfdisk --dump "$work/card.img" | awk -F'[=,]' '/^[^#].*start=/ { gsub(/ /, "", $2); print $2; exit }')
+boot="$work/card.img@@$((start * 512))"
+export MTOOLS_SKIP_CHECK=1
+kernel=$(mdir -b -i "$boot" :: | sed -n 's|^::/||; /^vmlinuz-/p' | sort -V | tail -n 1)
+initrd=$(mdir -b -i "$boot" :: | sed -n 's|^::/||; /^initrd.img-/p' | sort -V | tail -n 1)
+{ [ -n "$kernel" ] && [ -n "$initrd" ]; } || fail "no kernel and initrd on the image's boot partition (an arm64 image?)"
+mcopy -i "$boot" "::$kernel" "$work/vmlinuz"
+mcopy -i "$boot" "::$initrd" "$work/initrd"
+printf 'ssid=Test network\npassword=not a real password\ncountry=GB\n' > "$work/companion-wifi.txt"
+mcopy -i "$boot" "$work/companion-wifi.txt" ::companion-wifi.txt
+
+began=$(date +%s)
+qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 1024 -nographic \
+    -kernel "$work/vmlinuz" -initrd "$work/initrd" \
+    -append "root=LABEL=companion-root rw rootwait console=ttyAMA0" \
+    -drive "file=$work/card.img,format=raw,if=virtio" \
+    -netdev "user,id=net,hostfwd=tcp:127.0.0.1:$PORT-:80" -device virtio-net-pci,netdev=net \
+    -serial "file:$work/console.log" -monitor none > /dev/null 2>&1 &
+qemu=$!
+echo "qemu-boot.sh: booting $IMAGE (console: $work/console.log)"
+while ! curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2> /dev/null; do
+    kill -0 "$qemu" 2> /dev/null || { tail -n 30 "$work/console.log"; fail "qemu stopped"; }
+    [ $(( $(date +%s) - began )) -lt "$WAIT_S" ] || { tail -n 30 "$work/console.log"; fail "no page within $WAIT_S s"; }
+    sleep 2
+done
+echo "qemu-boot.sh: boot to page: $(( $(date +%s) - began )) s (http://127.0.0.1:$PORT/)"
+grep -E "companion|Wi-Fi|growpart|CHANGED" "$work/console.log" | tail -n 10 || true
+if [ "$KEEP" = yes ]; then
+    wait "$qemu"
+fi

@@ -1,0 +1,148 @@
+"""The card image's first boot and access-point rules, without a card: the boot partition's files, the
+watcher's decisions over any sequence of networks, the Wi-Fi page, with the shipped fake network."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from companion.appliance import bootfiles, firstboot, hotspot
+from companion.appliance.network import FakeNetwork, seen_from
+from companion.appliance.page import WRONG_CODES, WifiPage
+from companion.errors import BadInput
+
+WIFI = "# home\nssid=Our home\npassword=correct horse\ncountry=jp\n"
+
+
+def test_the_wifi_file_is_read_and_its_password_blanked():
+    wifi = bootfiles.read_wifi(WIFI)
+    assert (wifi.ssid, wifi.password, wifi.country) == ("Our home", "correct horse", "JP")
+    left = bootfiles.blanked(WIFI)
+    assert "correct horse" not in left and "ssid=Our home" in left and "password=\n" in left
+    assert "correct horse" not in repr(wifi)
+
+
+@pytest.mark.parametrize("text, field, code", [
+    ("ssid=a\ncountry=XX\n", "companion-wifi.txt.country", "errors.wifi.country"),
+    ("ssid=a\npassword=short\ncountry=JP\n", "companion-wifi.txt.password", "errors.wifi.password"),
+    ("ssid=" + "é" * 17 + "\ncountry=JP\n", "companion-wifi.txt.ssid", "errors.wifi.ssid"),
+    ("ssid=a\nssid=b\ncountry=JP\n", "companion-wifi.txt.ssid", "errors.wifi.twice"),
+    ("ssid=a\ncountry=JP\npsk=12345678\n", "companion-wifi.txt.psk", "errors.unknown_field"),
+    ("country=JP\n", "companion-wifi.txt.ssid", "errors.missing"),
+    ("ssid a\n", "companion-wifi.txt:1", "errors.wifi.line"),
+])
+def test_a_wrong_wifi_file_is_refused_naming_its_field(text, field, code):
+    with pytest.raises(BadInput) as refused:
+        bootfiles.read_wifi(text)
+    assert (refused.value.field, refused.value.error_code) == (field, code)
+
+
+def test_a_hex_key_and_an_open_network_are_wifi_passwords():
+    assert bootfiles.read_wifi("ssid=a\npassword=" + "ab" * 32 + "\ncountry=GB").password == "ab" * 32
+    assert "wifi-security" not in bootfiles.keyfile(bootfiles.read_wifi("ssid=a\ncountry=GB"))
+
+
+def test_first_boot_applies_the_cards_files(tmp_path):
+    boot, root = tmp_path / "boot", tmp_path / "root"
+    boot.mkdir()
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/hostname").write_text("companion\n")
+    (boot / bootfiles.WIFI_FILE).write_text(WIFI)
+    (boot / bootfiles.NAME_FILE).write_text("Red-Table\n")
+    (boot / "ssh").write_text("")
+    commands, names = [], []
+    done = firstboot.apply(boot, root, run=lambda c, **kw: commands.append(c), set_hostname=names.append)
+    connection = root / "etc/NetworkManager/system-connections/companion-wifi.nmconnection"
+    assert "psk=correct horse" in connection.read_text() and connection.stat().st_mode & 0o777 == 0o600
+    assert not (boot / bootfiles.WIFI_FILE).exists()
+    assert "correct horse" not in (boot / bootfiles.WIFI_USED).read_text()
+    assert (root / "etc/hostname").read_text() == "red-table\n" and names == ["red-table"]
+    assert "ssid=red-table-setup" in (root / "etc/NetworkManager/system-connections/companion-hotspot.nmconnection").read_text()
+    assert ("ssh-keygen", "-A") in commands and not (boot / "ssh").exists()
+    assert (root / "etc/modprobe.d/companion-wifi-country.conf").read_text() == "options cfg80211 ieee80211_regdom=JP\n"
+    # The next boot finds nothing new to do.
+    assert firstboot.apply(boot, root, run=lambda c, **kw: commands.append(c), set_hostname=names.append) == []
+
+
+def test_a_refused_wifi_file_stays_with_its_reason_beside_it(tmp_path):
+    (tmp_path / "etc").mkdir()
+    (tmp_path / bootfiles.WIFI_FILE).write_text("ssid=a\ncountry=XX\n")
+    firstboot.apply(tmp_path, tmp_path, run=lambda c, **kw: None, set_hostname=lambda n: None)
+    assert (tmp_path / bootfiles.WIFI_FILE).exists()
+    assert "companion-wifi.txt.country" in (tmp_path / firstboot.WIFI_ERROR).read_text()
+
+
+looks = st.lists(st.tuples(st.booleans(), st.booleans(), st.floats(0.5, 400)), max_size=60)
+
+
+# Drawing a list is timed by the wall clock: on a busy machine it is slow, and that says nothing of the rule.
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(looks)
+def test_the_access_point_never_stays_open_beside_a_network_and_opens_only_after_the_grace(steps):
+    """Over any sequence of networks coming and going, the access point following each decision."""
+    watch, now, offline_since = hotspot.Watch(), 0.0, None
+    state = {"ap_on": False}
+    for online, known, dt in steps:
+        now += dt
+        seen = hotspot.Seen(online=online, ap_on=state["ap_on"], known=known)
+        watch, do = hotspot.decide(watch, seen, now)
+        offline_since = None if online else (offline_since if offline_since is not None else now)
+        if online:
+            assert do == (hotspot.STOP_AP if state["ap_on"] else None)
+        if do == hotspot.START_AP:
+            assert not online and now - offline_since >= hotspot.OFFLINE_GRACE_S
+        state["ap_on"] = {hotspot.START_AP: True, hotspot.STOP_AP: False}.get(do, state["ap_on"])
+
+
+def test_a_known_network_gets_its_turn_and_a_saved_one_at_once():
+    watch, _ = hotspot.decide(hotspot.Watch(), hotspot.Seen(False, False, True), 0)
+    watch, do = hotspot.decide(watch, hotspot.Seen(False, False, True), hotspot.OFFLINE_GRACE_S)
+    assert do == hotspot.START_AP
+    on = hotspot.Seen(False, True, True)
+    watch, do = hotspot.decide(watch, on, hotspot.OFFLINE_GRACE_S + 1)
+    assert do is None
+    assert hotspot.decide(watch, on, hotspot.OFFLINE_GRACE_S + hotspot.RETRY_S)[1] == hotspot.STOP_AP
+    assert hotspot.decide(watch, hotspot.Seen(False, True, False, asked=True), hotspot.OFFLINE_GRACE_S + 2)[1] \
+        == hotspot.STOP_AP
+    # With no home network known, the access point stays: there is nothing to try.
+    assert hotspot.decide(watch, hotspot.Seen(False, True, False), 10**6)[1] is None
+
+
+def test_nmcli_output_is_read():
+    seen = seen_from("wifi:connected:companion-wifi\nwifi-p2p:disconnected:\n", "companion-wifi:802-11-wireless\n")
+    assert (seen.online, seen.ap_on, seen.known) == (True, False, True)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_wifi_page_needs_its_token_and_the_setup_code(tmp_path):
+    code = tmp_path / "code.txt"
+    saved, clock = [], Clock()
+    page = WifiPage(code, saved.append, clock)
+    form = {"token": page.token, "ssid": "Home", "password": "correct horse", "country": "JP", "code": "123456"}
+    assert page.post(form, page.token)[0] == 409  # setup is closed: no code file
+    code.write_text("123456\n")
+    assert page.post(form, "stolen")[0] == 403
+    assert page.post({**form, "country": "XX"}, page.token)[0] == 400
+    status, body = page.post(form, page.token, "ja")
+    assert status == 200 and "Home" in body and [w.ssid for w in saved] == ["Home"]
+    for _ in range(WRONG_CODES):
+        assert page.post({**form, "code": "000000"}, page.token)[0] == 403
+    assert page.post(form, page.token)[0] == 429  # right code, but it must wait now
+    clock.now += 61
+    assert page.post(form, page.token)[0] == 200
+
+
+def test_the_fake_network_keeps_what_the_watcher_did(tmp_path):
+    fake = FakeNetwork(tmp_path / "net.json")
+    fake.start_ap()
+    fake.save(bootfiles.read_wifi(WIFI))
+    assert fake.seen() == hotspot.Seen(online=False, ap_on=True, known=True)
+    Path(tmp_path / "net.json").write_text('{"online": true, "ap_on": true}')
+    assert fake.seen().online

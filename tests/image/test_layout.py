@@ -1,0 +1,85 @@
+"""The card image read from its file alone: the partition table, the boot partition's files (cmdline.txt,
+config.txt, the SPI overlay), the root's enabled units, and nothing that would make two tables the same one."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
+
+BOOT_LABEL, ROOT_LABEL = "COMPANION", "companion-root"
+
+pytestmark = [pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]
+
+
+@pytest.fixture(scope="module")
+def image(built):
+    path = built / "companion-amd64.img"
+    table = json.loads(subprocess.run(["sfdisk", "--json", str(path)], capture_output=True, text=True,
+                                      check=True).stdout)["partitiontable"]
+    return path, table
+
+
+def boot_file(image, name: str) -> str:
+    path, table = image
+    offset = table["partitions"][0]["start"] * 512
+    return subprocess.run(["mtype", "-i", f"{path}@@{offset}", f"::{name}"], capture_output=True, text=True,
+                          check=True, env={"MTOOLS_SKIP_CHECK": "1", "PATH": "/usr/bin:/bin"}).stdout
+
+
+def boot_file_list(image) -> str:
+    path, table = image
+    offset = table["partitions"][0]["start"] * 512
+    return subprocess.run(["mdir", "-/", "-b", "-i", f"{path}@@{offset}", "::"], capture_output=True, text=True,
+                          check=True, env={"MTOOLS_SKIP_CHECK": "1", "PATH": "/usr/bin:/bin"}).stdout
+
+
+def debugfs(image, request: str) -> str:
+    path, table = image
+    offset = table["partitions"][1]["start"] * 512
+    return subprocess.run(["debugfs", "-R", request, f"{path}?offset={offset}"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_the_card_has_a_fat_boot_partition_then_the_root(image):
+    _, table = image
+    boot, root = table["partitions"]
+    assert table["label"] == "dos" and table["id"] == "0x636f6d70"  # a fixed disk id: two builds agree
+    assert (boot["type"], boot.get("bootable"), boot["start"]) == ("c", True, 8192)
+    assert root["type"] == "83" and root["start"] == boot["start"] + boot["size"]
+
+
+def test_the_boot_partition_boots_the_root_by_its_label_with_the_spi_overlay(image):
+    cmdline = boot_file(image, "cmdline.txt")
+    assert cmdline.count("\n") == 1 and f"root=LABEL={ROOT_LABEL}" in cmdline and "rootwait" in cmdline
+    assert "dtoverlay=companion-spi" in boot_file(image, "config.txt").splitlines()
+    assert "companion-spi.dtbo" in boot_file_list(image)
+    assert "fstab" in debugfs(image, "ls -l /etc")
+    fstab = debugfs(image, "cat /etc/fstab")
+    assert f"LABEL={ROOT_LABEL} / ext4" in fstab and f"LABEL={BOOT_LABEL} /boot/firmware vfat" in fstab
+
+
+def test_the_tables_services_are_enabled_and_ssh_is_not(image):
+    wanted = debugfs(image, "ls /etc/systemd/system/multi-user.target.wants")
+    for unit in ("companion.service", "companion-firstboot.service", "companion-network.service",
+                 "NetworkManager.service", "avahi-daemon.service"):
+        assert unit in wanted
+    # Masked: the page waits for no network (enabling NetworkManager enables its wait-online, presets or not).
+    assert 'Fast link dest: "/dev/null"' in debugfs(image, "stat /etc/systemd/system/NetworkManager-wait-online.service")
+    assert "ssh.service" not in wanted and "systemd-networkd" not in wanted
+    assert "companion-grow-root.service" in debugfs(image, "ls /etc/systemd/system/sysinit.target.wants")
+    config = debugfs(image, "cat /etc/companion/config.toml")
+    assert "port = 80" in config
+    knows = "setup_code_file" in (ROOT / "companion/config.py").read_text() + "".join(
+        p.read_text() for p in (ROOT / "companion/table").glob("*.py"))
+    assert ('setup_code_file = "/boot/firmware/companion-setup-code.txt"' in config) == knows
+    assert "ReadWritePaths=-/boot/firmware" in debugfs(image, "cat /etc/systemd/system/companion.service.d/image.conf")
+
+
+def test_no_identity_is_baked_in(image):
+    assert "Size: 0" in debugfs(image, "stat /etc/machine-id")  # made at first boot (and the presets applied)
+    assert "ssh_host_" not in debugfs(image, "ls /etc/ssh")
+    assert "companion-wifi" not in debugfs(image, "ls /etc/NetworkManager/system-connections")
+    assert debugfs(image, "cat /etc/hostname") == "companion\n"
