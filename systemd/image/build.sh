@@ -192,18 +192,8 @@ install_program() {
     # -h: the package's data links into hw/ and firmware/ (the pin map, the hub's firmware) go in as files.
     (cd "$SOURCE" && tar -chf - --exclude=__pycache__ --exclude='*.egg-info' pyproject.toml README.md companion docs systemd) |
         tar -xf - -C "$ROOT/tmp/companion-source"
-    if grep -q -- '--wheels' "$SOURCE/systemd/install.sh"; then
-        in_root /tmp/companion-source/systemd/install.sh --offline --wheels /tmp/companion-wheels
-    else
-        # Until install.sh learns --wheels: the hashed libraries first, then install.sh's own step, offline.
-        in_root python3 -m venv --system-site-packages /opt/companion
-        in_root /opt/companion/bin/python -m pip install --quiet --disable-pip-version-check --no-index \
-            --only-binary=:all: --require-hashes -r /tmp/companion-wheels/requirements.txt \
-            --find-links /tmp/companion-wheels
-        in_root env PIP_NO_INDEX=1 PIP_FIND_LINKS=/tmp/companion-wheels PIP_NO_BUILD_ISOLATION=0 \
-            /tmp/companion-source/systemd/install.sh --root //
-        [ -e "$ROOT/opt/companion/current" ] || ln -s . "$ROOT/opt/companion/current"
-    fi
+    # The install step a Pi runs (install.sh), offline, its libraries from the hashed wheelhouse alone.
+    in_root /tmp/companion-source/systemd/install.sh --offline --wheels /tmp/companion-wheels
     rm -rf "$ROOT/tmp/companion-wheels" "$ROOT/tmp/companion-source"
     # The SPI bus comes from the image's overlay (config.txt), not install.sh's dtparam (Raspberry Pi OS's).
     # The daemon writes calibrated durations into its config.
