@@ -1,6 +1,6 @@
 """The live show's JSON API (CONTRACTS §4): the show, its live feed, its commands, the table's settings."""
 
-from flask import current_app, jsonify, request
+from flask import current_app, jsonify, request, url_for
 from werkzeug.exceptions import NotFound
 
 from companion.skyrockets.colours import check_colour
@@ -15,14 +15,15 @@ from companion.web.show import bp
 
 @bp.get("/api/show")
 def show():
-    return jsonify(desk().current())
+    """The show as it is now; a page polling it (past the stream cap) is answered 304 while it has the latest."""
+    return streams().conditional(desk().snapshot()["seq"], desk().current)
 
 
 @bp.get("/api/show/events")
 def show_events():
     last = last_event_id(request.headers.get("Last-Event-ID"))
     return streams().open(show_stream(desk(), last, fanout=streams().fanout, push=streams().push,
-                                      **streams().settings))
+                                      **streams().settings), poll=url_for("show.show"))
 
 
 @bp.post("/api/show/start")
