@@ -58,7 +58,9 @@ WAKE_S = 0.25  # a waiting stream looks up this often: it ends this soon after i
 # A browser opens at most 6 connections to one site, so more streams than that from one address are
 # not one phone's; the limit keeps one client from taking every slot.
 STREAMS_PER_CLIENT = 6
-PUSH = "companion.push"  # environ key: write(bytes) -> bool, the response's next piece from any thread, never waiting
+# environ key: write(bytes, chunk=None) -> bool, the response's next piece from any thread, never waiting (`chunk`: the
+# same bytes framed as a piece of a chunked answer, made once for every phone)
+PUSH = "companion.push"
 PHONE = "companion.phone"  # environ key: the connection's backlog() in bytes not yet sent, and hang_up()
 CATCH_UP_S = 0.05  # a phone that is behind is looked at this often: its newest state goes out this soon once it reads
 # A phone that takes not one byte of its backlog in this long is asleep or off the network: hung up on, its slot
@@ -89,6 +91,15 @@ def compact(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def chunked(data: bytes) -> bytes:
+    """`data` framed as one piece of a chunked HTTP/1.1 answer.
+
+    >>> chunked(b"id: 7\\n\\n")
+    b'7\\r\\nid: 7\\n\\n\\r\\n'
+    """
+    return b"%X\r\n%b\r\n" % (len(data), data)
+
+
 def etag(number: int) -> str:
     """The entity tag of a record's state `number` (a seq or a version): a polling page sends it back."""
     return f'"{number}"'
@@ -113,12 +124,12 @@ class Feed:
         self.behind = threading.Event()  # set when a state was not written for it: its own thread sends it
         self.behind.set()  # the state it starts from
 
-    def offer(self, number: int, data: bytes) -> None:
-        """Write state `number` (its whole event, `data`) now, unless this phone's own thread is writing
-        (or the phone is behind: `push` refuses then)."""
+    def offer(self, number: int, data: bytes, chunk: bytes | None = None) -> None:
+        """Write state `number` (its whole event, `data`; `chunk`: the same framed as a piece of a chunked answer)
+        now, unless this phone's own thread is writing (or the phone is behind: `push` refuses then)."""
         if self.lock.acquire(blocking=False):
             try:
-                if self.open and number > self.sent and self.push(data):
+                if self.open and number > self.sent and self.push(data, chunk):
                     self.sent = number
             finally:
                 self.lock.release()
@@ -156,11 +167,12 @@ class Fanout:
     def _write(self, seq: int, text: str) -> None:
         with self._lock:
             feeds = list(self._feeds)
-        if feeds:
+        if feeds:  # framed once for every phone, as an event and as a piece of a chunked answer
             data = message("state", text, event_id=seq).encode()
+            framed = chunked(data)
             for feed in feeds:
                 try:
-                    feed.offer(seq, data)
+                    feed.offer(seq, data, framed)
                 except Exception:  # never let one phone's connection stop the table's thread: its own goes on
                     feed.open = False
                     feed.behind.set()
