@@ -568,10 +568,36 @@ def growth(args) -> int:
 
 # ---- where a flip's CPU goes -------------------------------------------------------------------------------------
 
+WAITS = {"acquire", "get", "poll", "sleep", "wait", "select"}  # blocking calls: a profile's time there is waiting
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds each thread of this process has used, by name (numbers dropped: waitress's workers are one)."""
+    names = {t.native_id: re.sub(r"[-_ ]?\d+", "", t.name) for t in threading.enumerate()}
+    tick = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {}
+    for tid in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+            name = names.get(int(tid), "other")
+            used[name] = used.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return used
+
+
+def called(function: str) -> str:
+    """A profile entry's bare name: "<method 'acquire' of '_thread.lock' objects>" -> "acquire".
+
+    >>> called("<built-in method time.sleep>"), called("<method 'get' of '_queue.SimpleQueue' objects>")
+    ('sleep', 'get')
+    """
+    quoted = re.search(r"'(\w+)'", function)
+    return quoted[1] if quoted else re.split(r"[ .]", function.rstrip(">"))[-1]
+
+
 @contextlib.contextmanager
 def profiled_threads():
-    """Every thread started in the block profiled on its own (cProfile sees one thread); yields the stats by thread
-    name (numbers dropped: waitress's workers count as one)."""
+    """Every thread started in the block profiled on its own (cProfile sees one thread); yields the profiles by
+    thread name (numbers dropped: waitress's workers count as one)."""
     by_name: dict[str, list[cProfile.Profile]] = {}
     original = threading.Thread.run
 
@@ -592,30 +618,34 @@ def profiled_threads():
 
 
 def profile(args) -> int:
-    """A flip with PROFILE_PHONES phones: CPU per flip, and the top entries of each thread of the table."""
+    """A flip with PROFILE_PHONES phones: CPU per flip, each thread's share (unprofiled), then the top entries of
+    the busy threads (profiled: the run is slower, the shares are what count)."""
     samples = args.samples
+    with tempfile.TemporaryDirectory() as folder:
+        bench = Bench(folder, PROFILE_PHONES)
+        bench.table_run(PROFILE_PHONES, 20, pi_sized=False)  # warmed up
+        before, run = thread_cpu(), bench.table_run(PROFILE_PHONES, samples, pi_sized=False)
+        after = thread_cpu()
+        print(f"A flip with {PROFILE_PHONES} phones: CPU {run['cpu']:.2f} ms per flip, "
+              f"p50 {percentile(run['ms'], 0.5):.2f} ms; load {run['load']:.1f}. CPU per flip by thread:")
+        shares = {name: (after[name] - before.get(name, 0.0)) * 1000 / samples for name in after}
+        for name, ms in sorted(shares.items(), key=lambda item: -item[1]):
+            if ms >= 0.01:
+                print(f"  {ms:7.3f} ms  {name}")
+        bench.close()
     with tempfile.TemporaryDirectory() as folder, profiled_threads() as by_name:
         bench = Bench(folder, PROFILE_PHONES)
-        main = cProfile.Profile()
-        main.enable()
-        run = bench.table_run(PROFILE_PHONES, samples, pi_sized=False)
-        main.disable()
-        by_name.setdefault("bench (the flip call)", []).append(main)
-        print(f"A flip with {PROFILE_PHONES} phones: CPU {run['cpu']:.2f} ms per flip (with profiling), "
-              f"p50 {percentile(run['ms'], 0.5):.2f} ms; load {run['load']:.1f}")
+        bench.table_run(PROFILE_PHONES, samples, pi_sized=False)
         for name, profiles in by_name.items():
-            live = [p for p in profiles if p.getstats()]
-            if not live:
+            if name not in ("table", "journal", "waitress"):
                 continue
-            stats = pstats.Stats(live[0])
-            for other in live[1:]:
+            stats = pstats.Stats(profiles[0])
+            for other in profiles[1:]:
                 stats.add(other)
-            total = sum(row[2] for row in stats.stats.values())  # tottime: each function's own time
-            if total * 1000 / samples < 0.02:
-                continue
-            print(f"\nthread {name}: {total * 1000 / samples:.3f} ms of own time per flip; top by own time")
-            rows = sorted(stats.stats.items(), key=lambda item: item[1][2], reverse=True)[:PROFILE_TOP]
-            for (file, line, function), (_, calls, own, cumulative, _) in rows:
+            rows = [(key, row) for key, row in stats.stats.items() if called(key[2]) not in WAITS]
+            total = sum(row[2] for _, row in rows)  # tottime: each function's own time, waits left out
+            print(f"\nthread {name} (profiled): {total * 1000 / samples:.3f} ms per flip outside waits; top entries")
+            for (file, line, function), (_, calls, own, _, _) in sorted(rows, key=lambda r: -r[1][2])[:PROFILE_TOP]:
                 where = f"{Path(file).name}:{line} {function}" if line else function
                 print(f"  {own * 1000 / samples:7.3f} ms {100 * own / total:5.1f} %  {calls / samples:7.1f} calls  "
                       f"{where}")
