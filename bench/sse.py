@@ -438,12 +438,13 @@ class OneThreadFloor:
 
 # ---- one run ---------------------------------------------------------------------------------------------------
 
-def run_once(port: int, path: str, count: int, samples: int, publish, pi_sized: bool) -> dict:
-    """`count` phones on `path` (another process, their own addresses), `samples` changes: latencies (ms), CPU per
-    change (ms of this process), how the last change reached the phones, the load average."""
+def run_once(port: int, path: str, count: int, samples: int, publish, pi_sized: bool, prepare=lambda: None) -> dict:
+    """`count` phones on `path` (another process, their own addresses), `samples` changes after `prepare()`:
+    latencies (ms), CPU per change (ms of this process), how the last change reached the phones, the load average."""
     cores = budget.other_cores() if pi_sized else None
     with Phones(port, path, count, cores=cores) as phones:
         ready = phones.ready(READY_S)
+        prepare()  # once the phones are in: a show started before would have run out meanwhile
         latencies, number = [], None
         cpu = time.process_time()
         for _ in range(samples):
@@ -499,10 +500,8 @@ class Bench:
             return self.table.flip("purple")["seq"]
 
     def table_run(self, count, samples, pi_sized):
-        def run():
-            self.fresh_show()
-            return run_once(self.port, "/api/show/events", count, samples, self.flip, pi_sized)
-        return retried(run)
+        return retried(lambda: run_once(self.port, "/api/show/events", count, samples, self.flip, pi_sized,
+                                        self.fresh_show))
 
     def one_run(self, count, samples, pi_sized):
         self.table.abort()  # the table idle meanwhile: its show's work is not charged to the floor
