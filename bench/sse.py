@@ -1,35 +1,57 @@
-"""Live-update latency of the web layer, and the weight of the table page.
+"""Live-update latency of the web layer against floors that are floors, and the weight of the table page.
 
-Prints figures; it asserts nothing. Targets: 20 phones on SSE with
-p99 update latency <= 50 ms while plain requests are still answered; the table
-page <= 100 KB in all with 0 external requests.
+Prints figures beside their floors; it asserts nothing. Targets: flip -> every
+phone p50 within 1.5x the one-thread floor from 1 to 40 phones, free and
+Pi-sized; every phone past the stream cap served (by polling), none refused;
+the table page <= 100 KB in all with 0 external requests.
 
-Latency is from the call that changes the table (a flip on a demo table,
-journaled and published by its runtime thread) to each client's receipt of
-the new state, over a real waitress server on 127.0.0.1 with every client
-reading its stream in a thread of its own. The floor, measured in the same
-run, is a bare Flask app on the same server pushing the same payload from a
-queue.
+The product is measured as shipped: the daemon's own `make_server` with its
+defaults (the SSE_MAX_STREAMS stream cap and its thread count). Latency is
+from the call that changes the table (a flip on a demo table, journaled and
+published by its runtime thread) to each phone's receipt of the new state.
+The phones run in a process of their own, each from its own loopback address
+(bench/phones.py), so they neither compete with the server for its
+interpreter nor look like one client to it. Two floors are measured in the
+same run, each serving the same payload bytes in the same SSE and chunked
+framing:
 
-    python bench/sse.py [--samples 200] [--clients 1 20]
-    python bench/sse.py --growth [--phones 1 10 50 100 200] [--runs 3] [--quick]
+- the one-thread floor: a server written from scratch on `selectors`, whose
+  publishing thread writes each event, framed once, to every socket;
+- the queue floor: a bare Flask app on waitress with a queue and a thread per
+  stream.
 
-`--growth` prints the curve against the number of phones instead: for each
-count, the table's and the floor's p99 (median of --runs), their ratio, the
-ratio to the one-phone figure, and the server's work to turn one change into
-every phone's event (one shared serialisation, against one per phone as the
-streams did before).
+For each phone count the runs are interleaved (table, one-thread floor, queue
+floor, then again), so a change in the machine's load hits all alike; a run
+that fails (the box too busy to flip in time) is run again once. Each figure
+is the median of --runs, printed with the load average of each run. CPU per
+flip is the bench process's CPU time (the table, its server or the floor;
+never the phones) over the flips. Past the stream cap the table's phones are
+told to poll: the final state's receipt is counted by path (stream, polling),
+with the phones it never reached and the refusals.
+
+    python bench/sse.py [--samples 200] [--clients 1 20] [--pi-sized]
+    python bench/sse.py --growth [--phones 1 20 40 100 200] [--runs 3] [--quick] [--pi-sized]
+    python bench/sse.py --profile [--samples 200]      # where a flip's CPU goes with 20 phones
+    python bench/sse.py --growth --before REV           # the product of git revision REV, same bench
+
+`--before REV` runs this bench on the product as it was at REV (a git
+worktree of it, removed afterwards); the floors and the phones are today's.
 """
 
 import argparse
+import contextlib
+import cProfile
 import http.client
 import itertools
 import json
 import os
+import pstats
 import queue
 import re
+import selectors
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -39,9 +61,23 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
 
+
+def _product_root(argv) -> Path:
+    """The product this run measures: this tree, or the tree named by --product (a worktree of --before)."""
+    if "--product" in argv:
+        return Path(argv[argv.index("--product") + 1])
+    return ROOT
+
+
+sys.path.insert(0, str(_product_root(sys.argv)))
+sys.path.insert(0, str(BENCH))
+
+import budget  # noqa: E402
 from flask import Flask, Response  # noqa: E402
+from phones import Phones  # noqa: E402
 
 from companion.errors import Conflict  # noqa: E402
 from companion.table import demo_table  # noqa: E402
@@ -52,7 +88,12 @@ from companion.web.server import ServerThread, make_server  # noqa: E402
 # wall milliseconds, it swings between 40 s and 40 s on top minus a step: the show never ends by itself.
 BENCH_EVENT = {"id": "bench", "name": "Bench", "countdown": "blue", "running": ["purple"], "lying": ["blue"]}
 SPEED = 100.0  # show seconds per wall second: the glass reaches half sand in 0.4 s
-
+GAP_S = 0.01  # between two changes: one at a time, as a table makes them
+READY_S = 20.0  # every phone has its first state within this (200 phones connecting at once on a busy box)
+RECEIPT_S = 5.0  # a change reaches every streaming phone within this, or is counted as not reaching some
+FINAL_S = 20.0  # every phone, polling ones too, holds the last change within this
+PROFILE_PHONES = 20
+PROFILE_TOP = 12
 
 PHONE_NUMBERS = itertools.count()
 
@@ -262,139 +303,425 @@ def browser_requests(base: str) -> list[str] | None:
     return urls
 
 
-def render_us(table, phones: int, rounds: int = 20) -> tuple[float, float]:
-    """Microseconds of server work to turn one change into `phones` phones' events: shared, and one per phone."""
-    from companion.skyrockets.snapshot import carried
-    from companion.table.publisher import Publisher
-    from companion.web.live import compact
 
-    snapshot = table.snapshot()
-    start = time.perf_counter()
-    for _ in range(rounds):
-        publisher = Publisher(1)  # a new change: nothing serialised yet
-        fresh = publisher.publish(dict(snapshot))
-        for _ in range(phones):
-            publisher.text(fresh, fresh.get("t", 0.0))
-    shared = (time.perf_counter() - start) / rounds * 1e6
-    start = time.perf_counter()
-    for _ in range(rounds):
-        for _ in range(phones):
-            compact(carried(snapshot, table.show_time()))
-    each = (time.perf_counter() - start) / rounds * 1e6
-    return shared, each
+
+# ---- the one-thread floor ------------------------------------------------------------------------------------
+
+def chunk(data: bytes) -> bytes:
+    """`data` as one piece of a chunked HTTP/1.1 answer (as waitress frames a stream's events)."""
+    return b"%X\r\n%b\r\n" % (len(data), data)
+
+
+def event(seq: int, payload: str) -> bytes:
+    return f"id: {seq}\nevent: state\ndata: {payload}\n\n".encode()
+
+
+class OneThreadFloor:
+    """The least a server can do for SSE: one loop accepts and reads, the publishing thread writes each event,
+    framed once, to every socket (whatever a socket does not take at once is left to the loop)."""
+
+    HEAD = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n") + chunk(b"retry: 3000\n\n")
+
+    def __init__(self, payload: str):
+        self.payload, self.seq = payload, 0
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=1024)
+        self.listener.setblocking(False)
+        self.port = self.listener.getsockname()[1]
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ, None)
+        self.lock = threading.Lock()
+        self.streams: dict[socket.socket, bytearray] = {}  # each open stream, and what it has not taken yet
+        self.requests: dict[socket.socket, bytes] = {}  # connections whose request head is still arriving
+        self.running = True
+        self.thread = threading.Thread(target=self._loop, name="floor", daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        while self.running:
+            for key, mask in self.selector.select(0.1):
+                with self.lock:
+                    if key.data is None:
+                        self._accept()
+                    elif mask & selectors.EVENT_READ:
+                        self._read(key.fileobj)
+                    if mask & selectors.EVENT_WRITE:
+                        self._flush(key.fileobj)
+
+    def _accept(self):
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                sock, _ = self.listener.accept()
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.requests[sock] = b""
+                self.selector.register(sock, selectors.EVENT_READ, "phone")
+
+    def _read(self, sock):
+        try:
+            data = sock.recv(4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._drop(sock)
+            return
+        if sock in self.requests:
+            head = self.requests[sock] + data
+            if b"\r\n\r\n" not in head:
+                self.requests[sock] = head
+                return
+            del self.requests[sock]
+            self.streams[sock] = bytearray()
+            self._send(sock, self.HEAD + chunk(event(self.seq, self.payload)))
+
+    def _send(self, sock, data: bytes):
+        pending = self.streams[sock]
+        if pending:
+            pending += data
+            return
+        try:
+            sent = sock.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            self._drop(sock)
+            return
+        if sent < len(data):
+            pending += data[sent:]
+            self.selector.modify(sock, selectors.EVENT_READ | selectors.EVENT_WRITE, "phone")
+
+    def _flush(self, sock):
+        pending = self.streams.get(sock)
+        if not pending:
+            return
+        try:
+            sent = sock.send(pending)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._drop(sock)
+            return
+        del pending[:sent]
+        if not pending:
+            self.selector.modify(sock, selectors.EVENT_READ, "phone")
+
+    def _drop(self, sock):
+        self.streams.pop(sock, None)
+        self.requests.pop(sock, None)
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(sock)
+        sock.close()
+
+    def publish(self, seq: int) -> int:
+        data = chunk(event(seq, self.payload))
+        with self.lock:
+            self.seq = seq
+            for sock in list(self.streams):
+                self._send(sock, data)
+        return seq
+
+    def stop(self):
+        """Hang up every stream (the next run's phones connect afresh)."""
+        with self.lock:
+            for sock in list(self.streams) + list(self.requests):
+                self._drop(sock)
+
+    def close(self):
+        self.stop()
+        self.running = False
+        self.thread.join(timeout=2)
+        self.selector.close()
+        self.listener.close()
+
+
+# ---- one run ---------------------------------------------------------------------------------------------------
+
+def run_once(port: int, path: str, count: int, samples: int, publish, pi_sized: bool, prepare=lambda: None) -> dict:
+    """`count` phones on `path` (another process, their own addresses), `samples` changes after `prepare()`:
+    latencies (ms), CPU per change (ms of this process), how the last change reached the phones, the load average."""
+    cores = budget.other_cores() if pi_sized else None
+    with Phones(port, path, count, cores=cores) as phones:
+        ready = phones.ready(READY_S)
+        prepare()  # once the phones are in: a show started before would have run out meanwhile
+        latencies, number = [], None
+        cpu = time.process_time()
+        for _ in range(samples):
+            start = time.monotonic()
+            number = publish()
+            latencies += [(at - start) * 1000 for at in phones.receipt(number, RECEIPT_S)]
+            time.sleep(GAP_S)
+        cpu_ms = (time.process_time() - cpu) / samples * 1000
+        final = phones.final(number, FINAL_S)
+    return {"ms": latencies, "cpu": cpu_ms, "final": final, "ready": ready, "load": budget.load()}
+
+
+def retried(call):
+    """A run, and once more if it failed (the box too busy for the show, a phone's process lost)."""
+    try:
+        return call()
+    except Exception as error:  # noqa: BLE001 - any failure of a run on a loaded box is worth a second try
+        print(f"    (a run failed: {error!r}; run again)", flush=True)
+        return call()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
+
+
+class Bench:
+    """The table as shipped and both floors, served at once; runs on each, interleaved."""
+
+    def __init__(self, folder: str, most: int):
+        self.table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()
+        self.server = ServerThread(make_server(self.table, "127.0.0.1", 0))  # the daemon's own configuration
+        self.port = urlsplit(self.server.url).port
+        self.fresh_show()
+        payload = self.table.snapshot_text(self.table.snapshot())  # the product's own bytes of a state
+        self.one = OneThreadFloor(payload)
+        floor, self.publish_queue, self.stop_queue = floor_app(payload)
+        self.queue_server = ServerThread(make_server(None, "127.0.0.1", 0, threads=most + 8, app=floor))
+        self.queue_port = urlsplit(self.queue_server.url).port
+        self.counter = itertools.count(1)
+
+    def fresh_show(self):
+        self.table.abort()
+        self.table.start_show(BENCH_EVENT)
+        time.sleep(40 / SPEED)
+
+    def flip(self) -> int:
+        """A flip of purple; a show lost while the box was too busy to flip in time is started again."""
+        try:
+            return self.table.flip("purple")["seq"]
+        except Conflict:
+            self.fresh_show()
+            return self.table.flip("purple")["seq"]
+
+    def table_run(self, count, samples, pi_sized):
+        return retried(lambda: run_once(self.port, "/api/show/events", count, samples, self.flip, pi_sized,
+                                        self.fresh_show))
+
+    def one_run(self, count, samples, pi_sized):
+        self.table.abort()  # the table idle meanwhile: its show's work is not charged to the floor
+        try:
+            return retried(lambda: run_once(self.one.port, "/events", count, samples,
+                                            lambda: self.one.publish(next(self.counter)), pi_sized))
+        finally:
+            self.one.stop()
+
+    def queue_run(self, count, samples, pi_sized):
+        self.table.abort()
+        try:
+            return retried(lambda: run_once(self.queue_port, "/events", count, samples,
+                                            lambda: self.publish_queue(next(self.counter)), pi_sized))
+        finally:
+            self.stop_queue()  # the streams of the phones just gone end now, freeing their threads
+
+    def close(self):
+        self.stop_queue()
+        self.one.close()
+        self.queue_server.close()
+        self.server.close()
+        self.table.stop()
+
+
+def median_of(runs: list[dict], figure) -> float:
+    return statistics.median(figure(run) for run in runs)
+
+
+def loads(runs: list[dict]) -> str:
+    return "/".join(f"{run['load']:.1f}" for run in runs)
 
 
 def growth(args) -> int:
-    """p99 change -> phone against the number of phones, with the floor at the same count, in one run."""
+    """Flip -> phone against the number of phones, the table beside both floors, interleaved, in one run."""
     counts = [1, 20, 50] if args.quick else sorted(args.phones)
     runs, samples = (1, min(args.samples, 20)) if args.quick else (args.runs, args.samples)
-    most = max(counts)
-    with tempfile.TemporaryDirectory() as folder:
-        table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()
-        server = ServerThread(make_server(table, "127.0.0.1", 0, threads=most + 8))
-        port = urlsplit(server.url).port
-
-        def fresh_show():
-            table.abort()
-            table.start_show(BENCH_EVENT)
-            time.sleep(40 / SPEED)
-
-        def flip() -> int:
-            """A flip of purple; a show lost while the box was too busy to flip in time is started again."""
-            try:
-                return table.flip("purple")["seq"]
-            except Conflict:
-                fresh_show()
-                return table.flip("purple")["seq"]
-
-        fresh_show()
-        payload = json.dumps(table.snapshot(), separators=(",", ":"))
-        floor, publish_floor, stop_floor = floor_app(payload)
-        floor_server = ServerThread(make_server(None, "127.0.0.1", 0, threads=most + 8, app=floor))
-        floor_port = urlsplit(floor_server.url).port
-        counter = iter(range(1, 10**9))
-        print(f"SSE growth: change -> every phone's receipt, p99 ms, median of {runs} runs of {samples} changes; "
-              f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-        print(f"  {'phones':>6} {'table p99':>10} {'floor p99':>10} {'table/floor':>12} {'/ 1 phone':>10}"
-              f" {'render shared us':>17} {'one per phone us':>17}")
-        first = None
-        for phones in counts:
-            table_p99, floor_p99 = [], []
-            for _ in range(runs):
-                table_p99.append(p99(measure(port, "/api/show/events", phones, samples, flip, fresh_show)))
-                floor_p99.append(p99(measure(floor_port, "/events", phones, samples,
-                                             lambda: publish_floor(next(counter)))))
-                stop_floor()  # the floor's streams of the phones just gone end now, freeing their threads
-            t99, f99 = statistics.median(table_p99), statistics.median(floor_p99)
-            first = first or t99
-            shared, each = render_us(table, phones)
-            print(f"  {phones:>6} {t99:>10.2f} {f99:>10.2f} {t99 / f99:>11.2f}x {t99 / first:>9.2f}x"
-                  f" {shared:>17.1f} {each:>17.1f}")
-        stop_floor()
-        floor_server.close()
-        server.close()
-        table.stop()
+    with tempfile.TemporaryDirectory() as folder, budget.daemon_budget(args.pi_sized):
+        bench = Bench(folder, max(counts))
+        print(f"SSE growth ({budget.mode(args.pi_sized)}): flip -> every streaming phone, ms, median of {runs} "
+              f"runs of {samples} changes; phones in another process, each from its own address", flush=True)
+        print(f"  {'phones':>6} | {'table p50':>9} {'p99':>7} {'CPU/flip':>8} | {'1-thread p50':>12} {'p99':>7}"
+              f" {'CPU/flip':>8} | {'queue p50':>9} {'p99':>7} | {'p50 table/1-thr':>15} | "
+              f"{'final: stream+poll, missing, refused':>36} | load per run (table)")
+        for count in counts:
+            table, one, queued = [], [], []
+            for _ in range(runs):  # interleaved: load drift hits every server alike
+                table.append(bench.table_run(count, samples, args.pi_sized))
+                one.append(bench.one_run(count, samples, args.pi_sized))
+                queued.append(bench.queue_run(count, samples, args.pi_sized))
+            t50, t99 = median_of(table, lambda r: percentile(r["ms"], 0.5)), median_of(table, lambda r: p99(r["ms"]))
+            o50, o99 = median_of(one, lambda r: percentile(r["ms"], 0.5)), median_of(one, lambda r: p99(r["ms"]))
+            q50, q99 = (median_of(queued, lambda r: percentile(r["ms"], 0.5)),
+                        median_of(queued, lambda r: p99(r["ms"])))
+            final = table[-1]["final"]
+            got = f"{final['stream']}+{final['polling']}, {final['missing']}, {final['refused']}"
+            print(f"  {count:>6} | {t50:>9.2f} {t99:>7.2f} {median_of(table, lambda r: r['cpu']):>8.2f} |"
+                  f" {o50:>12.2f} {o99:>7.2f} {median_of(one, lambda r: r['cpu']):>8.2f} |"
+                  f" {q50:>9.2f} {q99:>7.2f} | {t50 / o50:>14.2f}x | {got:>36} | {loads(table)}", flush=True)
+        bench.close()
     return 0
 
 
+# ---- where a flip's CPU goes -------------------------------------------------------------------------------------
+
+WAITS = {"acquire", "get", "poll", "sleep", "wait", "select"}  # blocking calls: a profile's time there is waiting
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds each thread of this process has used, by name (numbers dropped: waitress's workers are one)."""
+    names = {t.native_id: re.sub(r"[-_ ]?\d+", "", t.name) for t in threading.enumerate()}
+    tick = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {}
+    for tid in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+            name = names.get(int(tid), "other")
+            used[name] = used.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return used
+
+
+def called(function: str) -> str:
+    """A profile entry's bare name: "<method 'acquire' of '_thread.lock' objects>" -> "acquire".
+
+    >>> called("<built-in method time.sleep>"), called("<method 'get' of '_queue.SimpleQueue' objects>")
+    ('sleep', 'get')
+    """
+    quoted = re.search(r"'(\w+)'", function)
+    return quoted[1] if quoted else re.split(r"[ .]", function.rstrip(">"))[-1]
+
+
+@contextlib.contextmanager
+def profiled_threads():
+    """Every thread started in the block profiled on its own (cProfile sees one thread); yields the profiles by
+    thread name (numbers dropped: waitress's workers count as one)."""
+    by_name: dict[str, list[cProfile.Profile]] = {}
+    original = threading.Thread.run
+
+    def run(thread):
+        profile = cProfile.Profile()
+        by_name.setdefault(re.sub(r"[-_ ]?\d+", "", thread.name), []).append(profile)
+        profile.enable()
+        try:
+            original(thread)
+        finally:
+            profile.disable()
+
+    threading.Thread.run = run
+    try:
+        yield by_name
+    finally:
+        threading.Thread.run = original
+
+
+def profile(args) -> int:
+    """A flip with PROFILE_PHONES phones: CPU per flip, each thread's share (unprofiled), then the top entries of
+    the busy threads (profiled: the run is slower, the shares are what count)."""
+    samples = args.samples
+    with tempfile.TemporaryDirectory() as folder:
+        bench = Bench(folder, PROFILE_PHONES)
+        bench.table_run(PROFILE_PHONES, 20, pi_sized=False)  # warmed up
+        before, run = thread_cpu(), bench.table_run(PROFILE_PHONES, samples, pi_sized=False)
+        after = thread_cpu()
+        print(f"A flip with {PROFILE_PHONES} phones: CPU {run['cpu']:.2f} ms per flip, "
+              f"p50 {percentile(run['ms'], 0.5):.2f} ms; load {run['load']:.1f}. CPU per flip by thread:")
+        shares = {name: (after[name] - before.get(name, 0.0)) * 1000 / samples for name in after}
+        for name, ms in sorted(shares.items(), key=lambda item: -item[1]):
+            if ms >= 0.01:
+                print(f"  {ms:7.3f} ms  {name}")
+        bench.close()
+    with tempfile.TemporaryDirectory() as folder, profiled_threads() as by_name:
+        bench = Bench(folder, PROFILE_PHONES)
+        bench.table_run(PROFILE_PHONES, samples, pi_sized=False)
+        for name, profiles in by_name.items():
+            if name not in ("table", "journal", "waitress"):
+                continue
+            stats = pstats.Stats(profiles[0])
+            for other in profiles[1:]:
+                stats.add(other)
+            rows = [(key, row) for key, row in stats.stats.items() if called(key[2]) not in WAITS]
+            total = sum(row[2] for _, row in rows)  # tottime: each function's own time, waits left out
+            print(f"\nthread {name} (profiled): {total * 1000 / samples:.3f} ms per flip outside waits; top entries")
+            for (file, line, function), (_, calls, own, _, _) in sorted(rows, key=lambda r: -r[1][2])[:PROFILE_TOP]:
+                where = f"{Path(file).name}:{line} {function}" if line else function
+                print(f"  {own * 1000 / samples:7.3f} ms {100 * own / total:5.1f} %  {calls / samples:7.1f} calls  "
+                      f"{where}")
+        bench.close()
+    return 0
+
+
+# ---- the product of another revision ------------------------------------------------------------------------------
+
+def before(args, argv) -> int:
+    """This bench on the product as it was at `args.before` (a git worktree of it, removed afterwards)."""
+    rest = [a for i, a in enumerate(argv) if a != "--before" and (i == 0 or argv[i - 1] != "--before")]
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "product"
+        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(tree), args.before], cwd=ROOT, check=True)
+        try:
+            print(f"The product at {args.before}:", flush=True)
+            return subprocess.run([sys.executable, str(Path(__file__).resolve()), *rest, "--product", str(tree)]).returncode
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=200, help="changes published per measurement")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 20], help="phones reading the stream")
     parser.add_argument("--growth", action="store_true", help="the curve against the number of phones")
-    parser.add_argument("--phones", type=int, nargs="+", default=[1, 10, 50, 100, 200])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--phones", type=int, nargs="+", default=[1, 20, 40, 100, 200])
     parser.add_argument("--quick", action="store_true", help="with --growth: 1, 20 and 50 phones, one short run")
+    parser.add_argument("--profile", action="store_true",
+                        help=f"where a flip's CPU goes, with {PROFILE_PHONES} phones: the top entries of each thread")
+    parser.add_argument("--before", metavar="REV", help="run this bench on the product of git revision REV")
+    parser.add_argument("--product", help=argparse.SUPPRESS)  # the tree whose product is measured (--before's)
+    budget.add_arguments(parser, runs=3)
     args = parser.parse_args(argv)
+    if args.before:
+        return before(args, argv)
+    if args.profile:
+        return profile(args)
     if args.growth:
         return growth(args)
 
-    with tempfile.TemporaryDirectory() as folder:
-        table = demo_table(Path(folder) / "bench.sqlite3", pin="1234", speed=SPEED).start()
-        server = ServerThread(make_server(table, "127.0.0.1", 0))
-        port = urlsplit(server.url).port
-        def fresh_show():
-            table.abort()
-            table.start_show(BENCH_EVENT)
-            time.sleep(40 / SPEED)
-
-        fresh_show()
-        payload = json.dumps(table.snapshot(), separators=(",", ":"))
-        floor, publish_floor, stop_floor = floor_app(payload)
-        floor_server = ServerThread(make_server(None, "127.0.0.1", 0, app=floor))
-        floor_port = urlsplit(floor_server.url).port
-        counter = iter(range(1, 10**9))
-
-        print(f"SSE update latency, change -> every client's receipt, ms ({args.samples} changes each)")
-        fresh_show()
+    with tempfile.TemporaryDirectory() as folder, budget.daemon_budget(args.pi_sized):
+        bench = Bench(folder, max(args.clients))
+        table, port = bench.table, bench.port
+        print(f"SSE update latency ({budget.mode(args.pi_sized)}), flip -> every phone's receipt, ms "
+              f"({args.samples} changes each; phones in another process, each from its own address)")
+        bench.fresh_show()
         change_ms = timed(lambda: table.flip("purple"), args.samples)
         print(summary("the flip call (publish, then journal)", change_ms))
         for clients in args.clients:
-            table_ms = measure(port, "/api/show/events", clients, args.samples,
-                               lambda: table.flip("purple")["seq"], fresh_show)
-            floor_ms = measure(floor_port, "/events", clients, args.samples, lambda: publish_floor(next(counter)))
-            stop_floor()
-            print(summary(f"table, {clients} client(s)", table_ms))
-            print(summary(f"floor (bare Flask SSE), {clients} client(s)", floor_ms))
-            print(f"  {'p99 table / floor':<40} {p99(table_ms) / p99(floor_ms):6.2f}x")
+            ran = {"table": bench.table_run(clients, args.samples, args.pi_sized),  # interleaved, one after another
+                   "one-thread floor": bench.one_run(clients, args.samples, args.pi_sized),
+                   "queue floor (Flask)": bench.queue_run(clients, args.samples, args.pi_sized)}
+            for label, run in ran.items():
+                print(summary(f"{label}, {clients} phone(s)", run["ms"])
+                      + f"   CPU/flip {run['cpu']:.2f} ms   load {run['load']:.1f}")
+            final = ran["table"]["final"]
+            print(f"  {'p50 table / one-thread floor':<40} "
+                  f"{percentile(ran['table']['ms'], 0.5) / percentile(ran['one-thread floor']['ms'], 0.5):6.2f}x"
+                  f"   (target <= 1.5x)   last state: {final['stream']} by stream, {final['polling']} by polling, "
+                  f"{final['missing']} missing, {final['refused']} refused")
         most = max(args.clients)
         print(f"Plain requests while {most} streams are open (GET /api/show), ms")
         print(summary(f"{most} streams open", plain_requests(port, most)))
 
-        total, assets, external = page_weight(server.url)
+        total, assets, external = page_weight(bench.server.url)
         print(f"Table page: {total} bytes in {len(assets)} files (target <= {PAGE_BUDGET}); "
               f"external addresses: {len(external)} {external or ''}")
-        seen = browser_requests(server.url)
+        seen = browser_requests(bench.server.url)
         if seen is None:
             print("Requests seen by Chromium: not measured (no /usr/bin/chromium or playwright)")
         else:
-            outside = [u for u in seen if urlsplit(u).netloc != urlsplit(server.url).netloc]
+            outside = [u for u in seen if urlsplit(u).netloc != urlsplit(bench.server.url).netloc]
             print(f"Requests seen by Chromium: {len(seen)}, external: {len(outside)} {outside or ''}")
-
-        stop_floor()
-        floor_server.close()
-        server.close()
-        table.stop()
+        bench.close()
     return 0
 
 

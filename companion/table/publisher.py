@@ -37,7 +37,8 @@ class Publisher:
         self._texts: dict[tuple[int, int], str] = {}  # the current snapshot's texts, by (seq, staleness step)
 
     def listen(self, listener) -> None:
-        """Call `listener(snapshot)` with every snapshot published (on the runtime thread: it must not wait)."""
+        """Call `listener(snapshot)` with every snapshot published, after the writers (on the runtime thread: it must
+        not wait)."""
         self._listeners.append(listener)
 
     def write_to(self, writer) -> None:
@@ -46,8 +47,10 @@ class Publisher:
         self._writers.append(writer)
 
     def publish(self, snapshot: dict) -> dict:
-        """Make `snapshot` the latest: listeners first, then the writers, and only then are waiting readers woken
-        (a reader woken earlier would only compete for the interpreter with the writing)."""
+        """Make `snapshot` the latest: the writers first, then the listeners, and only then are waiting readers
+        woken. A thread woken earlier (a reader, or the LED show a listener wakes to render, a millisecond of
+        Python) would only compete for the interpreter with the writing to the phones; the strip, redrawn
+        many milliseconds apart, loses nothing by waiting for the writes."""
         self._published += 1
         snapshot["seq"] = seq = self._boot * SEQ_PER_BOOT + self._published
         # Serialised here, before the streams wake: this thread has just built the snapshot's objects, so
@@ -55,10 +58,10 @@ class Publisher:
         text = self.text(snapshot, snapshot.get("t", 0.0))
         with self._changed:
             self._snapshot = snapshot
-        for listener in self._listeners:
-            listener(snapshot)
         for writer in self._writers:
             writer(seq, text)
+        for listener in self._listeners:
+            listener(snapshot)
         with self._changed:
             self._changed.notify_all()
         return snapshot

@@ -98,4 +98,5 @@ def game_feed(kind: str, game_id: int, name: str, render: Callable[[dict], dict]
     """A game's live feed: `render(game)` after every change, its version the event id."""
     saved_game(kind, game_id, name)
     after = last_event_id(request.headers.get("Last-Event-ID"))
-    return streams().open(game_stream(games(), kind, game_id, render, after, **streams().settings))
+    return streams().open(game_stream(games(), kind, game_id, render, after, **streams().settings),
+                          poll=request.path.removesuffix("/events"), number="version")

@@ -19,6 +19,15 @@ write to one phone at once (`Feed.lock`), and the table's thread never
 waits: a phone with bytes still queued, or whose thread is writing, is
 left to its own thread, which is woken only then (`Feed.behind`).
 
+A phone past the stream cap is not refused but told to poll: where the
+stream names the record's plain JSON (`Streams.open(..., poll=url)`), its
+answer is a short stream of one `poll` event carrying that address, the
+period POLL_MS and when to ask for the stream again (also its Retry-After).
+The page reads the record every POLL_MS with If-None-Match, so a state it
+already has costs a 304 (`conditional`), and each read says whether a
+stream slot is free (FREE_HEADER), so the page goes back to the stream
+once one is.
+
 A phone that reads slowly, or not at all, holds only the newest state: a
 stream writes nothing while the phone has bytes still on their way (the
 server's buffer and the kernel's unsent queue, `PHONE` in the environ), and
@@ -29,6 +38,8 @@ with Last-Event-ID when it reads again.
 
 >>> message("state", '{"seq": 7}', event_id=7)
 'id: 7\\nevent: state\\ndata: {"seq": 7}\\n\\n'
+>>> etag(7)
+'"7"'
 """
 
 import json
@@ -37,7 +48,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from flask import Response, request
+from flask import Response, jsonify, request
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from companion.web.errors import coded
@@ -47,7 +58,9 @@ WAKE_S = 0.25  # a waiting stream looks up this often: it ends this soon after i
 # A browser opens at most 6 connections to one site, so more streams than that from one address are
 # not one phone's; the limit keeps one client from taking every slot.
 STREAMS_PER_CLIENT = 6
-PUSH = "companion.push"  # environ key: write(bytes) -> bool, the response's next piece from any thread, never waiting
+# environ key: write(bytes, chunk=None) -> bool, the response's next piece from any thread, never waiting (`chunk`: the
+# same bytes framed as a piece of a chunked answer, made once for every phone)
+PUSH = "companion.push"
 PHONE = "companion.phone"  # environ key: the connection's backlog() in bytes not yet sent, and hang_up()
 CATCH_UP_S = 0.05  # a phone that is behind is looked at this often: its newest state goes out this soon once it reads
 # A phone that takes not one byte of its backlog in this long is asleep or off the network: hung up on, its slot
@@ -56,6 +69,10 @@ STALL_S = 5.0
 # Past this a stream's backlog is more than a phone ever needs queued (a state is a few KB, and a phone that is behind
 # is sent nothing more): the phone is hung up on at once, so no reader holds more of the table's memory than this.
 MAX_BACKLOG_BYTES = 256 * 1024
+# A phone past the stream cap reads its record this often: a change shows within this, and 160 phones polling
+# cost the table 80 small answers a second (mostly 304s).
+POLL_MS = 2000
+FREE_HEADER = "X-Live-Free"  # on a polled read: "1" while a stream slot is free (the page asks for it again), else "0"
 
 
 def message(event: str, data: str, *, event_id: int | None = None) -> str:
@@ -72,6 +89,20 @@ def compact(value) -> str:
     if isinstance(value, Compact):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def chunked(data: bytes) -> bytes:
+    """`data` framed as one piece of a chunked HTTP/1.1 answer.
+
+    >>> chunked(b"id: 7\\n\\n")
+    b'7\\r\\nid: 7\\n\\n\\r\\n'
+    """
+    return b"%X\r\n%b\r\n" % (len(data), data)
+
+
+def etag(number: int) -> str:
+    """The entity tag of a record's state `number` (a seq or a version): a polling page sends it back."""
+    return f'"{number}"'
 
 
 def last_event_id(header: str | None) -> int | None:
@@ -93,12 +124,12 @@ class Feed:
         self.behind = threading.Event()  # set when a state was not written for it: its own thread sends it
         self.behind.set()  # the state it starts from
 
-    def offer(self, number: int, data: bytes) -> None:
-        """Write state `number` (its whole event, `data`) now, unless this phone's own thread is writing
-        (or the phone is behind: `push` refuses then)."""
+    def offer(self, number: int, data: bytes, chunk: bytes | None = None) -> None:
+        """Write state `number` (its whole event, `data`; `chunk`: the same framed as a piece of a chunked answer)
+        now, unless this phone's own thread is writing (or the phone is behind: `push` refuses then)."""
         if self.lock.acquire(blocking=False):
             try:
-                if self.open and number > self.sent and self.push(data):
+                if self.open and number > self.sent and self.push(data, chunk):
                     self.sent = number
             finally:
                 self.lock.release()
@@ -136,11 +167,12 @@ class Fanout:
     def _write(self, seq: int, text: str) -> None:
         with self._lock:
             feeds = list(self._feeds)
-        if feeds:
+        if feeds:  # framed once for every phone, as an event and as a piece of a chunked answer
             data = message("state", text, event_id=seq).encode()
+            framed = chunked(data)
             for feed in feeds:
                 try:
-                    feed.offer(seq, data)
+                    feed.offer(seq, data, framed)
                 except Exception:  # never let one phone's connection stop the table's thread: its own goes on
                     feed.open = False
                     feed.behind.set()
@@ -320,16 +352,18 @@ class Streams:
     A slot is freed as soon as its stream ends: when the server closes, or
     within WAKE_S of its phone closing the connection (waitress tells the
     app through `waitress.client_disconnected`). A stream refused is told to
-    come back after `refused_retry_ms`, the period at which a refused page
-    reads its record meanwhile (static/js/follow.js).
+    come back after `refused_retry_ms`: told to poll the record meanwhile
+    every `poll_ms` where the stream names it, else refused (429 or 503; the
+    page then reads its record every `refused_retry_ms`, static/js/follow.js).
     """
 
     def __init__(self, limit: int, *, keepalive_s: float, retry_ms: int, refused_retry_ms: int,
-                 per_client: int = STREAMS_PER_CLIENT, stall_s: float = STALL_S):
+                 per_client: int = STREAMS_PER_CLIENT, stall_s: float = STALL_S, poll_ms: int = POLL_MS):
         self.closing = threading.Event()
         self.limit, self.per_client = limit, per_client
         self._keepalive_s, self._retry_ms, self._stall_s = keepalive_s, retry_ms, stall_s
         self._retry_after_s = math.ceil(refused_retry_ms / 1000)  # Retry-After counts whole seconds
+        self._refused_retry_ms, self._poll_ms = refused_retry_ms, poll_ms
         self._lock = threading.Lock()
         self._open: dict[str, int] = {}  # client address -> streams it holds
         self.fanout = Fanout()
@@ -351,8 +385,16 @@ class Streams:
         with self._lock:
             return sum(self._open.values()) if client is None else self._open.get(client, 0)
 
-    def open(self, stream: Iterator[str]) -> Response:
-        """A text/event-stream response for `stream`; 429 past the client's share, 503 when every slot is taken."""
+    def free(self) -> bool:
+        """Whether a stream would be let in now (for the current request's client)."""
+        client = request.remote_addr or "?"
+        with self._lock:
+            return sum(self._open.values()) < self.limit and self._open.get(client, 0) < self.per_client
+
+    def open(self, stream: Iterator[str], *, poll: str | None = None, number: str = "seq") -> Response:
+        """A text/event-stream response for `stream`. Past the cap (every slot taken, or the client's share):
+        with `poll` (the record's JSON, whose `number` field the page compares), the page is told to poll it;
+        without, 429 past the client's share, 503 when every slot is taken."""
         client = request.remote_addr or "?"
         with self._lock:
             full = sum(self._open.values()) >= self.limit
@@ -361,6 +403,8 @@ class Streams:
                 self._open[client] = self._open.get(client, 0) + 1
         if full or greedy:
             stream.close()
+            if poll is not None:
+                return self._poll_instead(poll, number)
             if greedy:
                 raise coded(TooManyRequests(f"this address already has {self.per_client} live streams open; "
                                             "close one first", retry_after=self._retry_after_s), "errors.streams_full")
@@ -370,6 +414,28 @@ class Streams:
         response.headers["Cache-Control"] = "no-cache"
         response.headers["X-Accel-Buffering"] = "no"
         response.call_on_close(lambda: self._release(client))
+        return response
+
+    def _poll_instead(self, url: str, number: str) -> Response:
+        """The answer to a stream past the cap: one `poll` event (where, how often, when to ask again), then the end.
+        An answer, not a refusal: the browser reports nothing, and the page follows all the same."""
+        told = {"url": url, "every_ms": self._poll_ms, "retry_ms": self._refused_retry_ms, "number": number}
+        response = Response(f"retry: {self._refused_retry_ms}\n\n" + message("poll", compact(told)),
+                            mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["Retry-After"] = str(self._retry_after_s)
+        return response
+
+    def conditional(self, number: int, body: Callable[[], object]) -> Response:
+        """A record read by a polling page: 304 if the page already holds state `number` (its If-None-Match), else
+        `body()` as JSON; tagged with the number, and with whether a stream slot is free (FREE_HEADER)."""
+        tag = etag(number)
+        if request.if_none_match.contains(tag.strip('"')):
+            response = Response(status=304)
+        else:
+            response = jsonify(body())
+        response.headers["ETag"] = tag  # (kept in no cache: the page sends it back itself)
+        response.headers[FREE_HEADER] = "1" if self.free() else "0"
         return response
 
     def _release(self, client: str) -> None:
@@ -390,4 +456,5 @@ def init_app(app) -> None:
                                         retry_ms=config["SSE_RETRY_MS"],
                                         refused_retry_ms=config["SSE_REFUSED_RETRY_MS"],
                                         per_client=config.get("SSE_STREAMS_PER_CLIENT", STREAMS_PER_CLIENT),
-                                        stall_s=config.get("SSE_STALL_S", STALL_S))
+                                        stall_s=config.get("SSE_STALL_S", STALL_S),
+                                        poll_ms=config.get("SSE_POLL_MS", POLL_MS))

@@ -40,7 +40,7 @@ from waitress.server import create_server
 from waitress.task import ErrorTask, WSGITask
 
 from companion.web import DEFAULTS, create_app
-from companion.web.live import PHONE, PUSH
+from companion.web.live import PHONE, PUSH, chunked
 from companion.web.security import HEADERS
 
 log = logging.getLogger(__name__)
@@ -93,12 +93,13 @@ class PushingTask(WSGITask):
         self.channel.will_close = True
         self.channel.server.pull_trigger()
 
-    def push(self, data: bytes) -> bool:
+    def push(self, data: bytes, chunk: bytes | None = None) -> bool:
         """Write `data` as the response's next piece now, if that needs no waiting: False if it would.
 
         Nothing is queued before it, so it goes straight to the socket, framed
-        as a chunk of the response, without a pass through waitress's buffers;
-        whatever the socket does not take at once is queued as waitress would
+        as a chunk of the response (`chunk`, if the caller framed it once for
+        every phone), without a pass through waitress's buffers; whatever the
+        socket does not take at once is queued as waitress would
         (`write_soon`), and its loop sends the rest.
         """
         channel = self.channel
@@ -110,7 +111,7 @@ class PushingTask(WSGITask):
             if not self.chunked_response:  # an HTTP/1.0 phone: the response is sent as waitress frames it
                 self.write(data)
                 return True
-            chunk = b"%X\r\n%b\r\n" % (len(data), data)
+            chunk = chunk or chunked(data)
             sent = channel.send(chunk, do_close=False)
             if sent:
                 channel.last_activity = time.time()  # what waitress's sweep of idle connections reads

@@ -39,3 +39,13 @@ def test_a_new_snapshot_gets_a_new_text_and_finished_shows_are_never_carried():
     won = publisher.publish(dict(RUNNING, outcome="win"))
     text = publisher.text(won, 500.0)
     assert text != first and json.loads(text)["t"] == 10.0 and json.loads(text)["seq"] == won["seq"]
+
+
+def test_the_phones_are_written_to_before_a_listener_wakes_the_led_show():
+    # A listener wakes a thread (the LED show renders a frame: a millisecond of Python) that would compete
+    # with the writing to the phones for the interpreter; the strip loses nothing by being told after.
+    publisher, heard = Publisher(boot=1), []
+    publisher.listen(lambda snapshot: heard.append(("listener", snapshot["seq"])))
+    publisher.write_to(lambda seq, text: heard.append(("writer", seq)))
+    seq = publisher.publish(dict(RUNNING))["seq"]
+    assert heard == [("writer", seq), ("listener", seq)]

@@ -2,7 +2,7 @@
 
 from collections.abc import Iterator
 
-from flask import jsonify, request
+from flask import current_app, jsonify, request, url_for
 from werkzeug.exceptions import NotFound
 
 from companion.skyrockets.colours import check_colour
@@ -17,14 +17,15 @@ from companion.web.show import bp
 
 @bp.get("/api/show")
 def show():
-    return jsonify(desk().current())
+    """The show as it is now; a page polling it (past the stream cap) is answered 304 while it has the latest."""
+    return streams().conditional(desk().snapshot()["seq"], desk().current)
 
 
 @bp.get("/api/show/events")
 def show_events():
     last = last_event_id(request.headers.get("Last-Event-ID"))
     return streams().open(show_stream(desk(), last, fanout=streams().fanout, push=streams().push,
-                                      **streams().settings))
+                                      **streams().settings), poll=url_for("show.show"))
 
 
 @bp.post("/api/show/start")

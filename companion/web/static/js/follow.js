@@ -3,10 +3,13 @@
 // The page hears each change from the record's event stream. When the stream drops, the browser reconnects
 // once by itself, sending Last-Event-ID, so the server sends only what the page lacks. Past that, this
 // loop opens the stream again after a wait that doubles from the server's retry period up to a cap, each
-// wait jittered so the phones of a table that came back do not all ask at once. A refused stream (every
-// slot taken: 503, or this address holds too many: 429) is asked again only after the server's
-// Retry-After; meanwhile the page reads the record's JSON every refused period, so a phone past the cap
-// still follows, only slower. While the page is not live, a banner (a live region) says so.
+// wait jittered so the phones of a table that came back do not all ask at once. Past the server's stream
+// cap the stream's answer is a `poll` event instead: the page then reads the record's JSON at the period
+// the event names, sending the ETag of the state it holds (a state it has costs a 304), with no banner:
+// it follows all the same. Once the event's retry_ms has passed and a read says a slot is free
+// (X-Live-Free), it opens the stream again. A stream refused outright (503, or 429: this address holds
+// too many) is asked again only after the server's Retry-After; meanwhile the page reads the record's
+// JSON every refused period. While the page is not live, a banner (a live region) says so.
 //
 // The periods are the server's, on the page's body (data-live-*): the limits are named once, in Python.
 
@@ -18,6 +21,7 @@ const RETRY_MS = Number(body.liveRetryMs); // the first wait before opening the 
 const RETRY_MAX_MS = Number(body.liveRetryMaxMs); // the longest wait
 const REFUSED_MS = Number(body.liveRefusedMs); // a refused page reads the record this often (and the Retry-After it lacks)
 const REFUSED = new Set([429, 503]);
+const FREE = "X-Live-Free"; // on a polled read: "0" while every stream slot is taken
 
 // The banners of the page and, for each, why each of its followers is not live ("lost", "refused");
 // a banner shows while any of them is not live, in the words of the worst.
@@ -58,6 +62,8 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
   let source = null;
   let timer = 0;
   let polling = 0;
+  let told = null; // the server's word to poll instead of streaming: where, how often, when to ask again
+  let etag = null; // the tag of the state last read by polling
   let failures = 0; // opens that failed since the stream was last live
   let lastId = null; // the number of the last event heard
   let gap = true;
@@ -93,6 +99,18 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
     for (const [name, accept] of Object.entries(on)) {
       source.addEventListener(name, (event) => deliver(accept, JSON.parse(event.data), event.lastEventId));
     }
+    source.addEventListener("poll", (event) => {
+      const word = JSON.parse(event.data);
+      source.close(); // before the server ends the answer: the browser neither reconnects nor reports it
+      source = null;
+      failures = 0;
+      gap = true;
+      notLive(null); // followed all the same, only by reading
+      told = { url: word.url ?? poll, again: Date.now() + Number(word.retry_ms) + Math.random() * RETRY_MS };
+      clearInterval(polling);
+      polling = setInterval(readTold, Number(word.every_ms));
+      readTold();
+    });
     source.addEventListener("error", () => {
       gap = true;
       if (!polling) notLive("lost"); // a page refused before is told what the server says now (recover)
@@ -112,6 +130,28 @@ export function follow(events, { on, poll = null, banner = pageBanner() }) {
       if (answer.ok && polling) deliver(Object.values(on)[0], await answer.json(), "", true);
     } catch {
       // the table is out of reach: the next read or the next open says so
+    }
+  }
+
+  // A read of the record the server told the page to poll: only a state it lacks comes back whole (else 304).
+  async function readTold() {
+    const headers = { Accept: "application/json" };
+    if (etag) headers["If-None-Match"] = etag;
+    let answer = null;
+    try {
+      answer = await fetch(told.url, { headers, cache: "no-store" });
+      if (answer.status === 200 && polling) {
+        const data = await answer.json();
+        etag = answer.headers.get("ETag");
+        deliver(Object.values(on)[0], data, "", true);
+      }
+    } catch {
+      return; // the table is out of reach for now: the next read says so, or succeeds
+    }
+    if (polling && !stopped && Date.now() >= told.again && answer.headers.get(FREE) !== "0") {
+      clearInterval(polling); // a slot is free: back to the stream
+      polling = 0;
+      open();
     }
   }
 
