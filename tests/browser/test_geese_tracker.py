@@ -82,10 +82,10 @@ def test_the_checker_shows_the_best_group_in_japanese(browser, expect, shot):
         page.click(f'#picker button[data-card="{card}"]')
     expect(page.locator("#values")).to_have_text("鳥渡りできる値：5")
     expect(page.locator("#best")).to_contain_text("5 として")
-    expect(page.locator("#best")).to_contain_text("= 15 VP")
+    expect(page.locator("#best")).to_contain_text("= 15点")
     expect(page.locator('#groups li[data-value="5"]')).to_have_count(1)
     page.click('#picker button[data-card="1-eagle"]')  # a 1 more: the whole hand goes as 5 and 1
-    expect(page.locator("#split-sum")).to_contain_text("15 + 1 = 16 VP")
+    expect(page.locator("#split-sum")).to_contain_text("15 + 1 = 16点")
     expect(page.locator("#split li")).to_have_count(2)
     shot(page, "geese-checker-ja")
 

@@ -28,12 +28,13 @@ PAGES = {
     "/flock": None, "/flock/stage": None, "/flock/games/<int:game_id>": "flock",
     "/geese": None, "/geese/check": None, "/geese/games/<int:game_id>": "geese",
     "/geese/games/<int:game_id>/score": "geese",
-    "/setup/": None, "/pin": None, "/pair/<code>": "pair",
+    "/setup/": None, "/pin": None, "/pair/<code>": "pair", "/maintenance/": None,
 }
 NOT_FOR_PHONES = {
     "/kiosk/": "the table's own screen, walked at its size by the kiosk tests",
     "/kiosk/join": "the table's own screen's join card",
     "/i18n/<code>.json": "a catalogue, not a page", "/lang/<code>": "a redirect, not a page",
+    "/maintenance/backup.tar.gz": "a download, not a page",
 }
 MISSING_PAGE = "/no-such-page"  # the error page, in the phone's language
 

@@ -112,12 +112,13 @@ def test_a_request_head_that_dawdles_is_dropped(served, monkeypatch):
     sock.close()
 
 
-def test_one_address_may_hold_only_its_share_of_streams(served):
+def test_one_address_may_hold_only_its_share_of_streams_and_polls_beyond_it(served):
     mine = [open_stream(served.port, "127.0.0.3") for _ in range(STREAMS_PER_CLIENT)]
     try:
         assert all(status == 200 for _, status in mine)
-        extra, status = open_stream(served.port, "127.0.0.3")
-        assert status == 429
+        extra, status = open_stream(served.port, "127.0.0.3")  # one more: told to poll, not given a slot
+        assert status == 200 and extra.response.getheader("Retry-After") is not None
+        assert served.streams.held("127.0.0.3") == STREAMS_PER_CLIENT
         extra.close()
         other, status = open_stream(served.port, "127.0.0.4")
         assert status == 200

@@ -47,9 +47,9 @@ function render() {
   const idle = show.outcome === "idle";
   $("kiosk-title").textContent = idle ? t("show.title") : eventName(show.event);
   // The stars in words: a voice reads ★ as 黒星, a defeat.
-  writeLive($("kiosk-status"), show.stars
-    ? t(show.stars === 1 ? "kiosk.result_one" : "kiosk.result", { outcome: t(`outcome.${show.outcome}`), n: show.stars })
-    : t(`outcome.${show.outcome}`));
+  const outcome = t(`outcome.${show.outcome}`);
+  const stars = show.stars === 1 ? t("kiosk.result_one", { outcome }) : t("kiosk.result", { outcome, n: show.stars });
+  writeLive($("kiosk-status"), show.stars ? stars : outcome);
   page.dataset.outcome = show.outcome;
   $("kiosk-idle").hidden = !idle;
   $("kiosk-track-box").hidden = idle;
