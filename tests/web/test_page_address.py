@@ -210,6 +210,7 @@ def test_links_never_lead_to_loopback_and_the_name_comes_last(host, addresses, p
 
 # ---- the announcement of a real daemon, found by a browser of the network ---------------
 
+@pytest.mark.xdist_group("heavy")  # on the host's own network: never beside a test whose booted system adds links to it
 def test_a_zeroconf_browse_finds_the_running_table(tmp_path):
     """The daemon as started for phones announces itself: a service browser on the LAN finds its page.
 
