@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -39,6 +40,15 @@ def _lock_file(name: str):
 
 
 _leases: dict[int, object] = {}  # port -> its lock file, held until this process ends
+
+
+def need(*tools: str) -> None:
+    """Skip a test whose programs are not installed, saying which; with COMPANION_REQUIRE_TOOLS=1 (CI), fail."""
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
+            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1) but not installed: {' '.join(missing)}")
+        pytest.skip(f"not installed: {' '.join(missing)}")
 
 
 def free_port() -> int:

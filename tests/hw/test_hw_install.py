@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, building_from_the_checkout
+from conftest import ROOT, building_from_the_checkout, need
 
 SCRIPT = ROOT / "systemd" / "install.sh"
 KIOSK = ROOT / "systemd" / "companion-kiosk"
@@ -27,14 +27,6 @@ EXPECTED = {
     "usr/local/bin/companion": 0o755,  # the command on the PATH
     "etc/xdg/autostart/companion-kiosk.desktop": 0o644,
 }
-
-
-def need(*tools: str) -> None:
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1) but not installed: {' '.join(missing)}")
-        pytest.skip(f"not installed: {' '.join(missing)}")
 
 
 def run(root, *args: str) -> subprocess.CompletedProcess:

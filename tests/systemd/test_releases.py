@@ -12,21 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, need
 
 SCRIPT = ROOT / "systemd" / "install.sh"
 HOME = "opt/companion"
 TOOLS = ("systemd-sysusers", "systemctl")
 pytestmark = pytest.mark.timeout(900)  # each install makes a whole environment: a minute on a busy machine
 CHECKOUT_PARTS = ("pyproject.toml", "README.md", "companion", "systemd", "docs")
-
-
-def need(*tools: str) -> None:
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1) but not installed: {' '.join(missing)}")
-        pytest.skip(f"not installed: {' '.join(missing)}")
 
 
 def run(root, source, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
