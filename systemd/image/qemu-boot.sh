@@ -73,7 +73,28 @@ while ! curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2> /dev/null; do
     sleep 2
 done
 echo "qemu-boot.sh: boot to page: $(( $(date +%s) - began )) s (http://127.0.0.1:$PORT/)"
+# What a new owner's phone gets next: the setup page, which asks for the code from the card.
+setup=$(curl -sS -o "$work/setup.html" -w '%{http_code}' "http://127.0.0.1:$PORT/setup/" || true)
+title=$(sed -n 's:.*<title>\(.*\)</title>.*:\1:p' "$work/setup.html" 2> /dev/null | head -n 1)
+echo "qemu-boot.sh: /setup/ answered $setup: $title"
 grep -E "companion|Wi-Fi|growpart|CHANGED" "$work/console.log" | tail -n 10 || true
 if [ "$KEEP" = yes ]; then
     wait "$qemu"
+    exit 0
 fi
+# The card as the owner would read it in a computer afterwards: the Wi-Fi file used (its password gone) and
+# the setup code written. qemu is stopped first, so the boot partition is read as it was left.
+kill "$qemu" 2> /dev/null || true
+wait "$qemu" 2> /dev/null || true
+qemu=""
+echo "qemu-boot.sh: the boot partition now holds:"
+mdir -b -i "$boot" :: | sed -n 's|^::/|  |; /companion/p'
+if mtype -i "$boot" ::companion-wifi-used.txt > "$work/used.txt" 2> /dev/null; then
+    grep -q "not a real password" "$work/used.txt" && fail "the used Wi-Fi file still holds the password"
+    echo "qemu-boot.sh: the Wi-Fi file was read and its password removed"
+else
+    fail "the Wi-Fi file was not taken up (no companion-wifi-used.txt)"
+fi
+code=$(mtype -i "$boot" ::companion-setup-code.txt 2> /dev/null | tr -d '\r' | grep -Eo '[A-Z2-9]{10}' | head -n 1 || true)
+[ -n "$code" ] || fail "no setup code on the boot partition (companion-setup-code.txt)"
+echo "qemu-boot.sh: the setup code is on the card: $code"
