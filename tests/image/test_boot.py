@@ -79,7 +79,7 @@ def table(built, tmp_path_factory):
     (boot / "companion-setup-code.txt").write_text(f"{SETUP_CODE}\n")
     drop_in = tmp_path_factory.mktemp("drop-in")
     (drop_in / "fake.conf").write_text(
-        f"[Service]\nEnvironment=COMPANION_NETWORK=fake:{FAKE}\nExecStart=\n"
+        f"[Service]\nEnvironment=COMPANION_NETWORK=fake:{FAKE}\nReadWritePaths=/run\nExecStart=\n"
         "ExecStart=/opt/companion/current/bin/python -m companion.appliance watch --grace 2 --look 0.5\n")
     box = Table(built / "root-amd64", boot, drop_in, tmp_path_factory.mktemp("log") / "console.log")
     try:
@@ -109,6 +109,11 @@ def test_no_network_opens_the_access_point_and_a_network_back_closes_it(table):
     box, _ = table
     box.run("sh", "-c", f"echo '{{\"online\": false}}' > {FAKE}")
     until("the access point opened", lambda: fake_network(box).get("ap_on") is True)
+    # Root, but fenced in: read-only system, no new privileges, no capabilities but the network's.
+    fenced = box.run("systemctl", "show", "-p", "ProtectSystem,NoNewPrivileges,CapabilityBoundingSet",
+                     "companion-network.service").stdout
+    assert "ProtectSystem=strict" in fenced and "NoNewPrivileges=yes" in fenced
+    assert "CapabilityBoundingSet=cap_net_bind_service cap_net_admin" in fenced
     assert "200" in box.get("http://127.0.0.1:8081/").splitlines()[:1]  # the Wi-Fi page answers
     box.run("python3", "-c", f"import json; p='{FAKE}'; s=json.load(open(p)); s['online']=True; "
                              "json.dump(s, open(p + '.new', 'w')); __import__('os').replace(p + '.new', p)")
