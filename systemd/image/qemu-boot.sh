@@ -55,6 +55,16 @@ initrd=$(mdir -b -i "$boot" :: | sed -n 's|^::/||; /^initrd.img-/p' | sort -V | 
 { [ -n "$kernel" ] && [ -n "$initrd" ]; } || fail "no kernel and initrd on the image's boot partition (an arm64 image?)"
 mcopy -i "$boot" "::$kernel" "$work/vmlinuz"
 mcopy -i "$boot" "::$initrd" "$work/initrd"
+# qemu's virt board has no Raspberry Pi GPIO: this copy's table runs on mock pins, as the nspawn test's does
+# (a Pi opens its pins). The root's config is rewritten in place by debugfs, keeping its owner and mode.
+root_start=$(sfdisk --dump "$work/card.img" | awk -F'[=,]' '/^[^#].*start=/ { n++; if (n == 2) { gsub(/ /, "", $2); print $2; exit } }')
+root_fs="$work/card.img?offset=$((root_start * 512))"
+config=/etc/companion/config.toml
+debugfs -R "cat $config" "$root_fs" 2> /dev/null | sed 's/^mock_pins *= *false/mock_pins = true/' > "$work/config.toml"
+grep -q '^mock_pins = true' "$work/config.toml" || fail "no mock_pins line in the image's $config"
+owner=$(debugfs -R "stat $config" "$root_fs" 2> /dev/null | awk '/^User:/ { print $2, $4; exit }')
+printf 'rm %s\nwrite %s %s\nsif %s uid %s\nsif %s gid %s\nsif %s mode 0100640\n' "$config" "$work/config.toml" \
+    "$config" "$config" "${owner% *}" "$config" "${owner#* }" "$config" | debugfs -w -f - "$root_fs" > /dev/null 2>&1
 printf 'ssid=Test network\npassword=not a real password\ncountry=GB\n' > "$work/companion-wifi.txt"
 mcopy -i "$boot" "$work/companion-wifi.txt" ::companion-wifi.txt
 
