@@ -230,7 +230,9 @@ make_release() {
     if [ -n "$WHEELS" ]; then
         # Every library from the wheelhouse, each checked against its hash; then the program alone.
         release_pip "$folder" install --no-index --find-links "$WHEELS" --require-hashes -r "$REQUIREMENTS"
-        release_pip "$folder" install --no-index --no-deps "$wheel"
+        # By name from the wheel's folder, not by its path: the release records no build's temporary folder
+        # (pip's direct_url.json), so the same source installs as the same files.
+        release_pip "$folder" install --no-index --no-deps --find-links "$(dirname "$wheel")" companion
     else
         release_pip "$folder" install "${wheel}[pi]"
     fi

@@ -6,6 +6,7 @@ a problem, and writes all of it in one transaction or nothing: a database
 file the import itself made is removed again when the file is refused.
 """
 
+import os
 import sqlite3
 import sys
 import time
@@ -44,24 +45,34 @@ def _store(database: Path):
 
 
 def cmd_export(args) -> int:
-    from companion.records.history import export_history
+    """The history written as it is read, a piece at a time (10 000 shows are not held whole); to a file, under a
+    name of its own until the last piece is in, so a failed export leaves no half file where the whole one goes."""
+    from companion.records.history import history_pieces
 
     database = _database(args, may_make=False)
     store = _store(database)
+    scratch = None
     try:
-        text = export_history(store.database, wall=time.time())
+        if args.file == "-":
+            for piece in history_pieces(store.database, wall=time.time()):
+                sys.stdout.write(piece)
+            return 0
+        target = Path(args.file)
+        scratch = target.with_name(f".{target.name}.partial")
+        try:
+            with open(scratch, "w", encoding="utf-8") as f:
+                for piece in history_pieces(store.database, wall=time.time()):
+                    f.write(piece)
+            os.replace(scratch, target)
+        except OSError as e:
+            raise Refusal(f"{args.file}: cannot write ({e.strerror or e})") from None
+        scratch = None
     except sqlite3.DatabaseError as e:
         raise Refusal(f"{database}: not a database the table can use ({e})") from None
     finally:
         store.close()
-    if args.file == "-":
-        sys.stdout.write(text)
-    else:
-        try:
-            with open(args.file, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise Refusal(f"{args.file}: cannot write ({e.strerror or e})") from None
+        if scratch is not None:
+            scratch.unlink(missing_ok=True)
     return 0
 
 

@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
 done
 case "$ARCH" in arm64|amd64) ;; *) fail "--arch $ARCH: expected arm64 or amd64" ;; esac
 [ "$(id -u)" -eq 0 ] || fail "run it as root (the root's files belong to their users): sudo $0"
-for tool in mmdebstrap sfdisk mkfs.ext4 mkfs.vfat mcopy dtc xz; do
+for tool in mmdebstrap sfdisk mkfs.ext4 dumpe2fs debugfs mkfs.vfat mcopy dtc xz; do
     command -v "$tool" > /dev/null || fail "not installed: $tool (apt-get install mmdebstrap fdisk e2fsprogs dosfstools mtools device-tree-compiler xz-utils)"
 done
 
@@ -273,6 +273,26 @@ clamp_dates() {
     find "$1" -xdev -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 }
 
+# mkfs.ext4 -d copies each file's ctime, the moment this build wrote the file (no one may set it), and its atime:
+# every inode in use gets SOURCE_DATE_EPOCH for both. The inodes in use are those no group lists as free.
+settle_times() {
+    commands=$1.times
+    dumpe2fs "$1" 2> /dev/null | awk -v when="@$SOURCE_DATE_EPOCH" '
+        /^Inode count:/ { count = $3 }
+        /^ +Free inodes: / {
+            sub(/^ +Free inodes: */, ""); ranges = split($0, range, /, */)
+            for (r = 1; r <= ranges; r++) {
+                if (split(range[r], ends, "-") == 0) continue
+                last = (2 in ends) ? ends[2] : ends[1]
+                for (i = ends[1] + 0; i <= last + 0; i++) free[i] = 1
+                delete ends
+            }
+        }
+        END { for (i = 1; i <= count; i++) if (!(i in free)) printf "sif <%d> ctime %s\nsif <%d> atime %s\n", i, when, i, when }' > "$commands"
+    E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f "$commands" "$1" > /dev/null 2>&1 || fail "debugfs could not settle the root's dates"
+    rm -f "$commands"
+}
+
 assemble() {
     image=$1
     scratch=$2
@@ -285,6 +305,7 @@ assemble() {
     done
     # The root without the boot partition's files (they live in the first partition).
     mkdir -p "$scratch/empty"
+    touch -d "@$SOURCE_DATE_EPOCH" "$scratch/empty"  # it stands for /boot/firmware in the root
     used_mib=$(du -sxm "$ROOT" | cut -f1)
     root_mib=$((used_mib + used_mib / 5 + ROOT_SPARE_MIB))
     mount --bind "$scratch/empty" "$ROOT/boot/firmware"
@@ -292,6 +313,7 @@ assemble() {
         -E "hash_seed=$ROOT_UUID,root_owner=0:0" -T default -d "$ROOT" "$rootfs" "${root_mib}M" || {
         umount "$ROOT/boot/firmware"; fail "mkfs.ext4 failed"; }
     umount "$ROOT/boot/firmware"
+    settle_times "$rootfs"
     first=$((FIRST_MIB * 2048))
     boot_sectors=$((BOOT_MIB * 2048))
     root_start=$((first + boot_sectors))

@@ -55,6 +55,16 @@ initrd=$(mdir -b -i "$boot" :: | sed -n 's|^::/||; /^initrd.img-/p' | sort -V | 
 { [ -n "$kernel" ] && [ -n "$initrd" ]; } || fail "no kernel and initrd on the image's boot partition (an arm64 image?)"
 mcopy -i "$boot" "::$kernel" "$work/vmlinuz"
 mcopy -i "$boot" "::$initrd" "$work/initrd"
+# qemu's virt board has no Raspberry Pi GPIO: this copy's table runs on mock pins, as the nspawn test's does
+# (a Pi opens its pins). The root's config is rewritten in place by debugfs, keeping its owner and mode.
+root_start=$(sfdisk --dump "$work/card.img" | awk -F'[=,]' '/^[^#].*start=/ { n++; if (n == 2) { gsub(/ /, "", $2); print $2; exit } }')
+root_fs="$work/card.img?offset=$((root_start * 512))"
+config=/etc/companion/config.toml
+debugfs -R "cat $config" "$root_fs" 2> /dev/null | sed 's/^mock_pins *= *false/mock_pins = true/' > "$work/config.toml"
+grep -q '^mock_pins = true' "$work/config.toml" || fail "no mock_pins line in the image's $config"
+owner=$(debugfs -R "stat $config" "$root_fs" 2> /dev/null | awk '/^User:/ { print $2, $4; exit }')
+printf 'rm %s\nwrite %s %s\nsif %s uid %s\nsif %s gid %s\nsif %s mode 0100640\n' "$config" "$work/config.toml" \
+    "$config" "$config" "${owner% *}" "$config" "${owner#* }" "$config" | debugfs -w -f - "$root_fs" > /dev/null 2>&1
 printf 'ssid=Test network\npassword=not a real password\ncountry=GB\n' > "$work/companion-wifi.txt"
 mcopy -i "$boot" "$work/companion-wifi.txt" ::companion-wifi.txt
 
@@ -73,7 +83,28 @@ while ! curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2> /dev/null; do
     sleep 2
 done
 echo "qemu-boot.sh: boot to page: $(( $(date +%s) - began )) s (http://127.0.0.1:$PORT/)"
+# What a new owner's phone gets next: the setup page, which asks for the code from the card.
+setup=$(curl -sS -o "$work/setup.html" -w '%{http_code}' "http://127.0.0.1:$PORT/setup/" || true)
+title=$(sed -n 's:.*<title>\(.*\)</title>.*:\1:p' "$work/setup.html" 2> /dev/null | head -n 1)
+echo "qemu-boot.sh: /setup/ answered $setup: $title"
 grep -E "companion|Wi-Fi|growpart|CHANGED" "$work/console.log" | tail -n 10 || true
 if [ "$KEEP" = yes ]; then
     wait "$qemu"
+    exit 0
 fi
+# The card as the owner would read it in a computer afterwards: the Wi-Fi file used (its password gone) and
+# the setup code written. qemu is stopped first, so the boot partition is read as it was left.
+kill "$qemu" 2> /dev/null || true
+wait "$qemu" 2> /dev/null || true
+qemu=""
+echo "qemu-boot.sh: the boot partition now holds:"
+mdir -b -i "$boot" :: | sed -n 's|^::/|  |; /companion/p'
+if mtype -i "$boot" ::companion-wifi-used.txt > "$work/used.txt" 2> /dev/null; then
+    grep -q "not a real password" "$work/used.txt" && fail "the used Wi-Fi file still holds the password"
+    echo "qemu-boot.sh: the Wi-Fi file was read and its password removed"
+else
+    fail "the Wi-Fi file was not taken up (no companion-wifi-used.txt)"
+fi
+code=$(mtype -i "$boot" ::companion-setup-code.txt 2> /dev/null | tr -d '\r' | grep -Eo '[A-Z2-9]{10}' | head -n 1 || true)
+[ -n "$code" ] || fail "no setup code on the boot partition (companion-setup-code.txt)"
+echo "qemu-boot.sh: the setup code is on the card: $code"

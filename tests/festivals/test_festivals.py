@@ -213,6 +213,56 @@ def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_p
     assert not (tmp_path / "other.sqlite3").exists()  # a refused import leaves no new empty file behind
 
 
+def test_an_export_that_fails_part_way_leaves_the_last_whole_file_as_it_was(tmp_path, monkeypatch):
+    """The command writes as it reads; a failure part way leaves no half file where the whole one goes."""
+    import argparse
+    import sqlite3
+
+    import companion.records.history as history
+    from companion.cli.common import Refusal
+    from companion.cli.history import cmd_export
+
+    old = Store(tmp_path / "old.sqlite3")
+    play(old, 2, "win", 2)
+    old.close()
+
+    def failing(database, *, wall):
+        yield '{"format": "companion-history"}\n'
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(history, "history_pieces", failing)
+    target = tmp_path / "history.jsonl"
+    target.write_text("the last whole export\n")
+    args = argparse.Namespace(file=str(target), db=str(tmp_path / "old.sqlite3"), config=None)
+    with pytest.raises(Refusal, match="not a database the table can use"):
+        cmd_export(args)
+    assert target.read_text() == "the last whole export\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.jsonl", "old.sqlite3"]
+
+
+def test_the_export_command_writes_each_piece_before_it_reads_the_next(tmp_path, monkeypatch):
+    """10 000 shows are never held whole by `companion history export`."""
+    import argparse
+    import io
+    import sys
+
+    import companion.records.history as history
+    from companion.cli.history import cmd_export
+
+    Store(tmp_path / "old.sqlite3").close()
+    out, written_before_second = io.StringIO(), []
+
+    def pieces(database, *, wall):
+        yield "first\n"
+        written_before_second.append(out.getvalue())
+        yield "second\n"
+
+    monkeypatch.setattr(history, "history_pieces", pieces)
+    monkeypatch.setattr(sys, "stdout", out)
+    assert cmd_export(argparse.Namespace(file="-", db=str(tmp_path / "old.sqlite3"), config=None)) == 0
+    assert written_before_second == ["first\n"] and out.getvalue() == "first\nsecond\n"
+
+
 def test_the_shows_csv_holds_every_show_not_only_the_newest_hundred(table):
     from companion.web import create_app
 

@@ -30,6 +30,18 @@ def missing() -> str | None:
     return None
 
 
+def build(out: Path) -> None:
+    """build.sh's amd64 image (no xz) in `out`, one build at a time on this machine (they share the cache)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / ".build", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        started = time.monotonic()
+        done = subprocess.run([str(ROOT / "systemd/image/build.sh"), "--arch", "amd64", "--no-xz", "--out", str(out),
+                               "--cache", str(CACHE)], capture_output=True, text=True, timeout=3000)
+        assert done.returncode == 0, f"build.sh failed:\n{done.stderr[-4000:]}"
+        print(f"amd64 image built in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """The build's output folder: companion-amd64.img and the root it was assembled from (root-amd64)."""
@@ -39,13 +51,12 @@ def built(tmp_path_factory) -> Path:
             pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
         pytest.skip(reason)
     out = tmp_path_factory.mktemp("image")
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with open(CACHE / ".build", "w") as lock:  # one build at a time on this machine (they share the cache)
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        started = time.monotonic()
-        done = subprocess.run([str(ROOT / "systemd/image/build.sh"), "--arch", "amd64", "--no-xz", "--out", str(out),
-                               "--cache", str(CACHE)], capture_output=True, text=True, timeout=3000)
-        assert done.returncode == 0, f"build.sh failed:\n{done.stderr[-4000:]}"
-        print(f"amd64 image built in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    build(out)
     yield out
     shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def build_image():
+    """The call that builds the image again, into a folder of the caller's."""
+    return build

@@ -4,12 +4,14 @@ partition is used and its password blanked, the table opens its own access point
 setup page answer, and a zeroconf browse on the network finds it by name."""
 
 import json
+import os
 import subprocess
 import time
 
 import pytest
 
 from companion.appliance.bootfiles import WIFI_FILE, WIFI_USED
+from companion.table.firstrun import is_code
 
 pytestmark = [pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]
 
@@ -19,6 +21,18 @@ FAKE = "/run/companion-fake-network.json"
 WAIT_S = 120  # the longest any one step of the boot may take on a loaded machine
 SETUP_CODE = "482913"
 WIFI = "ssid=Our home\npassword=correct horse\ncountry=JP\n"
+# A phone on the setup page: its cookie, the page's CSRF token, the code, then the page again.
+SETUP_WALK = """
+import http.cookiejar, json, re, urllib.request
+phone = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+page = phone.open("http://127.0.0.1/setup/", timeout=10).read().decode()
+token = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+entered = urllib.request.Request("http://127.0.0.1/api/setup/code", data=json.dumps({"code": "CODE"}).encode(),
+                                 headers={"Content-Type": "application/json", "X-CSRF-Token": token})
+print(json.loads(phone.open(entered, timeout=10).read())["setup"])
+page = phone.open("http://127.0.0.1/setup/", timeout=10).read().decode()
+print("settings" if 'id="settings-form"' in page else "no settings")
+"""
 
 
 def until(what: str, test, timeout: float = WAIT_S, why=lambda: ""):
@@ -75,11 +89,16 @@ class Table:
 @pytest.fixture(scope="module")
 def table(built, tmp_path_factory):
     boot = tmp_path_factory.mktemp("boot")
+    # As fstab mounts the card's boot partition: root's, and the table's group may write (its setup code).
+    group = next(line.split(":")[2] for line in (built / "root-amd64/etc/group").read_text().splitlines()
+                 if line.startswith("companion:"))
+    os.chown(boot, 0, int(group))
+    boot.chmod(0o770)
     (boot / WIFI_FILE).write_text(WIFI)
     (boot / "companion-setup-code.txt").write_text(f"{SETUP_CODE}\n")
     drop_in = tmp_path_factory.mktemp("drop-in")
     (drop_in / "fake.conf").write_text(
-        f"[Service]\nEnvironment=COMPANION_NETWORK=fake:{FAKE}\nExecStart=\n"
+        f"[Service]\nEnvironment=COMPANION_NETWORK=fake:{FAKE}\nReadWritePaths=/run\nExecStart=\n"
         "ExecStart=/opt/companion/current/bin/python -m companion.appliance watch --grace 2 --look 0.5\n")
     box = Table(built / "root-amd64", boot, drop_in, tmp_path_factory.mktemp("log") / "console.log")
     try:
@@ -109,6 +128,11 @@ def test_no_network_opens_the_access_point_and_a_network_back_closes_it(table):
     box, _ = table
     box.run("sh", "-c", f"echo '{{\"online\": false}}' > {FAKE}")
     until("the access point opened", lambda: fake_network(box).get("ap_on") is True)
+    # Root, but fenced in: read-only system, no new privileges, no capabilities but the network's.
+    fenced = box.run("systemctl", "show", "-p", "ProtectSystem,NoNewPrivileges,CapabilityBoundingSet",
+                     "companion-network.service").stdout
+    assert "ProtectSystem=strict" in fenced and "NoNewPrivileges=yes" in fenced
+    assert "CapabilityBoundingSet=cap_net_bind_service cap_net_admin" in fenced
     assert "200" in box.get("http://127.0.0.1:8081/").splitlines()[:1]  # the Wi-Fi page answers
     box.run("python3", "-c", f"import json; p='{FAKE}'; s=json.load(open(p)); s['online']=True; "
                              "json.dump(s, open(p + '.new', 'w')); __import__('os').replace(p + '.new', p)")
@@ -126,6 +150,16 @@ def test_the_setup_page_answers_on_port_80(table):
           why=lambda: box.run("systemctl", "status", "--no-pager", "-n", "20", "companion.service", check=False).stdout)
     answer = until("the page", lambda: box.get("http://127.0.0.1/"))
     assert answer.splitlines()[0] == "200"
+
+
+def test_the_owner_enters_the_setup_code_from_the_card_and_reaches_the_settings(table):
+    """As a new owner does: the code read from the card's boot partition, typed into the setup page."""
+    box, boot = table
+    card = boot / "companion-setup-code.txt"
+    code = until("the table's setup code on the card",
+                 lambda: is_code(text := card.read_text().strip()) and text)
+    script = SETUP_WALK.replace("CODE", code)
+    assert box.run("python3", "-c", script).stdout.split() == ["open", "settings"]
 
 
 def test_a_zeroconf_browse_on_the_network_finds_the_table(table):

@@ -1,6 +1,7 @@
 """The card image read from its file alone: the partition table, the boot partition's files (cmdline.txt,
 config.txt, the SPI overlay), the root's enabled units, and nothing that would make two tables the same one."""
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -83,3 +84,18 @@ def test_no_identity_is_baked_in(image):
     assert "ssh_host_" not in debugfs(image, "ls /etc/ssh")
     assert "companion-wifi" not in debugfs(image, "ls /etc/NetworkManager/system-connections")
     assert debugfs(image, "cat /etc/hostname") == "companion\n"
+
+
+def digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as file:
+        while block := file.read(1 << 20):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def test_the_same_inputs_give_the_same_image_byte_for_byte(built, build_image, tmp_path):
+    """A second build from the same checkout, lock and wheels: every date, id and file the same, so the same bytes
+    (a build's own moments, in ctimes, a temporary folder's name or an empty folder's date, used to differ)."""
+    build_image(tmp_path)
+    assert digest(tmp_path / "companion-amd64.img") == digest(built / "companion-amd64.img")
