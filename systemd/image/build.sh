@@ -154,6 +154,8 @@ EOF
         { echo "# The image's Debian packages ($SUITE, $ARCH) at the versions its build installs (build.sh --relock writes it)."
           sort "$CACHE/.installed-$ARCH"; } > "$LOCK"
         say "wrote ${LOCK#"$SOURCE"/}: commit it, so the next build installs the same versions"
+        # The lock is part of the base's name: this base is the one it describes, so the next build finds it.
+        mv "$tar_file" "$(base_tar)"
     fi
     say "base root made in $(( $(date +%s) - started )) s"
 }
@@ -339,6 +341,7 @@ started=$(date +%s)
 mkdir -p "$OUT" "$CACHE"
 base=$(base_tar)
 [ -f "$base" ] || make_base "$base"
+base=$(base_tar)  # a first build's new lock names the base anew
 ROOT=$OUT/root-$ARCH
 rm -rf "$ROOT"
 mkdir -p "$ROOT"
