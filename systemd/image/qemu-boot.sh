@@ -92,8 +92,25 @@ if [ "$KEEP" = yes ]; then
     wait "$qemu"
     exit 0
 fi
-# The card as the owner would read it in a computer afterwards: the Wi-Fi file used (its password gone) and
-# the setup code written. qemu is stopped first, so the boot partition is read as it was left.
+# The card as the owner would read it in a computer: the setup code written (the guest's kernel writes it out
+# within half a minute: looked for until then), and, once qemu is stopped, the Wi-Fi file used, its password gone.
+code=""
+looked=$(date +%s)
+while [ -z "$code" ] && [ $(( $(date +%s) - looked )) -lt 90 ]; do
+    code=$(mtype -i "$boot" ::companion-setup-code.txt 2> /dev/null | tr -d '\r' | grep -Eo '[A-Z2-9]{10}' | head -n 1 || true)
+    [ -n "$code" ] || sleep 2
+done
+if [ -n "$code" ]; then  # typed into the setup page as a phone does: its cookie, its CSRF token, the code
+    site="http://127.0.0.1:$PORT"
+    token=$(curl -sS -c "$work/jar" "$site/setup/" | sed -n 's/.*name="csrf-token" content="\([^"]*\)".*/\1/p' | head -n 1)
+    curl -sS -b "$work/jar" -c "$work/jar" -H 'Content-Type: application/json' -H "X-CSRF-Token: $token" \
+        -d "{\"code\": \"$code\"}" "$site/api/setup/code" > /dev/null
+    if curl -sS -b "$work/jar" "$site/setup/" | grep -q 'id="settings-form"'; then
+        echo "qemu-boot.sh: the code from the card opened the setup page's settings"
+    else
+        fail "the code from the card did not open the setup page's settings"
+    fi
+fi
 kill "$qemu" 2> /dev/null || true
 wait "$qemu" 2> /dev/null || true
 qemu=""
@@ -105,6 +122,5 @@ if mtype -i "$boot" ::companion-wifi-used.txt > "$work/used.txt" 2> /dev/null; t
 else
     fail "the Wi-Fi file was not taken up (no companion-wifi-used.txt)"
 fi
-code=$(mtype -i "$boot" ::companion-setup-code.txt 2> /dev/null | tr -d '\r' | grep -Eo '[A-Z2-9]{10}' | head -n 1 || true)
-[ -n "$code" ] || fail "no setup code on the boot partition (companion-setup-code.txt)"
+[ -n "$code" ] || fail "no setup code on the boot partition within 90 s (companion-setup-code.txt)"
 echo "qemu-boot.sh: the setup code is on the card: $code"
