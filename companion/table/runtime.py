@@ -152,6 +152,10 @@ class Runtime:
         finally:
             self._lock.release()
 
+    def holding(self) -> bool:
+        """Whether the calling thread holds the runtime now (runs a command, or the runtime's step)."""
+        return self._lock._is_owned()
+
     def alive(self, timeout: float = 5.0) -> bool:
         """Whether the runtime thread still answers (the systemd watchdog asks)."""
         if self._thread is None or not self._thread.is_alive():
