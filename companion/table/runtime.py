@@ -11,8 +11,10 @@ Whoever holds the runtime's lock owns the show, and items are taken off the
 queue only under it. So a command need not travel to the runtime thread and
 back (two thread switches, each a wait for the scheduler on a busy machine,
 on the way from a phone's tap to every phone): `call` takes the lock in the
-caller's own thread, first takes everything queued before it (in order, as
-the thread would have), runs the command, catches up, and wakes the thread
+caller's own thread, first takes everything queued before it and settles
+what came due (in order, as the thread would have; with nothing queued and
+nothing due there is nothing to catch up), runs the command, catches up,
+and wakes the thread
 only if the command brought a deadline earlier than the one it sleeps
 toward. The thread, woken by an item, takes it under the lock too, never
 holding one outside it, so no item queued before a command is taken after
@@ -142,7 +144,8 @@ class Runtime:
         if not self._lock.acquire(timeout=COMMAND_WAIT_S):
             raise TimeoutError(f"the table did not take a command within {COMMAND_WAIT_S:g} s")
         try:
-            self._catch_up()  # what was queued before this command is taken before it
+            if self._queue or _sooner(self._next_due(), self.clock.monotonic()):
+                self._catch_up()  # what was queued or came due before this command is taken before it
             try:
                 return fn(*args)
             finally:
@@ -230,7 +233,7 @@ class Runtime:
 
 
 def _sooner(due: float | None, than: float | None) -> bool:
-    return due is not None and (than is None or due < than)
+    return due is not None and (than is None or due <= than)
 
 
 def on_runtime(command: Callable) -> Callable:
