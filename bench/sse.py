@@ -627,8 +627,8 @@ def profiled_threads():
 PATH_STEPS = ("the flip taken", "snapshot built", "serialised", "writes begin", "written to every phone")
 
 
-def flip_path(bench: "Bench", samples: int) -> dict[str, float]:
-    """With one phone: the median microseconds from the flip call to each step on its way to the phone's socket.
+def flip_path(bench: "Bench", samples: int, phones: int = 1) -> dict[str, float]:
+    """With `phones` phones: the median microseconds from the flip call to each step on its way to the phone's socket.
 
     The steps are noted by wrapping the table's publisher in this process (a measurement of where the time goes,
     beside the growth figures, which are taken unwrapped)."""
@@ -659,7 +659,7 @@ def flip_path(bench: "Bench", samples: int) -> dict[str, float]:
         rows.append({step: (at - start) * 1e6 for step, at in marks.items()})
         return number
 
-    run = run_once(bench.port, "/api/show/events", 1, samples, flip, False, bench.fresh_show)
+    run = run_once(bench.port, "/api/show/events", phones, samples, flip, False, bench.fresh_show)
     medians = {step: statistics.median(r[step] for r in rows if step in r) for step in PATH_STEPS}
     medians["the phone has it (p50)"] = percentile(run["ms"], 0.5) * 1000
     return medians
