@@ -14,9 +14,8 @@ on the way from a phone's tap to every phone): `call` takes the lock in the
 caller's own thread, first takes everything queued before it and settles
 what came due (in order, as the thread would have; with nothing queued and
 nothing due there is nothing to catch up), runs the command, catches up,
-and wakes the thread
-only if the command brought a deadline earlier than the one it sleeps
-toward. The thread, woken by an item, takes it under the lock too, never
+and wakes the thread only if the command brought a deadline earlier than
+the one it sleeps toward. The thread, woken by an item, takes it under the lock too, never
 holding one outside it, so no item queued before a command is taken after
 it. `submit` still runs a command on the runtime thread itself (what only
 that thread may do, and the watchdog's question whether it answers).
@@ -144,7 +143,7 @@ class Runtime:
         if not self._lock.acquire(timeout=COMMAND_WAIT_S):
             raise TimeoutError(f"the table did not take a command within {COMMAND_WAIT_S:g} s")
         try:
-            if self._queue or _sooner(self._next_due(), self.clock.monotonic()):
+            if self._queue or _due_by(self._next_due(), self.clock.monotonic()):
                 self._catch_up()  # what was queued or came due before this command is taken before it
             try:
                 return fn(*args)
@@ -233,7 +232,12 @@ class Runtime:
 
 
 def _sooner(due: float | None, than: float | None) -> bool:
-    return due is not None and (than is None or due <= than)
+    """Whether deadline `due` comes before `than` (None: never)."""
+    return due is not None and (than is None or due < than)
+
+
+def _due_by(due: float | None, now: float) -> bool:
+    return due is not None and due <= now
 
 
 def on_runtime(command: Callable) -> Callable:
