@@ -31,7 +31,7 @@ with the phones it never reached and the refusals.
 
     python bench/sse.py [--samples 200] [--clients 1 20] [--pi-sized]
     python bench/sse.py --growth [--phones 1 20 40 100 200] [--runs 3] [--quick] [--pi-sized]
-    python bench/sse.py --profile [--samples 200]      # where a flip's CPU goes with 20 phones
+    python bench/sse.py --profile [--samples 200]      # where a flip's CPU goes with 20 phones; one phone's path
     python bench/sse.py --growth --before REV           # the product of git revision REV, same bench
 
 `--before REV` runs this bench on the product as it was at REV (a git
