@@ -1,7 +1,11 @@
 """The LED show: keeps a strip drawing the latest show snapshot, 30 frames a second while it moves.
 
 The runtime hands every new snapshot to `update`, which only swaps a reference
-and wakes the drawing thread, so the core never waits for the LEDs. The thread
+and wakes the drawing thread, so the core never waits for the LEDs. The strip
+draws at most `fps` frames a second however often the table changes: a
+snapshot that comes sooner than a frame's time after the last frame waits
+for that time (`next_frame_in`) and shows in that frame, so a burst of
+changes costs the frames of the burst, not a render each. The thread
 draws what the snapshot shows (`companion.leds.strip_inputs`: the rest of a
 snapshot, such as the sensors' readings, draws nothing): a new snapshot that
 shows the same draws nothing new, and a frame equal to the last one is not
@@ -28,6 +32,7 @@ the strip on screen needs one message a change, not a stream of frames.
 
 import itertools
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -70,7 +75,9 @@ class LedShow:
         self._unused = [OFF] * (strip.n - layout.total)  # LEDs past the layout stay dark
         self._state: dict | None = None  # the only thing shared with the caller
         self._wake = threading.Event()
+        self._closed = threading.Event()
         self._closing = False
+        self._framed_at = -math.inf  # the wall time (monotonic) of the thread's last frame
         self._thread: threading.Thread | None = None
         self._drawn: dict | None = None  # the snapshot the last step looked at
         # What it shows, and from which show time it holds still (None: it moves): no show, dark, to begin with.
@@ -107,6 +114,20 @@ class LedShow:
             self._draw(state, at)
         return self._period if hold is None or now < hold else None
 
+    def next_frame_in(self, now: float) -> float:
+        """Seconds from `now` (monotonic) before the thread's next frame may be drawn: a frame's time after the last.
+
+        >>> from companion.hardware.strip import FakeStrip
+        >>> leds = LedShow(FakeStrip(104), StripLayout(), show_clock=lambda: 0.0, fps=10)
+        >>> leds.next_frame_in(5.0), leds.framed(5.0), round(leds.next_frame_in(5.04), 3), leds.next_frame_in(5.1)
+        (0.0, None, 0.06, 0.0)
+        """
+        return max(0.0, self._framed_at + self._period - now)
+
+    def framed(self, now: float) -> None:
+        """The thread draws a frame at `now` (monotonic): the next waits a frame's time from here."""
+        self._framed_at = now
+
     def picture(self, after: int, timeout: float) -> dict:
         """What the strip shows, as soon as it is newer than picture `after` (or as it is after `timeout`): its
         number `n`, the snapshot's `state` as the strip reads it, the show time it `hold`s still from (None: it
@@ -125,6 +146,7 @@ class LedShow:
     def close(self) -> None:
         """Stop the drawing thread; the strip keeps its last frame (closing the strip turns it off)."""
         self._closing = True
+        self._closed.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join()
@@ -153,10 +175,13 @@ class LedShow:
 
     def _run(self) -> None:
         while True:
+            if early := self.next_frame_in(time.monotonic()):
+                self._closed.wait(early)  # a change sooner than a frame after the last shows in the next frame
             self._wake.clear()  # before reading the snapshot, so an update during the frame is not lost
             if self._closing:
                 return
             started = time.monotonic()
+            self.framed(started)
             try:
                 delay = self.step()
             except Exception:

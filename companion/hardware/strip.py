@@ -100,11 +100,19 @@ class PixelStrip:
         self._closed = False
         # PixelBuf moves grey onto the white LED unless a fourth channel is given.
         self._white = (0,) if pixels.bpp == 4 else ()
+        self._set: list | None = None  # the colours the buffer holds (None: not known yet)
 
     def show(self, pixels: Sequence[Colour]) -> None:
         if len(pixels) != self.n:
             raise ValueError(f"a frame for this strip needs {self.n} pixels, not {len(pixels)}")
-        self._pixels[:] = [(*rgb, *self._white) for rgb in pixels]
+        held, white = self._set, self._white
+        if held is None:
+            self._pixels[:] = [(*rgb, *white) for rgb in pixels]
+        else:  # PixelBuf parses each colour in Python: only those that changed (a running glass moves a few)
+            for i, rgb in enumerate(pixels):
+                if rgb != held[i]:
+                    self._pixels[i] = (*rgb, *white)
+        self._set = list(pixels)
         self._pixels.show()
 
     def close(self) -> None:

@@ -1,7 +1,7 @@
 """The wiring check and timing a glass, between shows: the setup page's bench, on the hardware fitted now.
 
 The readings are companion.table.wiring's, the same as `companion check-hw`
-and `companion calibrate` print; every call runs on the runtime thread.
+and `companion calibrate` print; every call runs holding the runtime.
 """
 
 from companion.errors import Conflict

@@ -1,7 +1,7 @@
 """The show desk (ports.ShowDesk): the show's commands from the phones, and its state as published.
 
-Every command runs on the runtime thread, in order with the sensors'
-changes; a change to the show answers once its journal lines are on disk
+Every command runs holding the runtime (runtime.py), in order with the
+sensors' changes; a change to the show answers once its journal lines are on disk
 (`durable`). The state is published once per change, as a numbered
 snapshot; readers on any thread take it, or wait for the next.
 """
@@ -26,7 +26,7 @@ class Desk:
         self.table_speed = speed
         self._changed = changed  # the table publishes again on its next step
 
-    # ---- commands (thread-safe; run on the runtime thread) -------------------
+    # ---- commands (thread-safe; run holding the runtime) ---------------------
 
     @durable
     def start_show(self, event, challenge: bool = False) -> dict:
@@ -126,7 +126,7 @@ class Desk:
         return self.publisher.wait_for_change(after_seq, timeout)
 
     def write_to(self, writer) -> None:
-        """Have `writer(seq, text)` called on the runtime thread with each new state's text as it is published."""
+        """Have `writer(seq, text)` called, holding the runtime, with each new state's text as it is published."""
         self.publisher.write_to(writer)
 
     def snapshot_text(self, snapshot: dict) -> str:
@@ -143,7 +143,7 @@ class Desk:
         return None if leds is None else leds.picture(after, timeout)
 
     def publish(self, journal_problem) -> None:
-        """Publish the table's state now (on the runtime thread)."""
+        """Publish the table's state now (holding the runtime)."""
         config, cradles = self.configured.now, self.fitted.cradles
         sources = {c: t.source for c, t in config.timers.items()}
         extras = {"speed": self.live.time.speed, "muted": self.fitted.rig.buzzer.muted,

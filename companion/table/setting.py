@@ -84,7 +84,7 @@ class TableSetup(Bench):
         """Write the page's settings into the config file (checked first) and apply them now."""
         before = self._configured.now
         answer = self._apply(settings)
-        for listener in self.reconfigured:  # here, not on the runtime thread: a broker may take its time
+        for listener in self.reconfigured:  # here, not holding the runtime: a broker may take its time
             listener(before, self._configured.now)
         return answer
 

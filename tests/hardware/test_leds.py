@@ -389,3 +389,19 @@ def test_the_picture_changes_only_with_what_the_strip_draws_and_its_number_rises
     assert leds.picture(first["n"], 0)["n"] == first["n"]  # nothing new to show: the wait ran out
     again = LedShow(FakeStrip(LAYOUT.total), LAYOUT, show_clock=lambda: clock[0])  # new settings, a new show
     assert again.picture(0, 0)["n"] > first["n"]
+
+
+def test_changes_sooner_than_a_frame_after_the_last_wait_for_the_next_frame_and_closing_ends_the_wait():
+    strip, drawn = FakeStrip(LAYOUT.total), threading.Event()
+    strip.subscribe(lambda frame: drawn.set())
+    leds = LedShow(strip, LAYOUT, show_clock=lambda: 1.0, fps=0.001).start()  # a frame's time: 1000 s
+    try:
+        leds.update(snapshot(timers={"red": glass()}))
+        assert drawn.wait(5.0), "the first change was not drawn at once"
+        first = leds.picture(0, 5.0)
+        for turned in range(1, 4):  # a burst of changes, each drawing something new
+            leds.update(snapshot(crowd_tokens_turned=turned, timers={"red": glass()}))
+        assert leds.picture(first["n"], 0.5)["n"] == first["n"] and len(strip.frames) == 1  # held for the next frame
+    finally:
+        leds.close()  # does not wait out the frame's time
+    assert not leds._thread.is_alive()

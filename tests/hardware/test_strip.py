@@ -4,6 +4,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.errors import BadInput
 from companion.hardware.strip import FakeStrip, PixelStrip, StripUnavailable, open_strip
@@ -232,3 +234,16 @@ def test_on_a_plain_pc_the_real_kinds_fail_in_one_line(monkeypatch, kind):
     with pytest.raises(StripUnavailable) as caught:
         open_strip(kind, 8)
     assert_one_line(caught.value, repr(kind), "fake")
+
+
+colour = st.tuples(*[st.integers(0, 255)] * 3)
+
+
+@given(st.lists(st.lists(colour, min_size=5, max_size=5), min_size=1, max_size=4), st.sampled_from(["GRB", "GRBW"]))
+def test_a_frame_after_others_reaches_the_wire_as_it_would_on_a_fresh_strip(frames, order):
+    # Only the pixels that changed are handed to the driver's buffer: what it sends must still be the whole frame.
+    strip, fresh = FakeStrip(5, order=order, brightness=0.5), FakeStrip(5, order=order, brightness=0.5)
+    for frame in frames:
+        strip.show(frame)
+    fresh.show(frames[-1])
+    assert strip.wire == fresh.wire and strip.frames[-1] == tuple(frames[-1])

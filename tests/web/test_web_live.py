@@ -124,14 +124,15 @@ def test_every_client_gets_every_change_with_increasing_ids(served):
 
 
 @pytest.fixture
-def pushes(monkeypatch):
-    """Every write another thread made to a stream: (its thread's name, whether it was written)."""
+def pushes(monkeypatch, served):
+    """Every write another thread made to a stream: ("table" if that thread held the table as it published, else
+    its name; whether it was written). A command runs in its caller's thread holding the table (runtime.py)."""
     seen = []
     real = PushingTask.push
 
     def push(self, data, chunk=None):
         written = real(self, data, chunk)
-        seen.append((threading.current_thread().name, written))
+        seen.append(("table" if served.table.runtime.holding() else threading.current_thread().name, written))
         return written
 
     monkeypatch.setattr(PushingTask, "push", push)
