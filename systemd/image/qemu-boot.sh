@@ -105,7 +105,7 @@ if [ -n "$code" ]; then  # typed into the setup page as a phone does: its cookie
     token=$(curl -sS -c "$work/jar" "$site/setup/" | sed -n 's/.*name="csrf-token" content="\([^"]*\)".*/\1/p' | head -n 1)
     curl -sS -b "$work/jar" -c "$work/jar" -H 'Content-Type: application/json' -H "X-CSRF-Token: $token" \
         -d "{\"code\": \"$code\"}" "$site/api/setup/code" > /dev/null
-    if curl -sS -b "$work/jar" "$site/setup/" | grep -q 'id="settings-form"'; then
+    if curl -sS -b "$work/jar" "$site/setup/" | grep 'id="settings-form"' > /dev/null; then
         echo "qemu-boot.sh: the code from the card opened the setup page's settings"
     else
         fail "the code from the card did not open the setup page's settings"
