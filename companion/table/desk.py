@@ -133,10 +133,6 @@ class Desk:
         """A published snapshot as compact JSON for the live feed, as of now: serialised once for all phones."""
         return self.publisher.text(snapshot, self.show_time())
 
-    def strip_frame(self, after: int, timeout: float) -> dict | None:
-        """The LED strip as last drawn, as soon as a frame newer than `after` exists (None: no strip)."""
-        return self.fitted.frames.wait(after, timeout)
-
     def strip_picture(self, after: int, timeout: float) -> dict | None:
         """What the LED strip shows, as soon as it is newer than picture `after` (None: no strip is drawn)."""
         leds = self.fitted.rig.leds

@@ -2,8 +2,7 @@
 
 New settings rebuild the hardware on the runtime thread, between shows:
 the old rig is closed (its pins released), a new one opened from the new
-config, and the parts built on it (cradles, the strip's frame tap, the LED
-show) made afresh. Raw items the old rig's devices queued are dropped: each
+config, and the parts built on it (cradles, the LED show) made afresh. Raw items the old rig's devices queued are dropped: each
 carries the generation of the rig that made it.
 """
 
@@ -11,7 +10,6 @@ from dataclasses import dataclass
 
 from companion.config import Config
 from companion.table.cradles import Cradles
-from companion.table.publisher import FrameTap
 from companion.table.rig import Rig
 
 
@@ -24,14 +22,13 @@ class FromRig:
 
 
 class Fitted:
-    """The rig, the cradles on it and the strip's frame tap; `take` hands the rig its raw items."""
+    """The rig and the cradles on it; `take` hands the rig its raw items."""
 
     def __init__(self, config: Config, pin_factory, *, runtime, clock, journal, live, changed):
         self._runtime, self._clock, self._journal, self._live, self._changed = runtime, clock, journal, live, changed
         self.pin_factory = pin_factory
         self.generation = 0
         self.started = False  # the table's threads run (the LED show's too)
-        self.frames = FrameTap(None, None)
         self.rig = self._open(config)
         self._build(config)
 
@@ -43,11 +40,10 @@ class Fitted:
         return rig
 
     def _build(self, config: Config) -> None:
-        """The parts made from the rig: cradles, the strip's frame tap, which glasses the table turns itself."""
+        """The parts made from the rig: cradles, which glasses the table turns itself."""
         self.cradles = Cradles(self.rig.poses(), start_window_s=config.tilt.start_window_s,
                                remind_every_s=config.tilt.remind_every_s, journal=self._journal,
                                changed=self._changed)
-        self.frames = FrameTap(self.rig.strip, self.rig.layout, after=self.frames.count)
         self._live.turned_by_table = frozenset(c for c, t in config.timers.items() if t.source == "emulated")
 
     def refit(self, config: Config) -> None:

@@ -1,4 +1,4 @@
-"""What the table looks like, handed out: numbered snapshots for the web, and the strip's frames.
+"""What the table looks like, handed out: numbered snapshots for the web.
 
 Each change of the table is published once as a whole snapshot (the
 `GET /api/show` object) with a sequence number that rises across restarts
@@ -130,38 +130,3 @@ def _frame(show, show_id, started_wall: float) -> dict:
                                  "runout_grace_s": setup.runout_grace_s,
                                  "advance_tolerance_s": setup.advance_tolerance_s}]
     return _frame_cache[1]
-
-
-class FrameTap:
-    """Keeps the newest frame a fake strip showed, for the page that draws the strip on screen."""
-
-    def __init__(self, strip, layout, *, after: int = 0):
-        self._cond = threading.Condition()
-        self._n, self._pixels = after, []  # `after`: a tap that follows another counts on from its frames
-        self._layout = layout
-        self.enabled = strip is not None and hasattr(strip, "subscribe")
-        if self.enabled:
-            strip.subscribe(self._frame)
-
-    @property
-    def count(self) -> int:
-        """Frames seen so far."""
-        return self._n
-
-    def _frame(self, frame) -> None:
-        with self._cond:
-            self._n += 1
-            self._pixels = frame
-            self._cond.notify_all()
-
-    def wait(self, after: int, timeout: float) -> dict | None:
-        """The frame as soon as one newer than `after` exists (None: no strip to show)."""
-        if not self.enabled:
-            return None
-        with self._cond:
-            self._cond.wait_for(lambda: self._n > after, timeout)
-            pixels = ["#%02x%02x%02x" % tuple(p[:3]) for p in self._pixels]
-            layout = self._layout
-            return {"n": self._n, "pixels": pixels,
-                    "layout": {"segment_len": layout.segment_len, "colours": list(layout.colours),
-                               "countdown_leds": layout.countdown_leds, "token_leds": layout.token_leds}}

@@ -149,7 +149,9 @@ class Runtime:
                 return fn(*args)
             finally:
                 self._catch_up()
-                if _sooner(self._next_due(), self._waiting_for):
+                if self._pings:  # a question taken off the queue here, and the thread's wake-up cleared with it
+                    self._queued.set()  # the thread wakes to answer it (a thread about to wait would sleep past it)
+                elif _sooner(self._next_due(), self._waiting_for):
                     self.poke()  # the thread sleeps toward a later deadline: it looks again
         finally:
             self._lock.release()

@@ -36,7 +36,6 @@ DEFAULTS = {
     # beyond this for plain requests (server.RESERVE).
     "SSE_MAX_STREAMS": 40,
     "SSE_REFUSED_RETRY_MS": 5000,  # a page refused a stream (every slot taken) reads its record, asks again this often
-    "STRIP_MAX_FPS": 15.0,  # the on-screen strip needs no more
     "MAX_CONTENT_LENGTH": 32 * 1024,  # the largest body: a custom event with its rules text fits many times
     "LAN_ADDRESSES": None,  # this machine's network addresses for the QR code; None: looked up (ifaddr)
     "MDNS_NAME": None,  # the name offered second, NAME.local; None: this machine's host name

@@ -7,8 +7,8 @@ event id, and a `: keep-alive` comment after a quiet `keepalive_s`, so no
 proxy, router or server timeout drops the line. A browser that reconnects
 sends Last-Event-ID and gets only what it lacks; an id ahead of the record
 (from another database, or an earlier run of the hall) is treated as
-unknown: the phone is sent the current state. The LED strip's frames have a
-paced loop of their own (`strip_stream`).
+unknown: the phone is sent the current state. The LED strip's picture is
+sent only when what it shows changes (`show/api.py`).
 
 A new show state need not wait for its stream's thread to wake: where the
 server lets another thread add to a response (PUSH in the request's
@@ -256,30 +256,6 @@ def game_stream(games, kind: str, game_id: int, render: Callable[[dict], object]
         return games.wait_for_game(kind, game_id, seen, timeout)
 
     return follow("game", current, wait, render, after, number="version", **settings)
-
-
-def strip_stream(desk, first: dict, *, keepalive_s: float, retry_ms: int, max_fps: float,
-                 closing: threading.Event, clock: Callable[[], float] = time.monotonic, phone=None,
-                 stall_s: float = STALL_S) -> Iterator[str]:
-    """The strip's layout once, then its newest frame at most `max_fps` times a second (frames between are skipped,
-    and every frame while the phone is behind)."""
-    yield f"retry: {retry_ms}\n\n"
-    yield message("layout", compact(first["layout"]))
-    frame, n, said, period = first, 0, clock(), 1.0 / max_fps
-    backlog = Backlog(phone, clock, stall_s)
-    while frame is not None and not closing.is_set():
-        if backlog.behind():
-            if backlog.stalled():
-                return
-            closing.wait(CATCH_UP_S)
-        elif frame["n"] > n:
-            n, said = frame["n"], clock()
-            yield message("frame", compact({"n": n, "pixels": "".join(p[1:] for p in frame["pixels"])}), event_id=n)
-            closing.wait(max(0.0, said + period - clock()))  # the pacing: the next frame no sooner
-        elif clock() - said >= keepalive_s:
-            yield KEEP_ALIVE
-            said = clock()
-        frame = desk.strip_frame(n, min(keepalive_s, WAKE_S))
 
 
 class Backlog:

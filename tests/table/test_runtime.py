@@ -119,3 +119,19 @@ def test_the_watchdogs_question_is_answered_only_by_the_runtime_thread():
         release.set()
         holder.join(WAIT_S)
         runtime.stop()
+
+
+def test_a_question_a_command_took_off_the_queue_still_wakes_the_runtime_thread_to_answer_it():
+    """A command that catches up may take the watchdog's question off the queue, and clears the thread's wake-up as
+    it does: the thread, about to wait, must still wake to answer (else the watchdog hears nothing and restarts a
+    healthy table)."""
+    from concurrent.futures import Future
+
+    from companion.table.runtime import _Ping
+
+    runtime = Runtime(FakeClock())
+    Recorder(runtime)
+    runtime._thread = threading.Thread()  # a runtime thread between its catch-up and its wait (never run here)
+    runtime.put(_Ping(Future()))
+    runtime.call(lambda: None)  # takes the question off the queue before its own work
+    assert runtime._queued.is_set()

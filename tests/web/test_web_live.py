@@ -22,7 +22,6 @@ from companion.leds import LOOK, strip_inputs
 from companion.table import demo_table
 from companion.web import create_app
 from companion.skyrockets.snapshot import carried as at
-from companion.web.live import strip_stream
 from companion.web.server import PushingTask, ServerThread, make_server
 
 KEEPALIVE_S = 0.2
@@ -463,46 +462,6 @@ def test_every_page_follows_live_state_through_the_one_loop():
 
 
 # ---- the pure parts of the streams ----------------------------------------------
-
-class Pacer:
-    """Stands in for the closing event: records how long the stream waits, and moves a fake clock."""
-
-    def __init__(self):
-        self.now, self.waits = 0.0, []
-
-    def is_set(self) -> bool:
-        return False
-
-    def wait(self, seconds: float) -> bool:
-        self.waits.append(seconds)
-        self.now += seconds
-        return False
-
-
-class BusyStrip:
-    """A strip that always has a newer frame (drawn at a far higher rate than the page needs)."""
-
-    def __init__(self, pacer: Pacer):
-        self.n, self.pacer = 0, pacer
-
-    def strip_frame(self, after: int, timeout: float) -> dict:
-        self.n += 1
-        self.pacer.now += 0.01  # drawing takes time too
-        return {"n": self.n, "pixels": ["#ff0000", "#000000"], "layout": {"segment_len": 2}}
-
-
-def test_the_strip_stream_sends_at_most_15_frames_a_second():
-    pacer = Pacer()
-    table = BusyStrip(pacer)
-    stream = strip_stream(table, table.strip_frame(0, 0), keepalive_s=15.0, retry_ms=3000, max_fps=15.0,
-                          closing=pacer, clock=lambda: pacer.now)
-    blocks = [next(stream) for _ in range(32)]
-    frames = [b for b in blocks if b.startswith("id: ")]
-    assert blocks[1] == 'event: layout\ndata: {"segment_len":2}\n\n'
-    assert len(frames) == 30 and frames[0] == 'id: 1\nevent: frame\ndata: {"n":1,"pixels":"ff0000000000"}\n\n'
-    # after each frame the stream waits out the rest of its 1/15 s before asking for the next
-    assert pacer.waits == [pytest.approx(1 / 15)] * 29  # (the 30th frame is out; its wait comes next)
-
 
 def test_a_snapshot_is_carried_forward_only_while_its_glasses_run():
     snapshot = {"outcome": "running", "t": 10.0, "timers": {
