@@ -36,7 +36,7 @@ MAX_SHOW_ID = 2**53  # a show's id, as exactly as a page's script can hold it
 MAX_TABLES = 500  # cards the hall keeps: a convention's worth, and a bound on what a stray publisher can fill
 NEVER_ONLINE_S = 600.0  # a card of a table never seen online (no retained `online`) goes after this
 QUIET_S = 12 * 3600.0  # a card no message refreshed for a whole day's play goes (a real table shows again at its next)
-FRAME_S = 0.025  # over any while, the live page is sent the hall's changes at most this often: coalesced, serialised once
+FRAME_S = 0.010  # over any while, the live page is sent the hall's changes at most this often: coalesced, serialised once
 # A lone change (after a quiet moment) goes out at once, and so do the next few: only a run of changes is paced.
 FRAME_BURST = 3
 
