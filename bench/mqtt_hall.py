@@ -105,6 +105,22 @@ WATCH_PROBES = """() => {
 }"""
 
 
+# Before the page's scripts run: each time its stream opens, fails or is told to poll, noted with when (wall ms).
+COUNT_STREAMS = """(() => {
+  window.streamLog = [];
+  const Real = window.EventSource;
+  window.EventSource = function (url, options) {
+    const source = new Real(url, options);
+    for (const kind of ["open", "error", "poll"]) {
+      source.addEventListener(kind, () => window.streamLog.push([kind, Date.now()]));
+    }
+    return source;
+  };
+  window.EventSource.prototype = Real.prototype;
+  Object.assign(window.EventSource, {CONNECTING: 0, OPEN: 1, CLOSED: 2});
+})()"""
+
+
 class SimulatedTable:
     """What a bridge asks of a table, with a running show's state that changes when told to."""
 
@@ -409,7 +425,7 @@ def wait_listening(url: str, process) -> None:
     deadline = time.monotonic() + 90  # a process on a starved core takes its time to start
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"{url} exited: {process.stderr.read() if process.stderr else ''}")
+            raise SystemExit(f"{url} exited: {Path(process.log).read_text()[-2000:] if hasattr(process, 'log') else ''}")
         try:
             urllib.request.urlopen(url + "api/hall", timeout=1).read()
             return
@@ -481,8 +497,12 @@ class Rig:
         else:
             command = [sys.executable, __file__, "--floor", str(port), "--broker", self.broker.url,
                        "--page", hall_url]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        # Its log goes to a file: a pipe nobody reads while it runs would stop it once full (64 KB of warnings).
+        log = open(self.folder / f"{which}-{port}.log", "w")
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True,
                                    env={**os.environ, "PYTHONPATH": str(ROOT)})
+        log.close()
+        process.log = log.name
         if self.pi_sized and measured:
             budget.pin(process.pid, {budget.DAEMON_CORE})
         return process, url
@@ -495,6 +515,7 @@ class Rig:
             wait_cards(url, self.tables_n)
             with budget.daemon_budget(self.pi_sized, process.pid):
                 page = self.browser.new_page(viewport={"width": 390, "height": 844})
+                page.add_init_script(COUNT_STREAMS)
                 page.goto(url)
                 page.wait_for_selector('.hall-card[data-table^="probe-"]', timeout=60_000)
                 page.evaluate(WATCH_PROBES)
@@ -508,6 +529,7 @@ class Rig:
                 rss = watched.memory_info().rss / 2**20
                 time.sleep(SETTLE_S)  # the last changes reach the page, or count as lost
                 seen = page.evaluate("window.seen")
+                stream_log = page.evaluate("window.streamLog")
                 streamed = json.loads(reader.communicate("", timeout=30)[0] or "{}")
                 cards = page.locator(".hall-card").count()
                 page.close()
@@ -515,7 +537,10 @@ class Rig:
             end(process)
         cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
         stream = judged(changes, streamed)
+        reopened = sum(kind == "open" for kind, _ in stream_log) - 1  # the page's stream opened again
+        failed = sum(kind != "open" for kind, _ in stream_log)  # ... after failing or being told to poll
         return {**judged(changes, seen), "stream": stream["latencies"], "stream_lost": stream["lost"],
+                "reopened": reopened, "failed": failed,
                 "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(), "samples": len(changes)}
 
     def floor_phase(self, samples: int) -> dict:
@@ -560,7 +585,7 @@ def row(r: dict) -> str:
     return (f"p50 {ms(percentile(lat, 0.5))} p95 {ms(percentile(lat, 0.95))} p99 {ms(percentile(lat, 0.99))} "
             f"max {ms(lat[-1] if lat else None)} ms, {len(lat)} shown, {r['lost']} lost "
             f"(stream p50 {ms(percentile(r['stream'], 0.5))} p99 {ms(percentile(r['stream'], 0.99))}, "
-            f"{r['stream_lost']} lost), "
+            f"{r['stream_lost']} lost), page stream reopened {r['reopened']}, failed {r['failed']}, "
             f"load {r['load']:.1f}")
 
 
