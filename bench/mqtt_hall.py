@@ -6,9 +6,12 @@ as shipped, its own process) and the floor (a bare paho subscriber that
 frames each state it hears as the hall's SSE event and writes it at once to
 every browser, one thread, no checks of budgets, no coalescing). The same
 headless Chromium page (the hall's own page, its scripts reading the stream)
-notes when each change appears in a card; a plain HTTP reader in a process
-of its own notes when it came on the stream, which tells the server's share
-of the time from the browser's.
+notes when each change appears in a card (reading only the cards a change
+touched); a plain HTTP reader in a process of its own notes when it came on
+the stream, which tells the server's share of the time from the browser's.
+The page also notes each time its stream opens again, fails or is told to
+poll: a browser that fell back to polling shows changes seconds late, and
+the line says so.
 
 The tables, each a simulated table behind the bridge as shipped (its thread,
 its pacing, paho), play one of two workloads, each printed on its own line:
