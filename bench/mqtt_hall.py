@@ -6,20 +6,30 @@ as shipped, its own process) and the floor (a bare paho subscriber that
 frames each state it hears as the hall's SSE event and writes it at once to
 every browser, one thread, no checks of budgets, no coalescing). The same
 headless Chromium page (the hall's own page, its scripts reading the stream)
-notes when each change appears in a card; a plain HTTP reader in a process
-of its own notes when it came on the stream, which tells the server's share
-of the time from the browser's.
+notes when each change appears in a card (reading only the cards a change
+touched); a plain HTTP reader in a process of its own notes when it came on
+the stream, which tells the server's share of the time from the browser's.
+The page also notes each time its stream opens again, fails or is told to
+poll: a browser that fell back to polling shows changes seconds late, and
+the line says so.
 
 The tables, each a simulated table behind the bridge as shipped (its thread,
-its pacing, paho):
+its pacing, paho), play one of two workloads, each printed on its own line:
 
-- probe tables (up to PROBES of them) change their event's name at random
-  gaps, as a table in play changes when people turn glasses: mostly spaced
-  out, sometimes two within the bridge's pacing interval (exponential gaps,
-  mean PROBE_MEAN_GAP_S, a fixed seed). Each change is timed;
-- the rest are busy tables, changing every BUSY_EVERY_S, which their
-  bridges pace to their most (ten messages a second): the worst a table
-  sends, the load on the hall.
+- "play", the figure the hall is held to: every table is in play and timed,
+  changing as a table changes when people turn glasses: a flip every second
+  or two (exponential gaps, mean PLAY_MEAN_GAP_S, a fixed seed), and now and
+  then a burst of two or three changes within the bridge's pacing interval
+  (a turn, the run-out it causes, the countdown's advance: BURST_SHARE of
+  the changes, BURST_WITHIN_S apart). A hall of 200 such tables hears about
+  150 states a second;
+- "stress", printed beside it and named so: STRESS_PROBES timed tables
+  change every STRESS_MEAN_GAP_S on average, and every other table is busy,
+  changing every BUSY_EVERY_S, which its bridge paces to its most (ten
+  messages a second): the worst every table can send at once, 1 600 states
+  a second at 200 tables. No hall of tables in play sees that; it shows how
+  the hall bears it (and the harness's 160 busy bridges take a good part of
+  a core of their own, beside the hall).
 
 A change counts as shown at the first instant its card shows it or a newer
 state (the newest state wins on the whole path, so a change overtaken by the
@@ -29,8 +39,12 @@ that is a change lost, and must be 0. A percentile is printed only over
 enough samples to be one (at least MIN_BEYOND beyond it: 1 000 for p99),
 else "-".
 
-    python bench/mqtt_hall.py [--tables 50] [--samples 1000]
+    python bench/mqtt_hall.py [--tables 50] [--samples 1000] [--workload play,stress]
     python bench/mqtt_hall.py --growth 20,100,200 --runs 3 [--pi-sized] [--load 5]
+
+Each run measures the hall and the floor one after the other on the same
+tables, the hall first in odd runs and the floor first in even ones, so a
+change in the box's load between them weighs on both alike.
 
 `--pi-sized` (bench/budget.py): the hall (or the floor) pinned to one core
 beside a busy neighbour; the tables, the broker, the browser and the load on
@@ -68,26 +82,57 @@ from companion.ports import FixedDoor, Ports  # noqa: E402
 from companion.table import demo_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-BUSY_EVERY_S = 0.05  # a busy table changes twenty times a second; its bridge sends ten
-PROBES = 40  # tables whose changes are timed (all of them below that many tables)
-PROBE_MEAN_GAP_S = 0.5  # a table in play: a change every half second on average, at random
+BUSY_EVERY_S = 0.05  # a busy table (stress) changes twenty times a second; its bridge sends ten
+STRESS_PROBES = 40  # stress: the tables whose changes are timed (all of them below that many tables)
+STRESS_MEAN_GAP_S = 0.5  # stress: a timed table changes every half second on average, at random
+PLAY_MEAN_GAP_S = 1.5  # play: a table in play changes every second or two, at random
+BURST_SHARE = 0.2  # play: this share of the changes come with one or two more right behind them
+BURST_WITHIN_S = 0.03  # play: a burst's changes this far apart at most, within the bridge's pacing interval
+WORKLOADS = ("play", "stress")
 LOST_AFTER_S = 1.0  # a change that stood this long alone and never showed was lost, not overtaken
 SETTLE_S = 2.0  # after the last change, how long the page may take before what it lacks counts as lost
 MIN_BEYOND = 10  # samples beyond a percentile for it to be printed: p99 needs 1 000, p95 200
 CHROMIUM = "/usr/bin/chromium"
 WATCH_PROBES = """() => {
+  // Only the cards a mutation touched are read: a watcher reading all 200 at each of the page's draws would cost the
+  // page's own thread more than the page does.
   window.seen = {};
-  const note = () => {
-    const now = Date.now();
-    for (const card of document.querySelectorAll('.hall-card[data-table^="probe-"]')) {
-      const name = card.querySelector('.hall-event').textContent;
-      const seen = window.seen[card.dataset.table] ??= {};
-      if (!(name in seen)) seen[name] = now;
-    }
+  const PROBE = '.hall-card[data-table^="probe-"]';
+  const note = (card, now) => {
+    const name = card.querySelector('.hall-event').textContent;
+    const seen = window.seen[card.dataset.table] ??= {};
+    if (!(name in seen)) seen[name] = now;
   };
-  new MutationObserver(note).observe(document.getElementById('cards'),
-                                     {subtree: true, childList: true, characterData: true});
+  const start = Date.now();
+  for (const card of document.querySelectorAll(PROBE)) note(card, start);
+  new MutationObserver((records) => {
+    const now = Date.now();
+    const cards = new Set();
+    for (const record of records) {
+      const element = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+      const card = element?.closest(PROBE);
+      if (card) cards.add(card);
+      for (const node of record.addedNodes) if (node.nodeType === 1 && node.matches(PROBE)) cards.add(node);
+    }
+    cards.forEach((card) => note(card, now));
+  }).observe(document.getElementById('cards'), {subtree: true, childList: true, characterData: true});
 }"""
+
+
+# Before the page's scripts run: each time its stream opens, fails or is told to poll, noted with when (wall ms).
+COUNT_STREAMS = """(() => {
+  window.streamLog = [];
+  const Real = window.EventSource;
+  window.EventSource = function (url, options) {
+    const source = new Real(url, options);
+    for (const kind of ["open", "error", "poll"]) {
+      source.addEventListener(kind, () => window.streamLog.push([kind, Date.now()]));
+    }
+    return source;
+  };
+  window.EventSource.prototype = Real.prototype;
+  Object.assign(window.EventSource, {CONNECTING: 0, OPEN: 1, CLOSED: 2});
+})()"""
 
 
 class SimulatedTable:
@@ -153,19 +198,31 @@ def play_busy(count: int, broker_url: str) -> int:
 
 
 class Probes:
-    """The timed tables: each behind its own bridge, changing its event's name at random gaps."""
+    """The timed tables: each behind its own bridge, changing its event's name at random gaps (mean `mean_gap_s`),
+    with `bursts`: now and then two or three changes within the bridge's pacing interval."""
 
-    def __init__(self, count: int, broker_url: str, template: dict, seed: int = 34):
-        self.names = [f"probe-{i:02d}" for i in range(count)]
+    def __init__(self, count: int, broker_url: str, template: dict, *, mean_gap_s: float, bursts: bool,
+                 seed: int = 34):
+        self.names = [f"probe-{i:03d}" for i in range(count)]
         self.tables = {name: SimulatedTable(dict(template, event={"id": "probe", "name": "start"}))
                        for name in self.names}
         self.bridges = [Bridge(t, from_url(broker_url, table=name)).start() for name, t in self.tables.items()]
+        self.mean_gap_s, self.bursts = mean_gap_s, bursts
         self.random = random.Random(seed)
         self.n = 0
 
+    def gaps(self):
+        """The gaps between one table's changes, forever: mostly spread out, sometimes a burst."""
+        while True:
+            yield self.random.expovariate(1 / self.mean_gap_s)
+            if self.bursts and self.random.random() < BURST_SHARE:
+                for _ in range(self.random.choice((1, 2))):
+                    yield self.random.uniform(0.002, BURST_WITHIN_S)
+
     def play(self, samples: int) -> list[tuple[str, str, float]]:
         """Make `samples` changes across the probes; each (table, name, when in wall ms)."""
-        due = {name: time.monotonic() + self.random.expovariate(1 / PROBE_MEAN_GAP_S) for name in self.names}
+        gaps = {name: self.gaps() for name in self.names}
+        due = {name: time.monotonic() + next(gaps[name]) for name in self.names}
         changes = []
         while len(changes) < samples:
             name = min(due, key=due.get)
@@ -174,7 +231,7 @@ class Probes:
             label = f"c{self.n}"
             changes.append((name, label, time.time() * 1000))
             self.tables[name].change(event={"id": "probe", "name": label})
-            due[name] += self.random.expovariate(1 / PROBE_MEAN_GAP_S)
+            due[name] += next(gaps[name])
         return changes
 
     def stop(self) -> None:
@@ -382,7 +439,7 @@ def wait_listening(url: str, process) -> None:
     deadline = time.monotonic() + 90  # a process on a starved core takes its time to start
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"{url} exited: {process.stderr.read() if process.stderr else ''}")
+            raise SystemExit(f"{url} exited: {Path(process.log).read_text()[-2000:] if hasattr(process, 'log') else ''}")
         try:
             urllib.request.urlopen(url + "api/hall", timeout=1).read()
             return
@@ -415,13 +472,13 @@ def percentile(values: list[float], share: float) -> float | None:
 class Rig:
     """The broker, the tables and the browser of one size, kept up across its runs."""
 
-    def __init__(self, tables_n: int, pi_sized: bool):
+    def __init__(self, tables_n: int, pi_sized: bool, workload: str):
         from playwright.sync_api import sync_playwright
 
         self.folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
         self.pi_sized, self.tables_n = pi_sized, tables_n
         self.broker = Mosquitto(self.folder / "broker").start()
-        probes_n = min(PROBES, tables_n)
+        probes_n = tables_n if workload == "play" else min(STRESS_PROBES, tables_n)
         self.busy = None
         if tables_n > probes_n:
             # The busy tables play in a process of their own: their bridges' threads would otherwise share
@@ -429,7 +486,8 @@ class Rig:
             self.busy = subprocess.Popen([sys.executable, __file__, "--play-busy", str(tables_n - probes_n),
                                           "--broker", self.broker.url], stderr=subprocess.DEVNULL,
                                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-        self.probes = Probes(probes_n, self.broker.url, running_state())
+        self.probes = Probes(probes_n, self.broker.url, running_state(), bursts=workload == "play",
+                             mean_gap_s=PLAY_MEAN_GAP_S if workload == "play" else STRESS_MEAN_GAP_S)
         self.playwright = sync_playwright().start()
         self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                        args=["--no-sandbox"])
@@ -453,8 +511,12 @@ class Rig:
         else:
             command = [sys.executable, __file__, "--floor", str(port), "--broker", self.broker.url,
                        "--page", hall_url]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        # Its log goes to a file: a pipe nobody reads while it runs would stop it once full (64 KB of warnings).
+        log = open(self.folder / f"{which}-{port}.log", "w")
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True,
                                    env={**os.environ, "PYTHONPATH": str(ROOT)})
+        log.close()
+        process.log = log.name
         if self.pi_sized and measured:
             budget.pin(process.pid, {budget.DAEMON_CORE})
         return process, url
@@ -467,6 +529,7 @@ class Rig:
             wait_cards(url, self.tables_n)
             with budget.daemon_budget(self.pi_sized, process.pid):
                 page = self.browser.new_page(viewport={"width": 390, "height": 844})
+                page.add_init_script(COUNT_STREAMS)
                 page.goto(url)
                 page.wait_for_selector('.hall-card[data-table^="probe-"]', timeout=60_000)
                 page.evaluate(WATCH_PROBES)
@@ -480,33 +543,46 @@ class Rig:
                 rss = watched.memory_info().rss / 2**20
                 time.sleep(SETTLE_S)  # the last changes reach the page, or count as lost
                 seen = page.evaluate("window.seen")
+                stream_log = page.evaluate("window.streamLog")
                 streamed = json.loads(reader.communicate("", timeout=30)[0] or "{}")
                 cards = page.locator(".hall-card").count()
                 page.close()
         finally:
             end(process)
         cpu = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / (wall1 - wall0) * 100
-        return {**judged(changes, seen), "stream": judged(changes, streamed)["latencies"], "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(),
-                "samples": len(changes)}
+        stream = judged(changes, streamed)
+        reopened = sum(kind == "open" for kind, _ in stream_log) - 1  # the page's stream opened again
+        failed = sum(kind != "open" for kind, _ in stream_log)  # ... after failing or being told to poll
+        return {**judged(changes, seen), "stream": stream["latencies"], "stream_lost": stream["lost"],
+                "reopened": reopened, "failed": failed,
+                "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(), "samples": len(changes)}
+
+    def floor_phase(self, samples: int) -> dict:
+        # the floor serves the hall's own page: one more hall, on no broker, only to hand out its files
+        page_server, hall_url = self.start_server("hall", None, measured=False)
+        try:
+            wait_listening(hall_url, page_server)
+            return self.phase("floor", samples, hall_url)
+        finally:
+            end(page_server)
 
 
-def run_size(tables_n: int, samples: int, runs: int, pi_sized: bool) -> list[dict]:
-    """`runs` runs at one size, each the hall's phase then the floor's, on the same tables."""
-    rig = Rig(tables_n, pi_sized)
+def run_size(tables_n: int, workload: str, samples: int, runs: int, pi_sized: bool) -> list[dict]:
+    """`runs` runs of one workload at one size, each the hall's phase and the floor's on the same tables, the
+    hall first in odd runs and the floor first in even ones."""
+    rig = Rig(tables_n, pi_sized, workload)
     results = []
     try:
-        hall_url = None
-        for _ in range(runs):
-            hall = rig.phase("hall", samples)
-            # the floor serves the hall's own page: one more hall, on no broker, only to hand out its files
-            page_server, hall_url = rig.start_server("hall", None, measured=False)
-            try:
-                wait_listening(hall_url, page_server)
-                floor = rig.phase("floor", samples, hall_url)
-            finally:
-                end(page_server)
-            results.append({"tables": tables_n, "hall": hall, "floor": floor})
-            print(f"  {tables_n} tables, run {len(results)}: {row(hall)} | floor {row(floor)}", file=sys.stderr)
+        for n in range(runs):
+            if n % 2 == 0:
+                hall = rig.phase("hall", samples)
+                floor = rig.floor_phase(samples)
+            else:
+                floor = rig.floor_phase(samples)
+                hall = rig.phase("hall", samples)
+            results.append({"tables": tables_n, "workload": workload, "hall": hall, "floor": floor})
+            print(f"  {tables_n} tables, {workload}, run {len(results)}: {row(hall)} | floor {row(floor)}",
+                  file=sys.stderr)
     finally:
         rig.close()
     return results
@@ -522,7 +598,8 @@ def row(r: dict) -> str:
     lat = r["latencies"]
     return (f"p50 {ms(percentile(lat, 0.5))} p95 {ms(percentile(lat, 0.95))} p99 {ms(percentile(lat, 0.99))} "
             f"max {ms(lat[-1] if lat else None)} ms, {len(lat)} shown, {r['lost']} lost "
-            f"(stream p50 {ms(percentile(r['stream'], 0.5))} p99 {ms(percentile(r['stream'], 0.99))}), "
+            f"(stream p50 {ms(percentile(r['stream'], 0.5))} p99 {ms(percentile(r['stream'], 0.99))}, "
+            f"{r['stream_lost']} lost), page stream reopened {r['reopened']}, failed {r['failed']}, "
             f"load {r['load']:.1f}")
 
 
@@ -536,9 +613,9 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
     print(f"mqtt_hall: change -> browser, {budget.mode(pi_sized)}"
           + (f", load kept at ~{load_target:g}" if load_target else "")
           + f"; median of {len(sizes[0])} run(s); p99 printed over >= {MIN_BEYOND / 0.01:.0f} samples")
-    print("| tables | path | p50 ms | p95 ms | p99 ms | max ms | shown | overtaken | lost | stream p50/p99 ms | "
-          "CPU % core | RSS MB | load avg per run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| tables | workload | path | p50 ms | p95 ms | p99 ms | max ms | shown | overtaken | lost | "
+          "stream p50/p99 ms | stream lost | CPU % core | RSS MB | load avg per run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for results in sizes:
         for side in ("hall", "floor"):
             picks = {
@@ -551,13 +628,14 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
             shown = sum(len(r[side]["latencies"]) for r in results)
             overtaken = sum(r[side]["overtaken"] for r in results)
             lost = sum(r[side]["lost"] for r in results)
+            stream_lost = sum(r[side]["stream_lost"] for r in results)
             cpu = statistics.median(r[side]["cpu"] for r in results)
             rss = statistics.median(r[side]["rss"] for r in results)
             loads = "/".join(f"{r[side]['load']:.1f}" for r in results)
             stream = "/".join(median_of(results, side, lambda r, share=share: percentile(r["stream"], share))
                               for share in (0.5, 0.99))
-            print(f"| {results[0]['tables']} | {side} | {' | '.join(cells)} | {shown} | {overtaken} | {lost} | "
-                  f"{stream} | {cpu:.1f} | {rss:.1f} | {loads} |")
+            print(f"| {results[0]['tables']} | {results[0]['workload']} | {side} | {' | '.join(cells)} | {shown} | "
+                  f"{overtaken} | {lost} | {stream} | {stream_lost} | {cpu:.1f} | {rss:.1f} | {loads} |")
 
 
 def main() -> int:
@@ -566,6 +644,9 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=1000, help="changes timed in each phase of a run")
     parser.add_argument("--growth", help="table counts to run one after another, e.g. 20,100,200")
     parser.add_argument("--load", type=float, help="keep the box at about this load with busy processes")
+    parser.add_argument("--workload", default=",".join(WORKLOADS),
+                        help="play (every table in play: the figure), stress (busy tables at the bridge's most), "
+                             "or both (the default)")
     budget.add_arguments(parser, runs=1)
     parser.add_argument("--play-busy", type=int, help=argparse.SUPPRESS)  # the child process of busy tables
     parser.add_argument("--floor", type=int, help=argparse.SUPPRESS)  # the child process serving the floor
@@ -590,8 +671,11 @@ def main() -> int:
         keeper = LoadKeeper(args.load, budget.other_cores() if args.pi_sized else None)
         keeper.start()
     try:
-        sizes = [run_size(int(n), args.samples, args.runs, args.pi_sized)
-                 for n in (args.growth.split(",") if args.growth else [args.tables])]
+        workloads = [w for w in args.workload.split(",") if w]
+        if not workloads or set(workloads) - set(WORKLOADS):
+            parser.error(f"--workload: one or more of {', '.join(WORKLOADS)}, got {args.workload!r}")
+        sizes = [run_size(int(n), workload, args.samples, args.runs, args.pi_sized)
+                 for n in (args.growth.split(",") if args.growth else [args.tables]) for workload in workloads]
     finally:
         if keeper is not None:
             keeper.stop()

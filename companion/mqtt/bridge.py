@@ -42,10 +42,15 @@ RECHECK_S = 0.1  # how soon to look again for the record of a show that has just
 RECORD_WAIT_S = 2.0  # how long a state between shows waits for the record of the show that ended
 MAX_UNSENT_SHOWS = 100  # finished shows kept while the broker is away (the oldest go first)
 STOP_TIMEOUT_S = 2.0  # how long stop() waits for `offline` to reach the broker
-# A broker drops the newest messages for a listener too slow to take them (Mosquitto past its queue), and a table
-# that then stays still would leave that listener its older state for good: a state unchanged this long is sent
-# again (the same bytes), so no listener lags a quiet table by more than this. One small message in five seconds.
+# A broker drops the newest messages for a listener too slow to take them (Mosquitto past its queue: "Outgoing
+# messages are being dropped"), and a table that then stays still would leave that listener its older state for good:
+# a state unchanged this long is sent again (the same bytes), so no listener lags a quiet table by more than this.
+# One small message in five seconds.
 REFRESH_S = 5.0
+# A listener is dropped messages when it is furthest behind, which is when the tables change most: a change is sent
+# again this soon after it went out (once, if the table has not changed since), so a hall shows a table's newest
+# state within a second even when the broker dropped it. One more message per change of a table in play.
+ECHO_S = 0.5
 
 
 def _payload(value) -> bytes:
@@ -79,6 +84,7 @@ class Bridge:
         self._held: dict | None = None  # the newest state, not sent yet: one between shows waits for a record
         self._held_since = 0.0  # when the state now held was first held (on `clock`)
         self._sent_at = 0.0  # when the state was last sent (on `clock`)
+        self._echoed = True  # whether the state last sent has been sent again once (ECHO_S after it went out)
         self._stopping = threading.Event()
         self._answered = threading.Condition()
         self.problem: str | None = None  # why the last try to join the broker failed (None: it did not)
@@ -155,7 +161,7 @@ class Bridge:
         while not self._stopping.is_set():
             try:
                 waiting = self._pending or self._held is not None
-                snapshot = self.desk.wait_for_change(seq, RECHECK_S if waiting else WAKE_S)
+                snapshot = self.desk.wait_for_change(seq, RECHECK_S if waiting else self._quiet_wait_s())
                 if snapshot["seq"] > seq:
                     hold = self._pacer.wait_s(self._clock())
                     if hold and self._stopping.wait(hold):
@@ -170,11 +176,19 @@ class Bridge:
                     self._send_state(self._held)
                     self._held = None
                     self._pacer.sent(self._clock())
-                elif self._held is None and self._clock() - self._sent_at >= REFRESH_S:
+                elif self._held is None and self._clock() >= self._resend_at():
                     self._send_again()
             except Exception:  # the bridge must never stop following because one message failed
                 log.exception("the bridge could not publish the table's state")
                 self._stopping.wait(WAKE_S)
+
+    def _resend_at(self) -> float:
+        """When the state last sent goes out again: ECHO_S after it first went, then every REFRESH_S."""
+        return self._sent_at + (REFRESH_S if self._echoed else ECHO_S)
+
+    def _quiet_wait_s(self) -> float:
+        """How long to wait for a change with nothing held: until the state is due to go again, WAKE_S at most."""
+        return min(WAKE_S, max(RECHECK_S / 10, self._resend_at() - self._clock()))
 
     def _hold(self, snapshot: dict) -> None:
         if self._held is None:
@@ -199,14 +213,14 @@ class Bridge:
             if idle and self._last_show is not None:
                 snapshot = {**snapshot, "last_show": dict(self._last_show)}
             self._state = _payload(snapshot)
-            self._sent_at = self._clock()
+            self._sent_at, self._echoed = self._clock(), False
             if self._online:
                 self._client.publish(self.topics.state, self._state, qos=QOS, retain=True)
 
     def _send_again(self) -> None:
         """The state as last sent, once more: a listener that missed it (its broker dropped it) has it now."""
         with self._lock:
-            self._sent_at = self._clock()
+            self._sent_at, self._echoed = self._clock(), True
             if self._online and self._state is not None:
                 self._client.publish(self.topics.state, self._state, qos=QOS, retain=True)
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from mqtt_support import LaggingRecords, listen, mosquitto, need_mosquitto, play_to_a_win  # noqa: F401  (fixtures)
 
 from companion.clock import FakeClock
-from companion.mqtt.bridge import RECORD_WAIT_S, REFRESH_S, STATE_BURST, Bridge
+from companion.mqtt.bridge import ECHO_S, RECORD_WAIT_S, REFRESH_S, STATE_BURST, Bridge
 from companion.mqtt.pacer import Pacer
 from companion.mqtt.mosquitto import Mosquitto
 from companion.mqtt.settings import from_url
@@ -107,6 +107,22 @@ def test_a_quiet_tables_state_is_sent_again_so_a_listener_that_missed_it_has_it(
     watcher.wait_for(lambda l: l.on("companion/t1/state") and seq_of(l.on("companion/t1/state")[-1]) == newest)
     sent = len(watcher.on("companion/t1/state"))
     bridge_clock.advance(REFRESH_S)
+    watcher.wait_for(lambda l: len(l.on("companion/t1/state")) > sent)
+    again = watcher.on("companion/t1/state")
+    assert again[-1] == again[-2] and seq_of(again[-1]) == newest  # the same bytes: nothing changed
+
+
+def test_a_change_is_sent_again_soon_after_so_a_listener_whose_broker_dropped_it_has_it(table, mosquitto, bridged,
+                                                                                        listen):
+    # Before: only after REFRESH_S; a hall whose broker dropped the change showed the table's older state that long.
+    bridge_clock = FakeClock()
+    bridged(clock=bridge_clock)
+    watcher = listen(mosquitto.port, "companion/t1/state")
+    table.start_show("training")
+    newest = table.snapshot()["seq"]
+    watcher.wait_for(lambda l: l.on("companion/t1/state") and seq_of(l.on("companion/t1/state")[-1]) == newest)
+    sent = len(watcher.on("companion/t1/state"))
+    bridge_clock.advance(ECHO_S)
     watcher.wait_for(lambda l: len(l.on("companion/t1/state")) > sent)
     again = watcher.on("companion/t1/state")
     assert again[-1] == again[-2] and seq_of(again[-1]) == newest  # the same bytes: nothing changed

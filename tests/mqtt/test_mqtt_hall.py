@@ -317,3 +317,32 @@ def test_the_quick_look_at_each_state_refuses_exactly_what_the_strict_reader_alw
         return None
 
     assert refusal(jsonin.check_value) == refusal(jsonin._name_the_fault)
+
+
+def test_a_state_the_broker_dropped_for_the_hall_shows_within_a_second(tmp_path, mosquitto, hall_on):
+    # Before: a state went out once, and again only after REFRESH_S of quiet. A broker drops the newest messages for
+    # a listener that is behind (Mosquitto: "Outgoing messages are being dropped"), so a hall kept showing a table's
+    # older state for five seconds: a change made and left alone for a second was never shown in that second.
+    table = demo_table(tmp_path / "alpha.sqlite3", clock=FakeClock())
+    bridge_clock = FakeClock()
+    bridge = Bridge(table, from_url(mosquitto.url, table="alpha"), backoff=(0.05, 0.2), clock=bridge_clock).start()
+    try:
+        hall, _, listener = hall_on(mosquitto)
+        wait_until(hall, lambda v: card(v, "alpha") and card(v, "alpha")["online"] and card(v, "alpha")["show"])
+        heard, dropped = listener.hear, threading.Event()
+
+        def behind(topic, payload):  # the broker drops the first new state it has for the hall
+            if topic.endswith("/state") and json.loads(payload)["outcome"] == "running" and not dropped.is_set():
+                dropped.set()
+                return
+            heard(topic, payload)
+
+        listener.hear = behind
+        table.start_show("training")
+        assert dropped.wait(WAIT_S)
+        bridge_clock.advance(1.0)  # the table keeps still; its bridge's clock moves on (its pacing's, its resends')
+        view = wait_until(hall, lambda v: (card(v, "alpha")["show"] or {}).get("outcome") == "running")
+        assert card(view, "alpha")["show"]["event"]["id"] == "training"
+    finally:
+        bridge.stop()
+        table.stop()

@@ -17,7 +17,7 @@ from mqtt_support import WAIT_S, mosquitto  # noqa: F401  (fixtures)
 from companion.clock import FakeClock
 from companion.mqtt.hall import Hall
 from companion.mqtt.hall.board import BEST_PER_EVENT, MAX_EVENTS, SEEN_PER_TABLE, Leaderboard
-from companion.mqtt.hall.cards import MAX_TABLES, NEVER_ONLINE_S, finished_show
+from companion.mqtt.hall.cards import FRAME_BURST, FRAME_S, MAX_TABLES, NEVER_ONLINE_S, finished_show
 from companion.mqtt.hall.listener import SHOW_BURST, STATE_BURST, STATE_RATE, HallListener
 from companion.mqtt.mosquitto import free_port
 from companion.mqtt.settings import from_url
@@ -204,6 +204,28 @@ def test_a_frame_is_serialised_once_for_every_viewer_and_carries_only_what_moved
     frames = [hall.frame(first["seq"], 0) for _ in range(40)]
     assert all(f["text"] is frames[0]["text"] for f in frames)  # the same string: serialised once
     assert [c["table"] for c in json.loads(frames[0]["text"])["cards"]] == ["t007"]
+
+
+def test_a_lone_change_goes_to_the_viewers_at_once_and_only_a_run_of_changes_is_paced():
+    # Before: every frame waited FRAME_S after the one before, so a table that changed just after another
+    # table's change reached the page FRAME_S late, although nothing else was being sent.
+    clock = FakeClock()
+    hall = Hall(clock=clock)
+    hall.set_online("t1", True)
+    seq = hall.frame(-1, 0)["seq"]
+    clock.advance(1.0)  # a quiet moment
+    for n in range(FRAME_BURST):  # changes a moment apart, each a frame of its own at once
+        clock.advance(0.001)
+        hall.set_show("t1", {"outcome": "idle"} if n % 2 else None)
+        frame = hall.frame(seq, 0)
+        assert frame["seq"] > seq and frame["text"] is not None, n
+        seq = frame["seq"]
+    hall.set_show("t1", {"outcome": "idle"})
+    hall.set_show("t2", None)
+    assert hall.frame(seq, 0)["text"] is None  # the burst is spent: the next frame waits for the pace ...
+    clock.advance(FRAME_S)
+    frame = hall.frame(seq, 0)  # ... and carries everything that changed meanwhile
+    assert [c["table"] for c in json.loads(frame["text"])["cards"]] == ["t1", "t2"]
 
 
 def test_a_flood_of_10000_shows_leaves_the_hall_responsive_within_a_second_and_small(mosquitto, tmp_path):

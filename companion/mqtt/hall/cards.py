@@ -22,6 +22,7 @@ from collections import OrderedDict
 from companion.errors import BadInput
 from companion.fields import at, choice, items, line, mapping, real, whole
 from companion.jsonin import parse
+from companion.mqtt.pacer import Pacer
 from companion.skyrockets.colours import COLOURS, MAX_DURATION_S
 from companion.skyrockets.events import MAX_EVENT_NAME
 from companion.skyrockets.show import CROWD_TOKENS
@@ -35,7 +36,9 @@ MAX_SHOW_ID = 2**53  # a show's id, as exactly as a page's script can hold it
 MAX_TABLES = 500  # cards the hall keeps: a convention's worth, and a bound on what a stray publisher can fill
 NEVER_ONLINE_S = 600.0  # a card of a table never seen online (no retained `online`) goes after this
 QUIET_S = 12 * 3600.0  # a card no message refreshed for a whole day's play goes (a real table shows again at its next)
-FRAME_S = 0.025  # the live page is sent the hall's changes at most this often: coalesced, serialised once
+FRAME_S = 0.010  # over any while, the live page is sent the hall's changes at most this often: coalesced, serialised once
+# A lone change (after a quiet moment) goes out at once, and so do the next few: only a run of changes is paced.
+FRAME_BURST = 3
 
 
 def read_json(payload: bytes, where: str):
@@ -108,9 +111,12 @@ class Hall:
     """Every table's card, and the leaderboard, with a sequence number for the live page.
 
     Each change bumps `seq`. The live page is sent frames (`frame`): the
-    changes of at most FRAME_S coalesced into one message, rendered and
+    changes since the last frame coalesced into one message, rendered and
     serialised once for every viewer that is up to date, carrying only the
-    cards that moved (and the board when it moved). A card of a table never
+    cards that moved (and the board when it moved). Frames are paced as a
+    bucket (`Pacer`): after a quiet moment a change goes out at once, as do
+    the next FRAME_BURST - 1, and over any longer while never more than one
+    frame every FRAME_S. A card of a table never
     seen online (a stray publisher's) expires after NEVER_ONLINE_S, and any
     card no message refreshed for QUIET_S (a stray's retained `online`)
     expires too. A new table is never refused for room: when the hall is
@@ -122,7 +128,8 @@ class Hall:
     def __init__(self, board: list | None = None, *, clock=time.monotonic, frame_s: float = FRAME_S,
                  never_online_s: float = NEVER_ONLINE_S, quiet_s: float = QUIET_S):
         self._changed = threading.Condition()
-        self._clock, self._frame_s, self._never_online_s, self._quiet_s = clock, frame_s, never_online_s, quiet_s
+        self._clock, self._never_online_s, self._quiet_s = clock, never_online_s, quiet_s
+        self._pacer = Pacer(frame_s, burst=FRAME_BURST) if frame_s > 0 else None  # None: every change a frame
         self._seq = 0
         self._cards: dict[str, dict] = {}
         self._gone: dict[str, int] = {}  # table -> seq it went at (bounded: MAX_TABLES, oldest forgotten)
@@ -130,7 +137,7 @@ class Hall:
         self._heard: OrderedDict[str, float] = OrderedDict()  # every card -> its last message, the quietest first
         self._removed: set[str] = set()  # tables the owner removed
         self._board, self._board_seq, self._board_source = board or [], 0, None
-        self._published, self._last_frame = 0, float("-inf")
+        self._published = 0
         self._frames: dict[int, str] = {}  # seq a viewer has -> the next frame's text, for the current frame only
 
     # ---- changes (the listener's thread) ----------------------------------------------------------
@@ -242,9 +249,10 @@ class Hall:
     def frame(self, after: int, timeout: float) -> dict:
         """The next frame for a viewer that has `after`: {"seq", "text"} (compact JSON), or text None after `timeout`.
 
-        Changes are held until FRAME_S after the last frame, so a hundred
-        tables changing ten times a second make a viewer a few frames a
-        second, not a thousand messages.
+        A change goes out at once unless the frames before it spent the
+        burst: then it waits for the pace, gathering whatever else changes
+        meanwhile, so a hundred tables changing ten times a second make a
+        viewer at most 1 / FRAME_S frames a second, not a thousand messages.
         """
         deadline = self._clock() + timeout
         with self._changed:
@@ -254,12 +262,15 @@ class Hall:
                 now = self._clock()
                 if self._published > after and not (after < 0 and self._seq > self._published):
                     return {"seq": self._published, "text": self._text(after)}
-                if self._seq > self._published and (after < 0 or now >= self._last_frame + self._frame_s):
+                hold = self._pacer.wait_s(now) if self._pacer is not None else 0.0
+                if self._seq > self._published and (after < 0 or hold == 0):
                     # due, or a new viewer (rare) whose whole view must be exactly the published one
-                    self._published, self._last_frame, self._frames = self._seq, now, {}
+                    self._published, self._frames = self._seq, {}
+                    if self._pacer is not None:
+                        self._pacer.sent(now)
                     self._changed.notify_all()  # the other viewers take the same frame
                     continue
-                due = self._last_frame + self._frame_s if self._seq > self._published else deadline
+                due = now + hold if self._seq > self._published else deadline
                 if now >= deadline:
                     return {"seq": self._published, "text": None}
                 self._changed.wait(max(0.0, min(due, deadline) - now))
