@@ -41,6 +41,7 @@ worktree of it, removed afterwards); the floors and the phones are today's.
 import argparse
 import contextlib
 import cProfile
+import gzip
 import http.client
 import itertools
 import json
@@ -257,9 +258,13 @@ class Links(HTMLParser):
                 self.urls.append(attrs[name])
 
 
+PHONE_ACCEPTS = {"Accept-Encoding": "gzip, deflate, br"}  # as a phone's browser asks: what it downloads is counted
+
+
 def page_weight(base: str) -> tuple[int, list[str], list[str]]:
-    """Bytes of the table page and everything it loads (stylesheet, scripts and the modules they import,
-    the message catalog), and the addresses outside this server."""
+    """Bytes a phone downloads for the table page and everything it loads (stylesheet, scripts and the modules they
+    import, the message catalog), asking as a browser does (compressed where the server compresses), and the
+    addresses outside this server."""
     seen, external, total, todo = set(), [], 0, [base]
     while todo:
         url = todo.pop()
@@ -269,15 +274,17 @@ def page_weight(base: str) -> tuple[int, list[str], list[str]]:
         if urlsplit(url).netloc != urlsplit(base).netloc:
             external.append(url)
             continue
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=PHONE_ACCEPTS), timeout=10) as response:
             body = response.read()
+            packed = response.headers.get("Content-Encoding") == "gzip"
         total += len(body)
+        text = (gzip.decompress(body) if packed else body).decode()
         if url == base:
             links = Links()
-            links.feed(body.decode())
+            links.feed(text)
             todo += [urljoin(base, u) for u in links.urls]
         elif url.endswith(".js"):
-            todo += [urljoin(url, u) for u in re.findall(r'from\s+"([^"]+)"', body.decode())]
+            todo += [urljoin(url, u) for u in re.findall(r'from\s+"([^"]+)"', text)]
     return total, sorted(seen), external
 
 
@@ -775,7 +782,7 @@ def main(argv=None) -> int:
         print(summary(f"{most} streams open", plain_requests(port, most)))
 
         total, assets, external = page_weight(bench.server.url)
-        print(f"Table page: {total} bytes in {len(assets)} files (target <= {PAGE_BUDGET}); "
+        print(f"Table page: {total} bytes downloaded in {len(assets)} files (target <= {PAGE_BUDGET}); "
               f"external addresses: {len(external)} {external or ''}")
         seen = browser_requests(bench.server.url)
         if seen is None:
