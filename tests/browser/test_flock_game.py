@@ -284,3 +284,19 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
     lines = page.request.get(f"{url}api/flock/games/{game_id}/export.csv").text().strip().splitlines()
     assert len(lines) == 3 and lines[0].startswith("game,place,species,name")
     viewer_context.close()
+
+
+def test_a_name_typed_before_the_pages_script_ran_is_kept_through_a_reload(browser, expect):
+    """A quick hand on a slow phone types a name before the setup script has run: it is kept all the same (it was
+    kept only from the script's first keystroke on, so the name was gone after the PIN page)."""
+    page, held = browser.page, []
+    page.route(re.compile(r"/flock/static/setup\.js"), lambda route: held.append(route))  # held till the name is in
+    page.goto(f"{browser.url}flock", wait_until="commit")  # the page is parsed; its script, a module, waits
+    page.fill("#seat-name-0", "Ann")
+    for route in held:
+        route.continue_()
+    page.unroute(re.compile(r"/flock/static/setup\.js"))
+    expect(page.locator("#setup-form button[type=submit]")).to_be_enabled()  # the script has run
+    page.reload()
+    expect(page.locator("#setup-form button[type=submit]")).to_be_enabled()
+    expect(page.locator("#seat-name-0")).to_have_value("Ann")

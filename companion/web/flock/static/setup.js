@@ -103,9 +103,11 @@ try {
   const kept = JSON.parse(sessionStorage.getItem(NAMES_KEPT) ?? "[]");
   nameInputs.forEach((input, i) => { if (typeof kept[i] === "string" && !input.value) input.value = kept[i]; });
 } catch { /* nothing kept, or storage refused: the fields start empty */ }
-form.addEventListener("input", () => {
+const keepNames = () => {
   try { sessionStorage.setItem(NAMES_KEPT, JSON.stringify(nameInputs.map((input) => input.value))); } catch { /* not kept */ }
-});
+};
+form.addEventListener("input", keepNames);
+keepNames(); // a name typed before this script ran (a quick hand on a slow phone) is kept too
 
 // Back from the PIN page (or reloaded) with a flock in the address: the same seats, the same flock shown again.
 const dealt = address().get("players")?.split(",").filter(Boolean) ?? [];
