@@ -34,7 +34,7 @@ from companion.table.memory import few_arenas
 from companion.table.parameters import show_setup
 from companion.table.publisher import Publisher
 from companion.table.recovery import resume
-from companion.table.runtime import Runtime
+from companion.table.runtime import DURABLE_WAIT_S, Runtime
 from companion.table.setting import TableSetup
 from companion.table.show import LiveShow
 from companion.table.timebase import check_speed
@@ -60,7 +60,8 @@ class Table(Desk):
                          changed=self._touch)
         self.first_run = FirstRun(config.set_up or config.path is None, path=config.path,
                                   kept=kept_code_file(config), shown=config.setup_code_file)
-        self.door, self.ledger = TableDoor(configured, pin), TableLedger(store, clock, self._games)
+        self.door, self.ledger = TableDoor(configured, pin), TableLedger(
+            store, clock, self._games, caught_up=lambda: journal.caught_up(DURABLE_WAIT_S))
         self.games = TableGames(self._games)
         self.setup = TableSetup(runtime=runtime, live=live, fitted=fitted, configured=configured,
                                 first_run=self.first_run, door=self.door, republish=self._publish)

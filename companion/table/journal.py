@@ -10,7 +10,8 @@ it from the queue. A write that fails (the card is full, another process
 holds the database) stays queued and is retried with a growing pause; the
 problem is logged and shown on the page until a write goes through. A
 request that promises durability waits for its mark to be committed
-(`wait_for`); nothing else waits.
+(`wait_for`), and so does a read of the shows' records (`caught_up`): a
+page opened as a show ends shows all of it. Nothing else waits.
 
 Without its thread (tests that drive the table by hand) `flush` writes in
 the caller's thread, with the same keep-until-written rule.
@@ -92,6 +93,14 @@ class Journal:
         """Whether everything up to `mark` is written, waiting up to `timeout` s for it."""
         with self._cond:
             return self._cond.wait_for(lambda: self._committed >= mark, timeout)
+
+    def caught_up(self, timeout: float) -> bool:
+        """Whether everything queued so far is written (a read of the records then sees it), waiting up to
+        `timeout` s for the writer. Without one, the table's own thread writes at the end of each step:
+        another thread writing too could put lines out of order, so it only looks."""
+        if self._thread is None:
+            return not self.pending
+        return self.wait_for(self.mark(), timeout)
 
     @property
     def pending(self) -> int:

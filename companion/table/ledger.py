@@ -2,7 +2,8 @@
 
 The score pad, the past shows' pages, the JSON API and the broker's bridge
 read the records through these methods only; none of them reaches into the
-store.
+store. A read of the shows first lets the journal catch up, so that what a
+phone was told has happened (a run-out, a show's end) is in what it reads.
 """
 
 from collections.abc import Iterator
@@ -21,30 +22,36 @@ class TableLedger:
     An id past what the records can hold is not found, like any other id that is not there.
     """
 
-    def __init__(self, store, clock, shelf):
+    def __init__(self, store, clock, shelf, *, caught_up=lambda: True):
         self.store, self.clock = store, clock
         self._games = shelf  # the board games' shelf: an imported game is checked by its kind, as the API checks it
+        self._caught_up = caught_up  # the show in progress's writes all in the store (or given up waiting)
 
     def events(self) -> list[dict]:
         return [dict(e.to_json(), builtin=e.builtin) for e in self.store.events().values()]
 
     def scorepad(self) -> dict:
         """Per event: best stars, attempts, last played; and the start-player rotation."""
+        self._caught_up()
         return self.store.scorepad()
 
     def shows(self, limit: int | None = 100) -> list[dict]:
         """Past shows, newest first: id, event, outcome, stars, started."""
+        self._caught_up()
         return self.store.shows(limit)
 
     def each_show(self) -> Iterator[dict]:
         """Every show, oldest first, each read as it is asked for (a download of them all)."""
+        self._caught_up()
         return self.store.each_show()
 
     def show_record(self, show_id: int) -> dict | None:
+        self._caught_up()
         return self.store.show(show_id) if show_id <= MAX_ROW_ID else None
 
     def show_log(self, show_id: int) -> list[str] | None:
         """One show's journal as a show log, or None."""
+        self._caught_up()
         return self.store.show_log(show_id) if show_id <= MAX_ROW_ID else None
 
     def set_players(self, names: list) -> dict:
@@ -56,6 +63,7 @@ class TableLedger:
 
     def festival_pad(self) -> dict:
         """The campaign's festivals and the custom ones with their progress, the next event, and who starts."""
+        self._caught_up()
         pad = self.store.scorepad()
         rows = {row["event"]: row for row in pad["events"]}
         known = self.store.events()
@@ -87,10 +95,12 @@ class TableLedger:
 
     def export_history(self) -> str:
         """Every finished record of the table as one history file (JSON Lines)."""
+        self._caught_up()
         return history.export_history(self.store.database, wall=self.clock.wall())
 
     def history_pieces(self) -> Iterator[str]:
         """The same file in pieces of whole lines, each read as it is asked for (history.history_pieces)."""
+        self._caught_up()
         return history.history_pieces(self.store.database, wall=self.clock.wall())
 
     def import_history(self, text: str) -> dict:

@@ -124,13 +124,17 @@ def opened(page, path: str) -> int:
     return page.evaluate("(path) => window.__streams.filter((p) => p === path).length", path)
 
 
-def held_again(table, page, within_ms: int = 15_000) -> None:
-    """Wait until the page holds a stream again (it asks once the server's retry period has passed)."""
+def held_again(table, page, path: str, times: int, within_ms: int = 15_000) -> None:
+    """Wait until the page has opened its stream at `path` `times` times and the table holds one stream.
+
+    The count matters: a phone that closed its stream still holds its slot until the server next writes to it,
+    so "one held" alone may be the other phone's slot, not the page's.
+    """
     for _ in range(within_ms // 50):
-        if table.streams.held() == 1:
+        if opened(page, path) >= times and table.streams.held() == 1:
             return
         page.wait_for_timeout(50)
-    assert table.streams.held() == 1, "the page never went back to its stream"
+    assert opened(page, path) >= times and table.streams.held() == 1, "the page never went back to its stream"
 
 
 def new_flock_game(url: str) -> dict:
@@ -158,8 +162,7 @@ def test_a_bird_game_page_past_the_stream_cap_keeps_up_by_reading_its_game(serve
         expect(banner).to_be_hidden()  # told to poll, not refused: nothing to tell the player
     finally:
         other.close()
-    held_again(table, page)  # the slot free: the stream again after the server's retry period
-    assert opened(page, f"/api/flock/games/{game['id']}/events") >= 2
+    held_again(table, page, f"/api/flock/games/{game['id']}/events", 2)  # the stream again after the retry period
     shown = status.text_content()
     api(table.url, f"/api/flock/games/{game['id']}/actions", {"action": {"do": "pass"}, "version": 2})
     expect(status).not_to_have_text(shown)
@@ -261,7 +264,7 @@ def test_the_geese_tracker_comes_back_after_the_server_does(served, phone, expec
     expect(tracker).to_have_attribute("data-version", str(changed["version"]))  # read by polling
     expect(banner).to_be_hidden()  # told to poll, not refused
     table.streams.limit = 1  # a slot comes free
-    held_again(table, page)  # then live again
+    held_again(table, page, f"/api/geese/games/{game['id']}/events", 2)  # then live again
     again = api(table.url, f"/api/geese/games/{game['id']}/setup", {"card": {"n": 3, "suit": "gull"}})
     expect(tracker).to_have_attribute("data-version", str(again["version"]))
     assert table.streams.held() == 1

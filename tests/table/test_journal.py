@@ -140,3 +140,27 @@ def test_the_runtime_never_waits_for_the_disk(tmp_path):
     finally:
         store.release.set()
         table.stop()
+
+
+def test_a_read_of_the_shows_waits_for_what_the_phones_were_told(tmp_path):
+    """A past show's page opened the moment the show is lost shows the run-out that lost it."""
+    store = HeldStore(tmp_path / "t.sqlite3")
+    table = Table(demo_config(tmp_path / "t.sqlite3"), store, mock_pin_factory(), clock=FakeClock(), pin="1234")
+    table.start()
+    try:
+        store.release.set()
+        show_id = table.start_show("training")["id"]
+        store.release.clear()  # the card stalls
+        table.runtime.submit(table.live.input, None, "flip", "red")
+        table.wait_for_change(table.snapshot()["seq"] - 1, 5)  # the phones have the flip
+        read = []
+        reader = threading.Thread(target=lambda: read.append(table.ledger.show_log(show_id)))
+        reader.start()
+        reader.join(0.2)
+        assert reader.is_alive()  # not read while the flip is still on its way to the card
+        store.release.set()
+        reader.join(30)
+        assert [json.loads(line)["timer"] for line in read[0] if '"flip"' in line] == ["red"]
+    finally:
+        store.release.set()
+        table.stop()
