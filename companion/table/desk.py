@@ -6,6 +6,8 @@ sensors' changes; a change to the show answers once its journal lines are on dis
 snapshot; readers on any thread take it, or wait for the next.
 """
 
+from collections.abc import Callable
+
 from companion.errors import Conflict
 from companion.fields import yes_no
 from companion.skyrockets import Pose, Show, parse_event, setup_line
@@ -137,6 +139,15 @@ class Desk:
         """What the LED strip shows, as soon as it is newer than picture `after` (None: no strip is drawn)."""
         leds = self.fitted.rig.leds
         return None if leds is None else leds.picture(after, timeout)
+
+    def ring_on_picture(self, bell) -> Callable[[], None]:
+        """Set `bell` (a threading.Event) whenever the strip shows something new, and when its LED show ends
+        (new settings: another strip, or none); at once if no strip is drawn. Returns the call that stops it."""
+        leds = self.fitted.rig.leds
+        if leds is None:
+            bell.set()
+            return lambda: None
+        return leds.ring_on_picture(bell)
 
     def publish(self, journal_problem) -> None:
         """Publish the table's state now (holding the runtime)."""

@@ -1,8 +1,8 @@
 """Live feeds as server-sent events: one loop for every record that changes (the show, a game, the hall).
 
 A stream is a generator (`follow`): it waits for the record's next change
-(looking up every WAKE_S, to end soon when the server closes or the phone
-leaves), sends each new state once with its number (seq or version) as the
+(asleep until the record, the server's closing or the phone's leaving wakes
+it, where all three can: else looking up every WAKE_S), sends each new state once with its number (seq or version) as the
 event id, and a `: keep-alive` comment after a quiet `keepalive_s`, so no
 proxy, router or server timeout drops the line. A browser that reconnects
 sends Last-Event-ID and gets only what it lacks; an id ahead of the record
@@ -182,7 +182,7 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
            render: Callable[[dict], object], after: int | None, *, number: str, keepalive_s: float, retry_ms: int,
            closing: threading.Event, clock: Callable[[], float] = time.monotonic, feed: Feed | None = None,
            join: Callable[[Feed], Callable[[], None]] | None = None, phone=None,
-           stall_s: float = STALL_S) -> Iterator[str]:
+           stall_s: float = STALL_S, bell: threading.Event | None = None) -> Iterator[str]:
     """The one live-stream loop: every new state of a record from the one after `after` on.
 
     `current()` is the record's number now (None: it is gone), `wait(seen,
@@ -194,6 +194,10 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
     current state first. With `join`, another thread may write new states to
     the phone too (`feed`), once the response's head is out. With `phone`
     (the connection), nothing is written while the phone is behind (`Backlog`).
+
+    With `bell` (what `wait` waits on, set at every change of the record),
+    a stream whose end rings it too (`Ending.ring`) sleeps until something
+    happens, waking only for the keep-alive; any other looks up every WAKE_S.
     """
     feed = feed or Feed()
     backlog = Backlog(phone, clock, stall_s)
@@ -201,6 +205,8 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
     now = current()
     feed.sent = after if after is not None and now is not None and after <= now else -1
     leave = join(feed) if join is not None else (lambda: None)
+    unring, rung = closing.ring(bell) if bell is not None and hasattr(closing, "ring") else (lambda: None, False)
+    patience = keepalive_s if rung else min(keepalive_s, WAKE_S)
     said, heard = clock(), feed.sent
     try:
         while not closing.is_set():
@@ -209,7 +215,7 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
                     return
                 closing.wait(CATCH_UP_S)
                 continue
-            record = wait(feed.sent, min(keepalive_s, WAKE_S))
+            record = wait(feed.sent, patience)
             if record is None:
                 return
             with feed.lock:  # held until the event is written: no other thread writes to this phone meanwhile
@@ -228,6 +234,7 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
         with feed.lock:
             feed.open = False
         leave()
+        unring()
 
 
 def show_stream(desk, last_seq: int | None, *, fanout: Fanout | None = None,
@@ -242,7 +249,8 @@ def show_stream(desk, last_seq: int | None, *, fanout: Fanout | None = None,
                       **settings)
     feed = Feed(push)
     return follow("state", current, lambda seen, timeout: feed.wait(desk.snapshot, timeout), desk.snapshot_text,
-                  last_seq, number="seq", feed=feed, join=lambda joining: fanout.join(desk, joining), **settings)
+                  last_seq, number="seq", feed=feed, join=lambda joining: fanout.join(desk, joining),
+                  bell=feed.behind, **settings)
 
 
 def game_stream(games, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,
@@ -305,11 +313,28 @@ class Ending:
     (True, False)
     """
 
-    def __init__(self, closing: threading.Event, gone: Callable[[], bool] | None = None):
+    def __init__(self, closing: threading.Event, gone: Callable[[], bool] | None = None, *,
+                 bells: "Bells | None" = None, phone=None):
         self.closing, self.gone = closing, gone or (lambda: False)
+        self._bells, self._phone = bells, phone
+        self._unseen = gone is None  # no phone to watch: only the server's closing ends the stream
 
     def is_set(self) -> bool:
         return self.closing.is_set() or bool(self.gone())
+
+    def ring(self, bell: threading.Event) -> tuple[Callable[[], None], bool]:
+        """Have `bell` set when the stream should end; the call that stops it, and whether every end rings it
+        (the server's closing, and the phone's leaving where the connection tells: else it must be looked at)."""
+        undo = []
+        if self._bells is not None:
+            undo.append(self._bells.add(bell))
+        told = getattr(self._phone, "ring_on_close", None)
+        if told is not None:
+            undo.append(told(bell))
+        if self.is_set():
+            bell.set()
+        rung = self._bells is not None and (told is not None or self._unseen)
+        return (lambda: [u() for u in undo]), rung
 
     def wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds, looking at the phone every WAKE_S; True if the stream should end."""
@@ -322,12 +347,39 @@ class Ending:
         return True
 
 
+class Bells:
+    """Events to set all at once (the server closing wakes every stream waiting on one)."""
+
+    def __init__(self):
+        self._bells: set[threading.Event] = set()
+        self._lock = threading.Lock()
+        self._rung = False
+
+    def add(self, bell: threading.Event) -> Callable[[], None]:
+        with self._lock:
+            self._bells.add(bell)
+            if self._rung:
+                bell.set()
+        return lambda: self._discard(bell)
+
+    def _discard(self, bell: threading.Event) -> None:
+        with self._lock:
+            self._bells.discard(bell)
+
+    def ring(self) -> None:
+        with self._lock:
+            self._rung = True
+            for bell in self._bells:
+                bell.set()
+
+
 class Streams:
     """The app's open streams: counted in all and per client, so none takes every slot, and ended on shutdown.
 
     A slot is freed as soon as its stream ends: when the server closes, or
-    within WAKE_S of its phone closing the connection (waitress tells the
-    app through `waitress.client_disconnected`). A stream refused is told to
+    when its phone closes the connection (the connection wakes the stream,
+    `server.PushingTask.ring_on_close`; a stream that cannot be woken sees
+    it within WAKE_S through `waitress.client_disconnected`). A stream refused is told to
     come back after `refused_retry_ms`: told to poll the record meanwhile
     every `poll_ms` where the stream names it, else refused (429 or 503; the
     page then reads its record every `refused_retry_ms`, static/js/follow.js).
@@ -343,13 +395,14 @@ class Streams:
         self._lock = threading.Lock()
         self._open: dict[str, int] = {}  # client address -> streams it holds
         self.fanout = Fanout()
+        self._bells = Bells()  # of the streams asleep until something happens: rung when the server closes
 
     @property
     def settings(self) -> dict:
         """The keyword arguments of a stream for the current request (its `closing` sees the phone leave)."""
-        gone = request.environ.get("waitress.client_disconnected")
-        return {"keepalive_s": self._keepalive_s, "retry_ms": self._retry_ms, "closing": Ending(self.closing, gone),
-                "phone": request.environ.get(PHONE), "stall_s": self._stall_s}
+        gone, phone = request.environ.get("waitress.client_disconnected"), request.environ.get(PHONE)
+        return {"keepalive_s": self._keepalive_s, "retry_ms": self._retry_ms, "stall_s": self._stall_s,
+                "closing": Ending(self.closing, gone, bells=self._bells, phone=phone), "phone": phone}
 
     @property
     def push(self) -> Callable[[bytes], bool] | None:
@@ -424,6 +477,7 @@ class Streams:
 
     def close(self) -> None:
         self.closing.set()
+        self._bells.ring()
 
 
 def init_app(app) -> None:

@@ -33,6 +33,7 @@ import sys
 import termios
 import threading
 import time
+from collections.abc import Callable
 
 from waitress import wasyncore
 from waitress.channel import ClientDisconnected, HTTPChannel
@@ -87,6 +88,15 @@ class PushingTask(WSGITask):
         """Bytes of the response not yet on their way to the phone: in waitress's buffer or the kernel's queue."""
         channel = self.channel
         return channel.total_outbufs_len + (unsent(channel.socket) if channel.connected else 0)
+
+    def ring_on_close(self, bell: threading.Event) -> Callable[[], None]:
+        """Set `bell` when the connection closes (at once if it has): a waiting stream then ends without having
+        to look. Returns the call that stops it."""
+        channel = self.channel
+        channel.bells.add(bell)
+        if not channel.connected:
+            bell.set()
+        return lambda: channel.bells.discard(bell)
 
     def hang_up(self) -> None:
         """Close the connection on the loop's next turn, whatever is still queued for it (a stalled phone)."""
@@ -145,6 +155,7 @@ class GuardedChannel(HTTPChannel):
     error_task_class = StrictErrorTask
 
     def __init__(self, server, sock, addr, adj, map=None):
+        self.bells: set[threading.Event] = set()  # set when the connection closes (PushingTask.ring_on_close)
         super().__init__(server, sock, addr, adj, map=map)
         self.waiting_since = time.monotonic()  # accepted, or answered: the next request must arrive from here
         self._serving = False
@@ -157,6 +168,12 @@ class GuardedChannel(HTTPChannel):
         waiting = sorted((c for c in channels if _waiting(c)), key=lambda c: c.waiting_since)
         for stale in waiting[:max(0, len(waiting) + 1 - MAX_WAITING)]:
             stale.will_close = True  # the longest-idle make room: a new connection is more likely a phone's tap
+
+    def del_channel(self, map=None):
+        """Every way a connection closes ends here: the streams waiting on it are woken (`ring_on_close`)."""
+        super().del_channel(map)
+        for bell in list(self.bells):
+            bell.set()
 
     def received(self, data):
         if self.request is None and data:
@@ -246,7 +263,7 @@ def shut_down(server, timeout: float = STOP_TIMEOUT_S) -> None:
     """
     streams = server.flask_app.extensions.get("streams")
     if streams is not None:
-        streams.close()  # each stream ends within live.WAKE_S
+        streams.close()  # each stream ends at once (one that cannot be woken: within live.WAKE_S)
     for channel in list(server.active_channels.values()):
         if channel.total_outbufs_len or unsent(channel.socket):
             channel.handle_close()  # wakes a thread waiting for room (waitress's high-water mark) at once

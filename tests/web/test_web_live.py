@@ -386,6 +386,60 @@ def test_the_server_stops_with_streams_still_open(tmp_path):
     assert not server._thread.is_alive()
 
 
+@pytest.fixture
+def asleep(tmp_path, monkeypatch):
+    """A table served with streams that never look up by themselves: only a change, the phone's leaving or the
+    server's closing can wake them (a stream that looked would do so only after a minute)."""
+    import companion.web.live
+
+    monkeypatch.setattr(companion.web.live, "WAKE_S", 60.0)
+    table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock()).start()
+    app = create_app(table, config={"SSE_KEEPALIVE_S": 60.0})
+    server = ServerThread(make_server(table, "127.0.0.1", 0, threads=8, app=app))
+    yield SimpleNamespace(table=table, server=server, port=urlsplit(server.url).port,
+                          streams=app.extensions["streams"])
+    server.close()
+    table.stop()
+
+
+def held_within(streams, count: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while streams.held() != count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return streams.held() == count
+
+
+def test_a_sleeping_stream_wakes_for_a_change_and_ends_the_moment_its_phone_leaves(asleep):
+    # Before, every waiting stream looked up 4 times a second: 20 phones on the table page woke the daemon
+    # 160 times a second to find nothing had happened.
+    show = EventStream(asleep.port, "/api/show/events")
+    strip = EventStream(asleep.port, "/api/strip/events")
+    try:
+        show.next_state()
+        assert strip.next() == {"retry": "3000"} and strip.next()["event"] == "layout"
+        first, _ = next_picture(strip)
+        assert asleep.streams.held() == 2
+        post(asleep.port, "/api/show/start", {"event": "training"})
+        assert show.next_state()["outcome"] == "running"  # woken by the change ...
+        assert next_picture(strip)[0] > first  # ... and the strip's stream by what the strip then shows
+    finally:
+        for phone in (show, strip):
+            phone.response.close()  # the socket stays open while its response does
+            phone.close()
+    assert held_within(asleep.streams, 0)  # both slots free at once, not at the next look
+
+
+def test_the_server_stops_at_once_with_sleeping_streams_open(asleep):
+    clients = [EventStream(asleep.port, path) for path in ("/api/show/events", "/api/strip/events")]
+    clients[0].next_state()
+    assert held_within(asleep.streams, 2)
+    started = time.monotonic()
+    asleep.server.close()
+    assert time.monotonic() - started < 5.0 and asleep.streams.held() == 0
+    for client in clients:
+        client.close()
+
+
 def head(port: int, path: str) -> http.client.HTTPResponse:
     """A HEAD request, as a page asks whether a stream would be let in (follow.js)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)

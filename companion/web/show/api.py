@@ -1,5 +1,6 @@
 """The live show's JSON API (CONTRACTS §4): the show, its live feed, its commands, the table's settings."""
 
+import threading
 from collections.abc import Iterator
 
 from flask import current_app, jsonify, request, url_for
@@ -92,19 +93,31 @@ def strip_stream(shown, first: dict, **settings) -> Iterator[str]:
     """`event: layout` once, then `event: picture` with each new picture, stamped with the show time it is sent at
     (the page's clock runs on from there). Every connection starts from the current picture: a page that
     reconnects has just redrawn its layout. New settings (another strip, or none) end the stream: the page
-    comes back for the new layout."""
-    def wait(seen: int, timeout: float) -> dict | None:
-        picture = shown.strip_picture(seen, timeout)
+    comes back for the new layout. The stream sleeps until the strip shows something new (its bell)."""
+    bell = threading.Event()
+    bell.set()  # the picture it starts from
+
+    def now() -> dict | None:
+        picture = shown.strip_picture(0, 0)
         return picture if picture is not None and picture["layout"] is first["layout"] else None
 
+    def wait(seen: int, timeout: float) -> dict | None:
+        bell.wait(timeout)
+        bell.clear()
+        return now()
+
     def current() -> int | None:
-        picture = wait(0, 0)
+        picture = now()
         return None if picture is None else picture["n"]
 
     def sent(picture: dict) -> dict:
         return {"state": picture["state"], "hold": picture["hold"], "now": shown.show_time()}
 
-    pictures = follow("picture", current, wait, sent, None, number="n", **settings)
-    yield next(pictures)  # the reconnection delay, first as on every stream
-    yield message("layout", compact(first["layout"]))
-    yield from pictures
+    leave = shown.ring_on_picture(bell)
+    try:
+        pictures = follow("picture", current, wait, sent, None, number="n", bell=bell, **settings)
+        yield next(pictures)  # the reconnection delay, first as on every stream
+        yield message("layout", compact(first["layout"]))
+        yield from pictures
+    finally:
+        leave()

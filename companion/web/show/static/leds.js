@@ -1,6 +1,7 @@
 // The strip at a show time, step for step as companion/leds.py render (a test runs both).
 const OFF = [0, 0, 0];
-const mod = (a, n) => ((a % n) + n) % n;
+// Python's % for a positive n: adding n only to a negative remainder (adding it to every one rounds some).
+const mod = (a, n) => { const r = a % n; return r < 0 ? r + n : r; };
 const int = Math.trunc;
 const scale = (c, f) => c.map((v) => int(v * f));
 const sum = (c) => c[0] + c[1] + c[2];
