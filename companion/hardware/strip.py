@@ -127,11 +127,13 @@ class _RecordingPixels(adafruit_pixelbuf.PixelBuf):
     def __init__(self, n: int, order: str, brightness: float, record: Callable[[Frame], None]):
         self._record = record
         self.wire = b""
+        self.shown: Frame | None = None  # the frame being shown, as given (reading it back costs a call per pixel)
         super().__init__(n, byteorder=order, brightness=brightness, auto_write=False)
 
     def _transmit(self, buffer: bytearray) -> None:
         self.wire = bytes(buffer)
-        self._record(tuple((r, g, b) for r, g, b, *_white in self[:]))
+        frame = self.shown if self.shown is not None else tuple((r, g, b) for r, g, b, *_white in self[:])
+        self._record(frame)
 
     def deinit(self) -> None:
         self.fill(0)
@@ -159,6 +161,13 @@ class FakeStrip(PixelStrip):
         self._lock = threading.Lock()
         self._buffer = _RecordingPixels(n, check_order(order), check_brightness(brightness), self._record)
         super().__init__(self._buffer)
+
+    def show(self, pixels: Sequence[Colour]) -> None:
+        self._buffer.shown = tuple(tuple(rgb) for rgb in pixels)
+        try:
+            super().show(pixels)
+        finally:
+            self._buffer.shown = None
 
     @property
     def frames(self) -> list[Frame]:
