@@ -50,7 +50,10 @@ change in the box's load between them weighs on both alike.
 beside a busy neighbour; the tables, the broker, the browser and the load on
 the other cores. `--load N` keeps the box at about load N with busy
 processes (never on the hall's core in Pi-sized mode), so "at load ~5" can
-be had again; the load average of each run is printed beside its figures.
+be had again. Beside each run's figures: the 1-minute load average at its
+end, and the mean runnable count while its changes were made (sampled every
+0.1 s), which is what the keeper holds at N: a phase shorter than a minute
+ends before the load average catches up with it.
 """
 
 import argparse
@@ -398,10 +401,34 @@ class LoadKeeper(threading.Thread):
         """The processes running or waiting for a core now, over a second (this one not counted)."""
         counts = []
         for _ in range(10):
-            with open("/proc/loadavg") as f:
-                counts.append(int(f.read().split()[3].split("/")[0]) - 1)
+            counts.append(runnable_now())
             time.sleep(0.1)
         return statistics.mean(counts)
+
+
+def runnable_now() -> int:
+    """The tasks running or waiting for a core at this instant (the reader not counted)."""
+    with open("/proc/loadavg") as f:
+        return int(f.read().split()[3].split("/")[0]) - 1
+
+
+class Runnable(threading.Thread):
+    """The mean runnable count over a phase, sampled every 0.1 s: what the box's load is while it runs (the
+    1-minute load average lags a phase shorter than a minute)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.counts: list[int] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.1):
+            self.counts.append(runnable_now())
+
+    def stop(self) -> float:
+        self.done.set()
+        self.join()
+        return statistics.mean(self.counts) if self.counts else float("nan")
 
     def run(self) -> None:
         while not self.done.is_set():
@@ -537,9 +564,12 @@ class Rig:
                                           stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
                 reader.stdout.readline()  # it reads
                 watched = psutil.Process(process.pid)
+                sampler = Runnable()
+                sampler.start()
                 cpu0, wall0 = watched.cpu_times(), time.perf_counter()
                 changes = self.probes.play(samples)
                 cpu1, wall1 = watched.cpu_times(), time.perf_counter()
+                runnable = sampler.stop()
                 rss = watched.memory_info().rss / 2**20
                 time.sleep(SETTLE_S)  # the last changes reach the page, or count as lost
                 seen = page.evaluate("window.seen")
@@ -555,7 +585,8 @@ class Rig:
         failed = sum(kind != "open" for kind, _ in stream_log)  # ... after failing or being told to poll
         return {**judged(changes, seen), "stream": stream["latencies"], "stream_lost": stream["lost"],
                 "reopened": reopened, "failed": failed,
-                "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(), "samples": len(changes)}
+                "cards": cards, "cpu": cpu, "rss": rss, "load": budget.load(), "runnable": runnable,
+                "samples": len(changes)}
 
     def floor_phase(self, samples: int) -> dict:
         # the floor serves the hall's own page: one more hall, on no broker, only to hand out its files
@@ -600,7 +631,7 @@ def row(r: dict) -> str:
             f"max {ms(lat[-1] if lat else None)} ms, {len(lat)} shown, {r['lost']} lost "
             f"(stream p50 {ms(percentile(r['stream'], 0.5))} p99 {ms(percentile(r['stream'], 0.99))}, "
             f"{r['stream_lost']} lost), page stream reopened {r['reopened']}, failed {r['failed']}, "
-            f"load {r['load']:.1f}")
+            f"load {r['load']:.1f}, runnable {r['runnable']:.1f}")
 
 
 def median_of(results: list[dict], side: str, pick) -> str:
@@ -614,8 +645,8 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
           + (f", load kept at ~{load_target:g}" if load_target else "")
           + f"; median of {len(sizes[0])} run(s); p99 printed over >= {MIN_BEYOND / 0.01:.0f} samples")
     print("| tables | workload | path | p50 ms | p95 ms | p99 ms | max ms | shown | overtaken | lost | "
-          "stream p50/p99 ms | stream lost | CPU % core | RSS MB | load avg per run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "stream p50/p99 ms | stream lost | CPU % core | RSS MB | load avg per run | runnable per run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for results in sizes:
         for side in ("hall", "floor"):
             picks = {
@@ -632,10 +663,11 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
             cpu = statistics.median(r[side]["cpu"] for r in results)
             rss = statistics.median(r[side]["rss"] for r in results)
             loads = "/".join(f"{r[side]['load']:.1f}" for r in results)
+            runnable = "/".join(f"{r[side]['runnable']:.1f}" for r in results)
             stream = "/".join(median_of(results, side, lambda r, share=share: percentile(r["stream"], share))
                               for share in (0.5, 0.99))
             print(f"| {results[0]['tables']} | {results[0]['workload']} | {side} | {' | '.join(cells)} | {shown} | "
-                  f"{overtaken} | {lost} | {stream} | {stream_lost} | {cpu:.1f} | {rss:.1f} | {loads} |")
+                  f"{overtaken} | {lost} | {stream} | {stream_lost} | {cpu:.1f} | {rss:.1f} | {loads} | {runnable} |")
 
 
 def main() -> int:

@@ -97,8 +97,9 @@ class Journal:
     def caught_up(self, timeout: float) -> bool:
         """Whether everything queued so far is written (a read of the records then sees it), waiting up to
         `timeout` s for the writer. Without one, the table's own thread writes at the end of each step:
-        another thread writing too could put lines out of order, so it only looks."""
-        if self._thread is None:
+        another thread writing too could put lines out of order, so it only looks; nor does it wait while
+        writes are failing (the page says so): a reader then gets the records as they stand."""
+        if self._thread is None or self.problem is not None:
             return not self.pending
         return self.wait_for(self.mark(), timeout)
 

@@ -85,7 +85,10 @@ def test_a_show_left_running_past_a_logs_length_is_ended_as_aborted(tmp_path, cl
         table.stop()
 
 
-def test_a_flip_on_a_locked_database_is_kept_retried_and_never_lost(tmp_path):
+def test_a_flip_on_a_locked_database_is_kept_retried_and_never_lost(tmp_path, monkeypatch):
+    import companion.table
+
+    monkeypatch.setattr(companion.table, "DURABLE_WAIT_S", 3600.0)  # a read that waited for the writer would hang
     db = tmp_path / "t.sqlite3"
     table = demo_table(db, clock=FakeClock()).start()
     blocker = sqlite3.connect(db, isolation_level=None, timeout=0)
@@ -95,6 +98,7 @@ def test_a_flip_on_a_locked_database_is_kept_retried_and_never_lost(tmp_path):
         answer = table.flip("green")  # lying at the start: stood up with its sand on top
         assert answer["saved"] is False and answer["timers"]["green"]["state"] == "running"
         assert table.wait_for_change(answer["seq"], 20)["journal_problem"]
+        assert table.ledger.shows()[0]["outcome"] == "running"  # read as it stands while the writes fail
         blocker.execute("ROLLBACK")
         assert table.journal.wait_for(table.journal.mark(), 30)
         assert [line for line in lines(table) if line["type"] == "flip"][0]["timer"] == "green"
