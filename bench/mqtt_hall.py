@@ -406,6 +406,26 @@ class LoadKeeper(threading.Thread):
         return statistics.mean(counts)
 
 
+    def run(self) -> None:
+        while not self.done.is_set():
+            now = self.runnable()
+            if now < self.target - 0.5:
+                process = multiprocessing.get_context("spawn").Process(target=_spin, daemon=True)
+                process.start()
+                if self.cores:
+                    budget.pin(process.pid, self.cores)
+                self.spinners.append(process)
+            elif now > self.target + 0.5 and self.spinners:
+                self.spinners.pop().terminate()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join()
+        for process in self.spinners:
+            process.terminate()
+            process.join()
+
+
 def runnable_now() -> int:
     """The tasks running or waiting for a core at this instant (the reader not counted)."""
     with open("/proc/loadavg") as f:
@@ -429,25 +449,6 @@ class Runnable(threading.Thread):
         self.done.set()
         self.join()
         return statistics.mean(self.counts) if self.counts else float("nan")
-
-    def run(self) -> None:
-        while not self.done.is_set():
-            now = self.runnable()
-            if now < self.target - 0.5:
-                process = multiprocessing.get_context("spawn").Process(target=_spin, daemon=True)
-                process.start()
-                if self.cores:
-                    budget.pin(process.pid, self.cores)
-                self.spinners.append(process)
-            elif now > self.target + 0.5 and self.spinners:
-                self.spinners.pop().terminate()
-
-    def stop(self) -> None:
-        self.done.set()
-        self.join()
-        for process in self.spinners:
-            process.terminate()
-            process.join()
 
 
 # ---- one run ------------------------------------------------------------------------------------
