@@ -1,7 +1,6 @@
 """`companion hall`: every table on a broker on one page, live, with a leaderboard across them."""
 
 import argparse
-import signal
 import sqlite3
 import tomllib
 from dataclasses import replace
@@ -39,7 +38,7 @@ def cmd_hall(args) -> int:
     from companion.mqtt.hall import Hall, create_hall_app
     from companion.mqtt.hall.board import Leaderboard
     from companion.mqtt.hall.listener import HallListener
-    from companion.web.server import bound_port, make_server, shut_down
+    from companion.web.server import bound_port, make_server, shut_down, stop_on_signals
 
     settings = broker_settings(args)
     db = Path(args.db) if args.db else DEFAULT_DB
@@ -60,7 +59,7 @@ def cmd_hall(args) -> int:
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(f"The hall of {settings.url} is on http://{shown_host}:{bound_port(server)}/ . Ctrl-C stops.",
           flush=True)
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_on_signals(server)  # systemctl stop and Ctrl-C: the loop ends, then everything stops in order
     try:
         server.run()
     except KeyboardInterrupt:
@@ -70,10 +69,6 @@ def cmd_hall(args) -> int:
         listener.stop()
         board.close()
     return 0
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def register(sub) -> None:

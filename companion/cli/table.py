@@ -1,7 +1,6 @@
 """`companion demo` and `companion run`: the table, served to the phones."""
 
 import os
-import signal
 import sqlite3
 import tempfile
 import threading
@@ -95,7 +94,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
     from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
-    from companion.web.server import bound_port, make_server, shut_down
+    from companion.web.server import bound_port, make_server, shut_down, stop_on_signals
 
     try:
         server = make_server(table, host, port)
@@ -105,7 +104,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     listening = Listening(host, bound_port(server))
     table.door.listening = (listening.host, listening.port)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, _interrupt)  # systemctl stop: shut down as cleanly as Ctrl-C, from now on
+    stop_on_signals(server)  # systemctl stop and Ctrl-C: the loop ends, then everything stops in order
     table.start()
     bridge = Bridge(table, mqtt).start() if mqtt else None
 
@@ -142,10 +141,6 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
             bridge.stop()
         table.stop()
     return 0
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def register(sub) -> None:

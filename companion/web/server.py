@@ -29,6 +29,8 @@ http://127.0.0.1:40143/
 
 import fcntl
 import logging
+import os
+import signal
 import sys
 import termios
 import threading
@@ -227,6 +229,7 @@ def make_server(table, host: str = "127.0.0.1", port: int = 0, *, threads: int |
         clear_untrusted_proxy_headers=False)  # never trusted (remote_addr is the socket's); seen: a proxy's mark
     server.channel_class = GuardedChannel
     server.flask_app, server.sockets = app, sockets  # what shut_down needs
+    server.stopping = False  # set by a signal (stop_on_signals): the loop ends at its next turn
     server.run = lambda: _run(server)
     return server
 
@@ -237,12 +240,37 @@ def bound_port(server) -> int:
 
 
 def _run(server) -> None:
-    """waitress's loop; on Ctrl-C or SIGTERM the streams end before the threads are waited for."""
+    """waitress's loop, a turn at a time, until the server is closed (shut_down from another thread) or told to
+    stop (`stop_on_signals`, or Ctrl-C where no handler is set): then the streams end before the threads are
+    waited for."""
     try:
-        server.asyncore.loop(timeout=server.adj.asyncore_loop_timeout, map=server._map,
-                             use_poll=server.adj.asyncore_use_poll)
+        while server._map and not server.stopping:
+            server.asyncore.loop(timeout=server.adj.asyncore_loop_timeout, map=server._map,
+                                 use_poll=server.adj.asyncore_use_poll, count=1)
     except (SystemExit, KeyboardInterrupt):
+        server.stopping = True
+    if server.stopping:
         shut_down(server)
+
+
+def stop_on_signals(server, signums=(signal.SIGTERM, signal.SIGINT)) -> None:
+    """Have these signals (systemctl stop, Ctrl-C) stop `server`'s loop at its next turn, and the signal wake the
+    loop at once, so that shut_down runs in order (call from the main thread).
+
+    Raising KeyboardInterrupt from the handler would land wherever the main thread happens to be: in the
+    loop, say, ringing a leaving phone's stream awake, between taking an event's lock and the block that
+    lets it go; the lock then stays taken, and the daemon never exits.
+    """
+    wake = server.trigger.trigger  # the write end of waitress's own wake-up pipe (a socket on Windows)
+    if isinstance(wake, int):
+        os.set_blocking(wake, False)
+        signal.set_wakeup_fd(wake, warn_on_full_buffer=False)  # written by C: the loop's poll returns at once
+
+    def stop(signum, frame) -> None:
+        server.stopping = True
+
+    for signum in signums:
+        signal.signal(signum, stop)
 
 
 def serve(table, host: str, port: int, *, threads: int | None = None) -> None:

@@ -165,3 +165,36 @@ def test_a_guarded_channel_past_the_clients_share_is_closed_before_it_reads(wire
         refused.handle_close()
     finally:
         phone.close()
+
+
+def test_a_signal_stops_the_server_at_its_next_turn_and_never_raises_where_the_main_thread_is(tmp_path):
+    # Before, SIGTERM raised KeyboardInterrupt wherever the main thread was. In the loop, ringing a leaving
+    # phone's stream awake, that could fall between taking an event's lock and the block that frees it:
+    # once in a bench, the daemon then never exited.
+    import os
+    import signal
+    import urllib.request
+
+    from companion.table import demo_table
+    from companion.web.server import bound_port, stop_on_signals
+
+    table = demo_table(tmp_path / "t.sqlite3", pin="1234").start()
+    server = make_server(table, "127.0.0.1", 0)
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        stop_on_signals(server)
+        assert signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None) is None and server.stopping  # a flag, no raise
+        server.stopping = False
+
+        def stop_once_served():
+            urllib.request.urlopen(f"http://127.0.0.1:{bound_port(server)}/api/show", timeout=10).read()
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=stop_once_served, daemon=True).start()
+        server.run()  # the loop ends at the signal, woken by it, then shuts the server down in order
+        assert server.stopping and not server._map
+    finally:
+        signal.set_wakeup_fd(-1)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        table.stop()
