@@ -36,7 +36,6 @@ import collections
 import ctypes
 import functools
 import logging
-import os
 import sys
 import threading
 import time
@@ -52,7 +51,10 @@ PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
 # The end of a wait for a deadline, watched on the clock rather than slept: longer than a timed wake
 # is late, short enough that the watching costs nothing to speak of (a few deadlines a second at most).
 LAST_STRETCH_S = 0.0005
-_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+# Between looks at the clock the interpreter is let go for a few microseconds (with the runtime's timer slack).
+# sched_yield would hand the core to any busy process beside it for a whole time slice: 6 ms, measured with a
+# neighbour spinning on the core, where a debounce settling should reach the phones within a millisecond.
+_let_go = functools.partial(time.sleep, 0)
 DURABLE_WAIT_S = 2.0  # how long a change from a phone waits for its line to be on disk
 COMMAND_WAIT_S = 10.0  # a command waits this long at most for the runtime to be free (a hung one fails it)
 
@@ -221,7 +223,7 @@ class Runtime:
         while self.clock.monotonic() < due and time.perf_counter() < watch_until:
             if self._queue:
                 return self._first()
-            _yield()  # the interpreter is free for other threads between looks (a sleep(0) would oversleep)
+            _let_go()
         if (left := due - self.clock.monotonic()) > 0 and self._queued.wait(left):  # a clock not the machine's
             return self._first()
         return None
