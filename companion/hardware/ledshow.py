@@ -37,6 +37,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from companion.bells import Bells
 from companion.errors import BadInput
 from companion.hardware.strip import Strip
 from companion.leds import LOOK, OFF, StripLayout, render, strip_inputs
@@ -86,7 +87,7 @@ class LedShow:
         self._drawn_at: float | None = None  # the show time of the frame last sent to the strip, and its pixels
         self._shown: list | None = None
         self._pictured = threading.Condition()
-        self._bells: set[threading.Event] = set()  # set at each new picture, and at the end (`ring_on_picture`)
+        self._bells = Bells()  # rung at each new picture, and at the end (`ring_on_picture`)
         self._picture = {"n": next(_numbers), "state": self._inputs, "hold": self._hold}
         self._layout_json = drawn_by_page(layout, flash_s)
 
@@ -140,15 +141,7 @@ class LedShow:
     def ring_on_picture(self, bell: threading.Event) -> Callable[[], None]:
         """Set `bell` at each new picture and when this LED show ends (at once if it has): a page's stream sleeps
         until then. Returns the call that stops it."""
-        with self._pictured:
-            self._bells.add(bell)
-            if self._closing:
-                bell.set()
-        return lambda: self._unring(bell)
-
-    def _unring(self, bell: threading.Event) -> None:
-        with self._pictured:
-            self._bells.discard(bell)
+        return self._bells.add(bell)
 
     def start(self) -> "LedShow":
         """Start the drawing thread (once)."""
@@ -159,10 +152,8 @@ class LedShow:
 
     def close(self) -> None:
         """Stop the drawing thread; the strip keeps its last frame (closing the strip turns it off)."""
-        with self._pictured:
-            self._closing = True
-            for bell in self._bells:
-                bell.set()  # a stream following this show learns it is gone
+        self._closing = True
+        self._bells.end()  # a stream following this show learns it is gone
         self._closed.set()
         self._wake.set()
         if self._thread is not None:
@@ -182,8 +173,7 @@ class LedShow:
         with self._pictured:
             self._picture = {"n": next(_numbers), "state": self._inputs, "hold": self._hold}
             self._pictured.notify_all()
-            for bell in self._bells:
-                bell.set()
+        self._bells.ring()
 
     def _draw(self, state: dict | None, now: float, *, again: bool = False) -> list[tuple[int, int, int]]:
         pixels = render(state, now, self.layout, flash_s=self.flash_s)

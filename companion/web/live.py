@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterator
 from flask import Response, jsonify, request
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
+from companion.bells import Bells
 from companion.web.errors import coded
 
 KEEP_ALIVE = ": keep-alive\n\n"
@@ -314,7 +315,7 @@ class Ending:
     """
 
     def __init__(self, closing: threading.Event, gone: Callable[[], bool] | None = None, *,
-                 bells: "Bells | None" = None, phone=None):
+                 bells: Bells | None = None, phone=None):
         self.closing, self.gone = closing, gone or (lambda: False)
         self._bells, self._phone = bells, phone
         self._unseen = gone is None  # no phone to watch: only the server's closing ends the stream
@@ -345,32 +346,6 @@ class Ending:
                 return False
             self.closing.wait(min(left, WAKE_S))
         return True
-
-
-class Bells:
-    """Events to set all at once (the server closing wakes every stream waiting on one)."""
-
-    def __init__(self):
-        self._bells: set[threading.Event] = set()
-        self._lock = threading.Lock()
-        self._rung = False
-
-    def add(self, bell: threading.Event) -> Callable[[], None]:
-        with self._lock:
-            self._bells.add(bell)
-            if self._rung:
-                bell.set()
-        return lambda: self._discard(bell)
-
-    def _discard(self, bell: threading.Event) -> None:
-        with self._lock:
-            self._bells.discard(bell)
-
-    def ring(self) -> None:
-        with self._lock:
-            self._rung = True
-            for bell in self._bells:
-                bell.set()
 
 
 class Streams:
@@ -477,7 +452,7 @@ class Streams:
 
     def close(self) -> None:
         self.closing.set()
-        self._bells.ring()
+        self._bells.end()
 
 
 def init_app(app) -> None:

@@ -16,7 +16,8 @@ COMPANION = ROOT / "companion"
 # Lowest first. A module may import its own layer or any below it, never one above.
 LAYERS = (
     ("companion", "companion.__init__", "companion.errors", "companion.jsonin", "companion.players",
-     "companion.clock", "companion.data", "companion.fields", "companion.ports"),  # plain values, the ports
+     "companion.clock", "companion.bells", "companion.data", "companion.fields",
+     "companion.ports"),                                                        # plain values, the ports
     ("companion.skyrockets", "companion.flock", "companion.geese"),             # the rules, pure
     ("companion.calibration", "companion.leds", "companion.hardware", "companion.section",
      "companion.records", "companion.notify"),                                  # the parts of the shell
@@ -126,9 +127,9 @@ def test_no_import_points_back_up_the_layers():
 
 
 # What the web may import besides its own package (and Flask, werkzeug and other libraries, which are not in
-# the graph): the ports it asks the table through, the rules, the errors and the plain values.
+# the graph): the ports it asks the table through, the rules, the errors and the plain values (a bell is one).
 WEB_MAY_IMPORT = ("companion.ports", "companion.skyrockets", "companion.flock", "companion.geese", "companion.errors",
-                  "companion.fields", "companion.jsonin", "companion.players", "companion.clock")
+                  "companion.fields", "companion.jsonin", "companion.players", "companion.clock", "companion.bells")
 WEB_NEVER_IMPORTS = ("companion.records", "companion.hardware", "companion.calibration", "companion.table",
                      "companion.config")
 

@@ -3,7 +3,9 @@
 import json
 import sqlite3
 import threading
+from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,47 +126,45 @@ class HeldStore(Store):
         super().write(ops)
 
 
-def test_the_runtime_never_waits_for_the_disk(tmp_path):
+@pytest.fixture
+def stalled(tmp_path):
+    """A running table whose training show has started, on a store whose writes now stall until released."""
     store = HeldStore(tmp_path / "t.sqlite3")
     table = Table(demo_config(tmp_path / "t.sqlite3"), store, mock_pin_factory(), clock=FakeClock(), pin="1234")
     table.start()
+    store.release.set()
     try:
-        store.release.set()
         table.start_show("training")
         store.release.clear()  # from now on every write stalls
-        first = table.runtime.submit(table.live.input, None, "flip", "red")
-        seen = table.wait_for_change(table.snapshot()["seq"] - 1, 5)
-        second = table.runtime.submit(table.live.input, None, "flip", "yellow")
-        assert first and second  # both applied while the first write still waits
-        assert table.wait_for_change(seen["seq"], 5)["timers"]["yellow"]["pose"] == "b_up"
-        assert table.journal.pending >= 1
-        store.release.set()
-        assert table.journal.wait_for(table.journal.mark(), 30)
-        assert [line["timer"] for line in lines(table) if line["type"] == "flip"] == ["red", "yellow"]
+        yield SimpleNamespace(table=table, release=store.release)
     finally:
         store.release.set()
         table.stop()
 
 
-def test_a_read_of_the_shows_waits_for_what_the_phones_were_told(tmp_path):
+def test_the_runtime_never_waits_for_the_disk(stalled):
+    table = stalled.table
+    first = table.runtime.submit(table.live.input, None, "flip", "red")
+    seen = table.wait_for_change(table.snapshot()["seq"] - 1, 5)
+    second = table.runtime.submit(table.live.input, None, "flip", "yellow")
+    assert first and second  # both applied while the first write still waits
+    assert table.wait_for_change(seen["seq"], 5)["timers"]["yellow"]["pose"] == "b_up"
+    assert table.journal.pending >= 1
+    stalled.release.set()
+    assert table.journal.wait_for(table.journal.mark(), 30)
+    assert [line["timer"] for line in lines(table) if line["type"] == "flip"] == ["red", "yellow"]
+
+
+def test_a_read_of_the_shows_waits_for_what_the_phones_were_told(stalled):
     """A past show's page opened the moment the show is lost shows the run-out that lost it."""
-    store = HeldStore(tmp_path / "t.sqlite3")
-    table = Table(demo_config(tmp_path / "t.sqlite3"), store, mock_pin_factory(), clock=FakeClock(), pin="1234")
-    table.start()
-    try:
-        store.release.set()
-        show_id = table.start_show("training")["id"]
-        store.release.clear()  # the card stalls
-        table.runtime.submit(table.live.input, None, "flip", "red")
-        table.wait_for_change(table.snapshot()["seq"] - 1, 5)  # the phones have the flip
-        read = []
-        reader = threading.Thread(target=lambda: read.append(table.ledger.show_log(show_id)))
-        reader.start()
-        reader.join(0.2)
-        assert reader.is_alive()  # not read while the flip is still on its way to the card
-        store.release.set()
-        reader.join(30)
-        assert [json.loads(line)["timer"] for line in read[0] if '"flip"' in line] == ["red"]
-    finally:
-        store.release.set()
-        table.stop()
+    table = stalled.table
+    table.runtime.submit(table.live.input, None, "flip", "red")
+    table.wait_for_change(table.snapshot()["seq"] - 1, 5)  # the phones have the flip
+    read = []
+    reader = threading.Thread(target=lambda: read.append(table.ledger.show_log(table.snapshot()["id"])))
+    reader.start()
+    reader.join(0.2)
+    assert reader.is_alive()  # not read while the flip is still on its way to the card
+    stalled.release.set()
+    reader.join(30)
+    assert [json.loads(line)["timer"] for line in read[0] if '"flip"' in line] == ["red"]
