@@ -230,6 +230,7 @@ def make_server(table, host: str = "127.0.0.1", port: int = 0, *, threads: int |
     server.channel_class = GuardedChannel
     server.flask_app, server.sockets = app, sockets  # what shut_down needs
     server.stopping = False  # set by a signal (stop_on_signals): the loop ends at its next turn
+    server.signals_wake = False  # whether a signal writes to the loop's wake-up pipe (stop_on_signals)
     server.run = lambda: _run(server)
     return server
 
@@ -249,6 +250,9 @@ def _run(server) -> None:
                                  use_poll=server.adj.asyncore_use_poll, count=1)
     except (SystemExit, KeyboardInterrupt):
         server.stopping = True
+    if server.signals_wake:  # before shut_down closes the pipe: a second signal must never write to its reused fd
+        signal.set_wakeup_fd(-1)
+        server.signals_wake = False
     if server.stopping:
         shut_down(server)
 
@@ -265,6 +269,7 @@ def stop_on_signals(server, signums=(signal.SIGTERM, signal.SIGINT)) -> None:
     if isinstance(wake, int):
         os.set_blocking(wake, False)
         signal.set_wakeup_fd(wake, warn_on_full_buffer=False)  # written by C: the loop's poll returns at once
+        server.signals_wake = True
 
     def stop(signum, frame) -> None:
         server.stopping = True

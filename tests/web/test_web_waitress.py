@@ -193,6 +193,7 @@ def test_a_signal_stops_the_server_at_its_next_turn_and_never_raises_where_the_m
         threading.Thread(target=stop_once_served, daemon=True).start()
         server.run()  # the loop ends at the signal, woken by it, then shuts the server down in order
         assert server.stopping and not server._map
+        assert signal.set_wakeup_fd(-1) == -1  # its pipe is closed: a later signal never writes to a reused fd
     finally:
         signal.set_wakeup_fd(-1)
         for signum, handler in before.items():
