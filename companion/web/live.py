@@ -2,8 +2,8 @@
 
 A stream is a generator (`follow`): it waits for the record's next change
 (asleep until the record, the server's closing or the phone's leaving wakes
-it, where all three can: else looking up every WAKE_S), sends each new state once with its number (seq or version) as the
-event id, and a `: keep-alive` comment after a quiet `keepalive_s`, so no
+it, where all three can: else looking up every WAKE_S), sends each new state
+once with its number (seq or version) as the event id, and a `: keep-alive` comment after a quiet `keepalive_s`, so no
 proxy, router or server timeout drops the line. A browser that reconnects
 sends Last-Event-ID and gets only what it lacks; an id ahead of the record
 (from another database, or an earlier run of the hall) is treated as
@@ -354,8 +354,8 @@ class Streams:
     A slot is freed as soon as its stream ends: when the server closes, or
     when its phone closes the connection (the connection wakes the stream,
     `server.PushingTask.ring_on_close`; a stream that cannot be woken sees
-    it within WAKE_S through `waitress.client_disconnected`). A stream refused is told to
-    come back after `refused_retry_ms`: told to poll the record meanwhile
+    it within WAKE_S through `waitress.client_disconnected`). A stream
+    refused is told to come back after `refused_retry_ms`: told to poll the record meanwhile
     every `poll_ms` where the stream names it, else refused (429 or 503; the
     page then reads its record every `refused_retry_ms`, static/js/follow.js).
     """
