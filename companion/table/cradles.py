@@ -36,6 +36,9 @@ class Cradle:
         return pose.turned if self.swapped else pose
 
 
+NO_CRADLE = Cradle()  # what an emulated glass's sensors read: nothing (only ever read)
+
+
 class Cradles(dict):
     """Every physical glass's Cradle by colour, with the start window and the reminders."""
 
@@ -118,7 +121,7 @@ class Cradles(dict):
         """What each glass's sensors read now, for the page's setup check (no pose for an emulated one)."""
         readings = {}
         for colour, source in sources.items():
-            cradle = self.get(colour, Cradle())
+            cradle = self.get(colour, NO_CRADLE)
             readings[colour] = {"source": source, "pose": cradle.physical.value if cradle.physical else None,
                                 **fault_json(cradle.fault)}
         return readings

@@ -21,6 +21,39 @@ SEQ_PER_BOOT = 10**9
 # than a frame) it is sent as published; a later reader gets it carried on, in steps of this size.
 STALE_STEP_S = 0.01
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder, not one per text
+BY_COLOUR = "timers"  # the part a change touches one piece of (a flip, one glass of six): kept glass by glass
+
+
+class Spliced:
+    """Compact JSON of successive snapshots, each part that equals the last snapshot's keeping its text.
+
+    A change of the table touches a few of a snapshot's parts (a glass, the
+    countdown, the instant); the event, the settings, the sensors and the other
+    glasses come out as they did, so their text is spliced in, not written
+    again: serialising was most of the cost of a state between a flip and the
+    phones. The text is the same, character for character, as `_compact`'s of
+    the whole snapshot: a part is reused only if equal and of the same type,
+    and the snapshot's fields keep their types (a count is never a bool).
+    Keys are text, as a snapshot's are.
+    """
+
+    def __init__(self):
+        self._parts: dict[object, tuple[object, str]] = {}  # key, or (BY_COLOUR, colour) -> (its value, its text)
+
+    def __call__(self, snapshot: dict) -> str:
+        part = self._part
+        return "{%s}" % ",".join(
+            f'"{BY_COLOUR}":{{{",".join(part((key, k), k, v) for k, v in value.items())}}}'
+            if key == BY_COLOUR and type(value) is dict else part(key, key, value)
+            for key, value in snapshot.items())
+
+    def _part(self, at, key: str, value) -> str:
+        kept = self._parts.get(at)
+        if kept is not None and (kept[0] is value or (type(kept[0]) is type(value) and kept[0] == value)):
+            return kept[1]
+        text = f"{_compact(key)}:{_compact(value)}"
+        self._parts[at] = (value, text)
+        return text
 
 
 class Publisher:
@@ -35,6 +68,7 @@ class Publisher:
         self._writers = []
         self._text_lock = threading.Lock()
         self._texts: dict[tuple[int, int], str] = {}  # the current snapshot's texts, by (seq, staleness step)
+        self._spliced = Spliced()
 
     def listen(self, listener) -> None:
         """Call `listener(snapshot)` with every snapshot published, after the writers (on the runtime thread: it must
@@ -88,7 +122,7 @@ class Publisher:
                 if any(seq != key[0] for seq, _ in self._texts):
                     self._texts.clear()  # texts of an older snapshot: no reader asks for them again
                 shown = snapshot if step == 0 else carried(snapshot, snapshot["t"] + step * STALE_STEP_S * speed)
-                text = self._texts[key] = _compact(shown)
+                text = self._texts[key] = self._spliced(shown)
             return text
 
     def wait_for_change(self, after_seq: int, timeout: float) -> dict:
@@ -105,13 +139,13 @@ def describe(show, show_id, started_wall: float, cradles, sources: dict[str, str
         return {"outcome": "idle", "warn_lead_s": idle_warn_lead_s, **extras}
     state = show.result()
     state.update(_frame(show, show_id, started_wall), **extras)
+    running = show.outcome == "running"
     for colour, timer in state["timers"].items():
-        cradle = cradles.get(colour)
-        glass = show.timers[colour].glass  # the seconds of the way it stands: glasses may run unlike both ways
+        cradle, played = cradles.get(colour), show.timers[colour]
+        glass = played.glass  # the seconds of the way it stands: glasses may run unlike both ways
         timer.update(duration=glass.duration_for(glass.pose) if glass else show.setup.duration(colour),
-                     role=show.timers[colour].role, source=sources[colour],
-                     **fault_json(cradle.fault if cradle else None),
-                     awaiting_turn=show.outcome == "running" and show.timers[colour].spent,
+                     role=played.role, source=sources[colour], **fault_json(cradle.fault if cradle else None),
+                     awaiting_turn=running and played.spent,
                      changed_while_down=bool(cradle and cradle.changed_while_down))
     return state
 

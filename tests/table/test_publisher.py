@@ -1,9 +1,16 @@
 """The publisher: numbered snapshots, and one text of each for every phone's live feed."""
 
 import json
+import tempfile
+from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.skyrockets import COLOURS
 from companion.table import publisher as publishing
-from companion.table.publisher import STALE_STEP_S, Publisher
+from companion.table.publisher import STALE_STEP_S, Publisher, Spliced
+from tabletop import Hands, tilt_table
 
 RUNNING = {"outcome": "running", "t": 10.0, "speed": 2.0,
            "timers": {"red": {"state": "running", "top_s": 20.0}, "blue": {"state": "lying", "top_s": 5.0}}}
@@ -12,8 +19,8 @@ RUNNING = {"outcome": "running", "t": 10.0, "speed": 2.0,
 def test_a_snapshot_is_serialised_once_as_it_is_published_and_every_reader_shares_that_text(monkeypatch):
     publisher = Publisher(boot=1)
     dumped = []
-    real = publishing._compact
-    monkeypatch.setattr(publishing, "_compact", lambda value: dumped.append(1) or real(value))
+    real = publishing.Spliced.__call__
+    monkeypatch.setattr(publishing.Spliced, "__call__", lambda self, value: dumped.append(1) or real(self, value))
     snapshot = publisher.publish(dict(RUNNING))
     assert len(dumped) == 1
     texts = [publisher.text(snapshot, 10.0 + i * 0.0002) for i in range(40)]  # 40 phones within 4 ms
@@ -49,3 +56,37 @@ def test_the_phones_are_written_to_before_a_listener_wakes_the_led_show():
     publisher.write_to(lambda seq, text: heard.append(("writer", seq)))
     seq = publisher.publish(dict(RUNNING))["seq"]
     assert heard == [("writer", seq), ("listener", seq)]
+
+
+def test_a_part_equal_to_the_last_snapshots_is_spliced_in_only_if_it_is_of_the_same_type():
+    spliced = Spliced()
+    assert spliced({"stars": 0, "timers": {"red": {"top_s": 3.0}}}) == '{"stars":0,"timers":{"red":{"top_s":3.0}}}'
+    assert spliced({"stars": False, "timers": {"red": {"top_s": 3.0}}}) == '{"stars":false,"timers":{"red":{"top_s":3.0}}}'
+    odd = {"stars": 0.0, "timers": {}, "name": "ü\u2028\x07", "sensors": None}
+    assert spliced(odd) == publishing._compact(odd)
+
+
+POSES = ("a_up", "b_up", "side", "both")  # "both": both switches closed, a sensor fault
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(COLOURS), st.sampled_from(POSES), st.sampled_from([0.1, 2.0, 9.0])),
+                max_size=25))
+def test_every_published_text_is_the_whole_snapshot_serialised_character_for_character(moves):
+    # The text of a state is spliced from the parts the last one shared: a show played on a table, its
+    # glasses turned, laid down and faulted, must still read exactly as the whole snapshot written out.
+    with tempfile.TemporaryDirectory() as folder:
+        table = tilt_table(Path(folder))
+        published = []
+        table.publisher.write_to(lambda seq, text: published.append((seq, text)))
+        table.publisher.listen(lambda snapshot: published.append(snapshot))
+        try:
+            hands = Hands(table)
+            table.start_show("training")
+            for colour, pose, wait in moves:
+                hands.set(colour, pose)
+                hands.wait(wait)
+        finally:
+            table.stop()
+    for (seq, text), snapshot in zip(published[::2], published[1::2]):
+        assert seq == snapshot["seq"] and text == publishing._compact(snapshot)
