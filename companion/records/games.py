@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from companion.bells import Bells
 from companion.errors import BadInput, Conflict, NotKept
 from companion.fields import choice
 from companion.records.database import Database, DamagedRow
@@ -121,11 +122,16 @@ class GameShelf:
         self._owned = not isinstance(database, Database)
         self._db = Database(database, SCHEMA) if self._owned else database
         self._wall = wall
-        self._changed = threading.Condition()  # only to wake readers: never held while SQLite works
+        self._bells = Bells()  # a following page's stream sleeps on its own bell until a game changes
 
     def close(self) -> None:
         if self._owned:
             self._db.close()
+
+    def ring_on_change(self, bell: threading.Event) -> Callable[[], None]:
+        """Set `bell` whenever a game is made or changed (the follower then reads its own); returns the call
+        that stops it. (The server's closing wakes its streams itself.)"""
+        return self._bells.add(bell)
 
     # ---- the checks every door asks -------------------------------------------------
 
@@ -157,7 +163,7 @@ class GameShelf:
             now = self._wall()
             game_id = db.execute("INSERT INTO games (kind, version, state, created, updated) VALUES (?, 1, ?, ?, ?)",
                                  (kind, text, now, now)).lastrowid
-        self._wake()
+        self._bells.ring()
         return {"id": game_id, "kind": kind, "version": 1, "state": state, "updated": now}
 
     def change(self, kind: str, game_id: int, step: Callable[[dict], dict], *, version: int | None = None,
@@ -189,7 +195,7 @@ class GameShelf:
             if key is not None:
                 db.execute("INSERT INTO game_requests (game, key, version) VALUES (?, ?, ?)", (game_id, key, version))
                 db.execute("DELETE FROM game_requests WHERE game = ? AND version <= ?", (game_id, version - KEYS_KEPT))
-        self._wake()
+        self._bells.ring()
         return {"id": game_id, "kind": kind, "version": version, "state": state, "updated": now}
 
     def load(self, kind: str, game_id: int) -> dict | None:
@@ -203,21 +209,6 @@ class GameShelf:
         rows = self._db.read("SELECT id, version, state, updated FROM games WHERE kind = ? "
                              "ORDER BY updated DESC, id DESC LIMIT ?", (kind, limit))
         return [_game(kind, row) for row in rows]
-
-    def wait_for_change(self, kind: str, game_id: int, after_version: int, timeout: float) -> dict | None:
-        """The game as soon as its version is past `after_version`, or as it is after `timeout` s."""
-        deadline = time.monotonic() + timeout
-        while True:
-            game = self.load(kind, game_id)
-            left = deadline - time.monotonic()
-            if game is None or game["version"] > after_version or left <= 0:
-                return game
-            with self._changed:
-                self._changed.wait(left)
-
-    def _wake(self) -> None:
-        with self._changed:
-            self._changed.notify_all()
 
     # ---- cards entered once -------------------------------------------------------
 

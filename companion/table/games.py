@@ -2,11 +2,12 @@
 methods, never the shelf.
 
 A game is a versioned record (companion.records.games): read it, list
-them, wait for its next version, or change it — the change a function of
+them, be told when they change, or change one — the change a function of
 the stored state, run inside the one transaction that saves it. The table
 keeps the games of `KINDS`, each checked by its own rules on every save.
 """
 
+import threading
 from collections.abc import Callable
 
 from companion.errors import NotKept
@@ -48,9 +49,10 @@ class TableGames:
             raise NotKept(f"no {kind} game {game_id}")
         return self._games.change(kind, game_id, step, version=version, key=key)
 
-    def wait_for_game(self, kind: str, game_id: int, after_version: int, timeout: float) -> dict | None:
-        """The game as soon as its version is past `after_version`, or as it is after `timeout` s."""
-        return self._games.wait_for_change(kind, game_id, after_version, timeout) if game_id <= MAX_ROW_ID else None
+    def ring_on_game_change(self, bell: threading.Event) -> Callable[[], None]:
+        """Set `bell` whenever a game is made or changed; returns the call that stops it. A page following a
+        game sleeps on it, then reads its game."""
+        return self._games.ring_on_change(bell)
 
     def game_cards(self, kind: str) -> dict[str, dict]:
         """Every card of `kind` the players entered, by name."""

@@ -192,8 +192,10 @@ def follow(event: str, current: Callable[[], int | None], wait: Callable[[int, f
     value to serialise, or text already serialised, shared by every phone). A
     phone that has the current number waits for the next; any other phone,
     a new one or one holding a number the record never reached, gets the
-    current state first. With `join`, another thread may write new states to
-    the phone too (`feed`), once the response's head is out. With `phone`
+    current state first. `join(feed)`, called once the response's head is
+    out, joins what tells the stream of changes (another thread that may write
+    new states to the phone too, `feed`, or the bells it sleeps on); it returns
+    the call that leaves. With `phone`
     (the connection), nothing is written while the phone is behind (`Backlog`).
 
     With `bell` (what `wait` waits on, set at every change of the record),
@@ -256,15 +258,24 @@ def show_stream(desk, last_seq: int | None, *, fanout: Fanout | None = None,
 
 def game_stream(games, kind: str, game_id: int, render: Callable[[dict], object], after: int | None,
                 **settings) -> Iterator[str]:
-    """A saved game after every change (its version the event id); ends if the game is gone."""
+    """A saved game after every change (its version the event id); ends if the game is gone.
+
+    The stream sleeps on its bell, rung when any game changes: it reads its
+    game then, not at every look (the game is a row in the records)."""
+    bell = threading.Event()
+    bell.set()  # the game as it is now, first
+
     def current() -> int | None:
         game = games.game(kind, game_id)
         return None if game is None else game["version"]
 
     def wait(seen: int, timeout: float) -> dict | None:
-        return games.wait_for_game(kind, game_id, seen, timeout)
+        bell.wait(timeout)
+        bell.clear()  # before reading: a change from here on rings it again
+        return games.game(kind, game_id)
 
-    return follow("game", current, wait, render, after, number="version", **settings)
+    return follow("game", current, wait, render, after, number="version",
+                  join=lambda feed: games.ring_on_game_change(bell), bell=bell, **settings)
 
 
 class Backlog:
@@ -451,8 +462,10 @@ class Streams:
                 self._open.pop(client, None)
 
     def close(self) -> None:
+        """End every stream: each sees `closing` at its next look, and a sleeping one is woken for it (one that
+        opens after looks before it ever sleeps)."""
         self.closing.set()
-        self._bells.end()
+        self._bells.ring()
 
 
 def init_app(app) -> None:

@@ -205,7 +205,7 @@ def test_a_stream_the_server_ends_comes_back_from_the_last_event_the_page_heard(
     moved = api(table.url, f"/api/flock/games/{game['id']}/actions", {"action": {"do": "pass"}, "version": 1})
     expect(status).not_to_have_text(first)  # the page heard version 2
     before = status.text_content()
-    table.streams.closing.set()  # the server ends every stream, as when it stops
+    table.streams.close()  # the server ends every stream, as when it stops
     expect(page.locator("#connection")).to_have_text(LOST_WORDS)
     table.streams.closing.clear()  # and serves them again
     expect(page.locator("#connection")).to_be_hidden()

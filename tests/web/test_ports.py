@@ -66,7 +66,6 @@ def test_a_game_id_past_what_the_records_hold_is_not_kept(tmp_path):
     games = TableGames(shelf)
     try:
         assert games.game("geese", MAX_ROW_ID + 1) is None
-        assert games.wait_for_game("geese", MAX_ROW_ID + 1, 0, 0.0) is None
         with pytest.raises(NotKept):
             games.change_game("geese", MAX_ROW_ID + 1, lambda state: state)
     finally:
@@ -81,7 +80,7 @@ def test_a_stand_in_serves_the_ports_it_has_and_brings_its_pin():
         def game(self, kind, game_id): return None
         def new_game(self, kind, state): return {}
         def change_game(self, kind, game_id, step, version=None, key=None): return {}
-        def wait_for_game(self, kind, game_id, after_version, timeout): return None
+        def ring_on_game_change(self, bell): return lambda: None
         def game_cards(self, kind): return {}
         def keep_game_card(self, kind, name, card): return None
 

@@ -429,10 +429,37 @@ def test_a_sleeping_stream_wakes_for_a_change_and_ends_the_moment_its_phone_leav
     assert held_within(asleep.streams, 0)  # both slots free at once, not at the next look
 
 
+def next_game(phone: EventStream) -> dict:
+    while (block := phone.next()).get("event") != "game":
+        assert block, "the server ended the stream"
+    return json.loads(block["data"])
+
+
+def test_a_sleeping_game_stream_wakes_for_its_game_and_ends_the_moment_its_phone_leaves(asleep):
+    # A game's stream read its game from the records at every look, 4 times a second for each phone.
+    status, game = post(asleep.port, "/api/geese/games", {"players": ["ann", "ben", "cho"]})
+    assert status == 201
+    status, other = post(asleep.port, "/api/geese/games", {"players": ["dan", "eve", "fay"]})
+    phone = EventStream(asleep.port, f"/api/geese/games/{game['id']}/events")
+    try:
+        assert next_game(phone)["version"] == 1
+        card = {"card": {"n": 3, "suit": "gull"}, "version": 1}
+        assert post(asleep.port, f"/api/geese/games/{other['id']}/setup", card)[0] == 200  # another game: no event
+        assert post(asleep.port, f"/api/geese/games/{game['id']}/setup", card)[0] == 200
+        assert next_game(phone)["version"] == 2  # woken by the change, within the read's 5 s, not after a minute
+        assert asleep.streams.held() == 1
+    finally:
+        phone.response.close()
+        phone.close()
+    assert held_within(asleep.streams, 0)
+
+
 def test_the_server_stops_at_once_with_sleeping_streams_open(asleep):
-    clients = [EventStream(asleep.port, path) for path in ("/api/show/events", "/api/strip/events")]
+    status, game = post(asleep.port, "/api/geese/games", {"players": ["ann", "ben", "cho"]})
+    paths = ("/api/show/events", "/api/strip/events", f"/api/geese/games/{game['id']}/events")
+    clients = [EventStream(asleep.port, path) for path in paths]
     clients[0].next_state()
-    assert held_within(asleep.streams, 2)
+    assert held_within(asleep.streams, 3)
     started = time.monotonic()
     asleep.server.close()
     assert time.monotonic() - started < 5.0 and asleep.streams.held() == 0
