@@ -31,7 +31,7 @@ with the phones it never reached and the refusals.
 
     python bench/sse.py [--samples 200] [--clients 1 20] [--pi-sized]
     python bench/sse.py --growth [--phones 1 20 40 100 200] [--runs 3] [--quick] [--pi-sized]
-    python bench/sse.py --profile [--samples 200]      # where a flip's CPU goes with 20 phones; one phone's path
+    python bench/sse.py --profile [--samples 200]      # where a flip's CPU goes with 20 phones; its path with 1 and 20
     python bench/sse.py --growth --before REV           # the product of git revision REV, same bench
 
 `--before REV` runs this bench on the product as it was at REV (a git
@@ -631,6 +631,7 @@ def profiled_threads():
         threading.Thread.run = original
 
 
+PATH_PHONES = (1, PROFILE_PHONES)  # the flip's path is followed with one phone, then with many
 PATH_STEPS = ("the flip taken", "snapshot built", "serialised", "writes begin", "written to every phone")
 
 
@@ -673,8 +674,9 @@ def flip_path(bench: "Bench", samples: int, phones: int = 1) -> dict[str, float]
 
 
 def profile(args) -> int:
-    """A flip with PROFILE_PHONES phones: CPU per flip, each thread's share (unprofiled), then the top entries of
-    the busy threads (profiled: the run is slower, the shares are what count)."""
+    """A flip with PROFILE_PHONES phones: CPU per flip, each thread's share (unprofiled); the flip's path step by
+    step with each of PATH_PHONES phones, beside the floor's; then the top entries of the busy threads (profiled:
+    the run is slower, the shares are what count)."""
     samples = args.samples
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(folder, PROFILE_PHONES)
@@ -687,16 +689,22 @@ def profile(args) -> int:
         for name, ms in sorted(shares.items(), key=lambda item: -item[1]):
             if ms >= 0.01:
                 print(f"  {ms:7.3f} ms  {name}")
-        floor = bench.one_run(1, samples, pi_sized=False)
+        floors = {count: bench.one_run(count, samples, pi_sized=False) for count in PATH_PHONES}
         bench.close()
-    with tempfile.TemporaryDirectory() as folder:
-        bench = Bench(folder, 1)
-        steps = flip_path(bench, samples)
-        print(f"\nOne phone: from the flip call (in the caller's thread) to each step, median µs; the one-thread "
-              f"floor's phone has its event {percentile(floor['ms'], 0.5) * 1000:.0f} µs after the call")
-        for step, us in steps.items():
-            print(f"  {us:7.0f} µs  {step}")
-        bench.close()
+    paths = {}
+    for count in PATH_PHONES:  # a table of its own for each count: the steps are noted by wrapping its publisher
+        with tempfile.TemporaryDirectory() as folder:
+            bench = Bench(folder, count)
+            paths[count] = flip_path(bench, samples, count)
+            bench.close()
+    print("\nFrom the flip call (in the caller's thread) to each step, median µs, by the number of phones. The same "
+          "path runs slower with one phone: the box idles between flips, and its caches and clock cool (the "
+          "floor's one write slows as much)")
+    print("  " + "".join(f"{count:>8} ph" for count in PATH_PHONES))
+    floor_row = {count: percentile(floors[count]["ms"], 0.5) * 1000 for count in PATH_PHONES}
+    for step, row in [*((step, {c: paths[c][step] for c in PATH_PHONES}) for step in paths[PATH_PHONES[0]]),
+                      ("the one-thread floor's phone has it (p50)", floor_row)]:
+        print("  " + "".join(f"{row[count]:8.0f} µs" for count in PATH_PHONES) + f"  {step}")
     with tempfile.TemporaryDirectory() as folder, profiled_threads() as by_name:
         bench = Bench(folder, PROFILE_PHONES)
         caller = cProfile.Profile()  # a flip runs in its caller's thread, holding the table: this one's
