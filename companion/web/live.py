@@ -260,22 +260,16 @@ def game_stream(games, kind: str, game_id: int, render: Callable[[dict], object]
                 **settings) -> Iterator[str]:
     """A saved game after every change (its version the event id); ends if the game is gone.
 
-    The stream sleeps on its bell, rung when any game changes: it reads its
-    game then, not at every look (the game is a row in the records)."""
-    bell = threading.Event()
-    bell.set()  # the game as it is now, first
-
+    The stream sleeps on its feed's bell, rung when any game changes: it
+    reads its game then, not at every look (the game is a row in the records)."""
     def current() -> int | None:
         game = games.game(kind, game_id)
         return None if game is None else game["version"]
 
-    def wait(seen: int, timeout: float) -> dict | None:
-        bell.wait(timeout)
-        bell.clear()  # before reading: a change from here on rings it again
-        return games.game(kind, game_id)
-
-    return follow("game", current, wait, render, after, number="version",
-                  join=lambda feed: games.ring_on_game_change(bell), bell=bell, **settings)
+    feed = Feed()
+    return follow("game", current, lambda seen, timeout: feed.wait(lambda: games.game(kind, game_id), timeout),
+                  render, after, number="version", feed=feed,
+                  join=lambda joining: games.ring_on_game_change(joining.behind), bell=feed.behind, **settings)
 
 
 class Backlog:

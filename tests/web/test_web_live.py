@@ -439,7 +439,7 @@ def test_a_sleeping_game_stream_wakes_for_its_game_and_ends_the_moment_its_phone
     # A game's stream read its game from the records at every look, 4 times a second for each phone.
     status, game = post(asleep.port, "/api/geese/games", {"players": ["ann", "ben", "cho"]})
     assert status == 201
-    status, other = post(asleep.port, "/api/geese/games", {"players": ["dan", "eve", "fay"]})
+    other = post(asleep.port, "/api/geese/games", {"players": ["dan", "eve", "fay"]})[1]
     phone = EventStream(asleep.port, f"/api/geese/games/{game['id']}/events")
     try:
         assert next_game(phone)["version"] == 1
