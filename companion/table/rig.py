@@ -22,6 +22,7 @@ from companion.hardware.tilt import GpioTiltPair, TiltPair
 from companion.skyrockets.hourglass import Pose
 
 PHYSICAL_SOURCES = ("tilt", "hub")  # a glass the players turn by hand, read by sensors
+_UNSETTLED = object()  # an item was taken since the sources were last asked: they may have changes
 
 
 class Wired:
@@ -60,6 +61,10 @@ class Rig:
         self.strip = None
         self.leds = None
         self.buzzer = NullBuzzer()
+        # A source changes only when it takes an item or time reaches its next instant, so once updated its next
+        # instant holds until an item comes: every command and every step asks for it, and six sources
+        # are not asked again each time (a flip from a phone waited on that).
+        self._due: object = _UNSETTLED
         try:
             self._open_inputs(sink, clock)
             self._open_buzzer()
@@ -74,14 +79,21 @@ class Rig:
     def take(self, item) -> None:
         """Hand a raw item to the source it came from."""
         self.sources[item.device].take(item)
+        self._due = _UNSETTLED
 
     def update(self, now: float) -> list[Change]:
         """Every source's changes up to `now`, in the order they happened."""
+        if self._due is not _UNSETTLED and (self._due is None or self._due > now):
+            return []  # nothing taken since the last update, and nothing come due
         changes = [change for source in self.sources.values() for change in source.update(now)]
+        self._due = self._sources_due()
         return sorted(changes, key=lambda change: change.t)
 
     def next_due(self) -> float | None:
         """The earliest instant at which any source may change without a new raw item."""
+        return self._sources_due() if self._due is _UNSETTLED else self._due
+
+    def _sources_due(self) -> float | None:
         return earliest(*(source.next_due() for source in self.sources.values()))
 
     def poses(self) -> dict[str, Pose | None]:
