@@ -62,8 +62,8 @@ class Rig:
         self.leds = None
         self.buzzer = NullBuzzer()
         # A source changes only when it takes an item or time reaches its next instant, so once updated its next
-        # instant holds until an item comes: every command and every step asks for it, and six sources
-        # are not asked again each time (a flip from a phone waited on that).
+        # instant holds until an item comes: every command and every step asks for it, and asking six sources
+        # each time was half of a command's own cost (a flip from a phone waited on it).
         self._due: object = _UNSETTLED
         try:
             self._open_inputs(sink, clock)
@@ -78,8 +78,8 @@ class Rig:
 
     def take(self, item) -> None:
         """Hand a raw item to the source it came from."""
+        self._due = _UNSETTLED  # first: a source that fails on an item may still have changed
         self.sources[item.device].take(item)
-        self._due = _UNSETTLED
 
     def update(self, now: float) -> list[Change]:
         """Every source's changes up to `now`, in the order they happened."""
