@@ -836,7 +836,8 @@ def main(argv=None) -> int:
             print(f"  {'p50 table / one-thread floor':<40} "
                   f"{percentile(ran['table']['ms'], 0.5) / percentile(ran['one-thread floor']['ms'], 0.5):6.2f}x"
                   f"   (target <= 1.5x; the contract floor's: "
-                  f"{percentile(ran['contract floor']['ms'], 0.5) / percentile(ran['one-thread floor']['ms'], 0.5):.2f}x)"
+                  f"{percentile(ran['contract floor']['ms'], 0.5) / percentile(ran['one-thread floor']['ms'], 0.5):.2f}"
+                  f"x)"
                   f"   last state: {final['stream']} by stream, {final['polling']} by polling, "
                   f"{final['missing']} missing, {final['refused']} refused")
         most = max(args.clients)
