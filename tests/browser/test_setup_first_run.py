@@ -8,6 +8,7 @@ waiting), and the table page then plays a show with the new settings. Bad
 input is refused next to the field it names.
 """
 
+import re
 import time
 import tomllib
 from pathlib import Path
@@ -63,6 +64,25 @@ def refused(page, expect, field_id: str, slot_id: str, words: str) -> None:
     page.click("#save-settings")
     expect(page.locator(f"#{slot_id}")).to_contain_text(words)
     expect(page.locator(f"#{field_id}")).to_have_attribute("aria-invalid", "true")
+
+
+def test_a_source_chosen_before_the_pages_words_arrive_still_moves_its_pins(fresh, phone, expect):
+    """A quick hand changes a glass's source while the page's words are still on their way: the pins follow
+    all the same (the page once waited for its words before it listened, and the pair stayed)."""
+    page, held = phone, []
+    page.goto(fresh.url + "setup/")
+    page.fill("#setup-code", fresh.table.first_run.code)
+    words = re.compile(r"/i18n/\w+\.json")
+    page.route(words, lambda route: held.append(route))  # the words are held back
+    page.click("#code-form button[type=submit]")  # the page reloads with the settings, and asks for its words
+    expect(page.locator("#settings-form")).to_be_visible()  # shown once it listens
+    page.select_option("#source-orange", "emulated")
+    expect(page.locator("#pins-orange")).to_have_value("6")
+    assert held, "the words arrived before the source was chosen: nothing was tried"
+    for route in held:
+        route.continue_()
+    page.unroute(words)
+    expect(page.locator("#pins-orange-help")).to_have_text("Pin map: GPIO 6")
 
 
 def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):

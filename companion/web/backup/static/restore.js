@@ -65,3 +65,4 @@ form.addEventListener("submit", async (event) => {
     status.textContent = t("maintenance.next_start");
   }
 });
+form.dataset.ready = ""; // a submit before now would have gone to the page as a plain form (site.css shows it now)

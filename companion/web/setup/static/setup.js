@@ -5,7 +5,9 @@ import { formBody, showError } from "/static/js/forms.js";
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 
-await loadMessages();
+// The catalog is awaited only where words are shown: the settings form is shown, and listens, while its
+// words are still on their way (a quick hand chose a source before, and its pins did not follow).
+const catalog = loadMessages();
 
 const POLL_MS = 400; // the live readout: quick enough to follow a hand turning a glass
 
@@ -46,7 +48,7 @@ for (const select of settingsForm.querySelectorAll('select[name$=".source"]')) {
     const wanted = select.value === "emulated" ? input.dataset.pinsEmulated : input.dataset.pinsTilt;
     const mapped = [input.dataset.pinsTilt, input.dataset.pinsEmulated, ""].includes(input.value.trim());
     if (mapped) input.value = wanted;
-    glass.querySelector(".help").textContent = t("setup.pin_map", { pins: wanted });
+    catalog.then(() => { glass.querySelector(".help").textContent = t("setup.pin_map", { pins: wanted }); });
   });
 }
 settingsForm.addEventListener("submit", async (event) => {
@@ -60,11 +62,14 @@ settingsForm.addEventListener("submit", async (event) => {
     window.location.assign(`${window.location.pathname}?saved=1#wiring`);
     return;
   }
+  await catalog;
   showError(settingsForm, answer.data.field ?? "", refusal(answer.data));
   const named = settingsForm.querySelector(`[name="${CSS.escape(answer.data.field ?? "")}"]`);
   named?.setAttribute("aria-invalid", "true");
   named?.focus();
 });
+settingsForm.dataset.ready = ""; // from now on a change is followed and a tap sent here (site.css shows it then)
+await catalog;
 
 // ---- the wiring check ----------------------------------------------------------------------
 
