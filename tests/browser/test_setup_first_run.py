@@ -26,6 +26,9 @@ from companion.web.server import ServerThread, make_server
 
 ROOT = Path(__file__).resolve().parents[2]
 EMULATED = ("orange", "yellow", "green", "blue", "purple")
+# The settings form once its script listens. site.css hides it until then, and no person sees a page before its
+# stylesheet; but a test may find the form before the stylesheet is in, and change it unheard.
+SETTINGS = "#settings-form[data-ready]"
 
 
 @pytest.fixture
@@ -75,7 +78,7 @@ def test_a_source_chosen_before_the_pages_words_arrive_still_moves_its_pins(fres
     words = re.compile(r"/i18n/\w+\.json")
     page.route(words, lambda route: held.append(route))  # the words are held back
     page.click("#code-form button[type=submit]")  # the page reloads with the settings, and asks for its words
-    expect(page.locator("#settings-form")).to_be_visible()  # shown once it listens
+    expect(page.locator(SETTINGS)).to_be_visible()  # shown, and ready, while its words are held back
     page.select_option("#source-orange", "emulated")
     expect(page.locator("#pins-orange")).to_have_value("6")
     assert held, "the words arrived before the source was chosen: nothing was tried"
@@ -98,7 +101,7 @@ def test_a_first_run_from_the_setup_code_to_a_show(fresh, phone, expect, shot):
     expect(page.locator("#setup-code-error")).to_have_text("That setup code is wrong.")
     page.fill("#setup-code", table.first_run.code.lower())
     page.click("#code-form button[type=submit]")
-    expect(page.locator("#settings-form")).to_be_visible()
+    expect(page.locator(SETTINGS)).to_be_visible()
 
     # Red stays a real glass in a tilt cradle; the others become LED hourglasses on a strip.
     page.fill("#table-name", "Kitchen table")
@@ -207,7 +210,7 @@ def test_a_bad_setup_value_is_refused_in_japanese(fresh, phone, expect):
     page.goto(fresh.url + "lang/ja?next=/setup/")
     page.fill("#setup-code", fresh.table.first_run.code)
     page.click("#code-form button[type=submit]")
-    expect(page.locator("#settings-form")).to_be_visible()
+    expect(page.locator(SETTINGS)).to_be_visible()
     japanese = catalog("ja")  # the page's sentences: ja.json's, not the config's English words
     page.fill("#web-pin", "123")
     refused(page, expect, "web-pin", "web-pin-error", japanese["errors.setup.pin_digits"])
