@@ -183,6 +183,7 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
 
   loadSaved();
   setPlayers(players);
+  root.hidden = false; // listened to from now on: a tap before would have gone unheard
   return { setPlayers, value, show, load };
 }
 

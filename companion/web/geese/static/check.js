@@ -53,4 +53,5 @@ picker($("picker"), rules, (card) => {
 }, Number(root.dataset.players) || null); // a saved game's ground: its player count's deck alone
 for (const input of root.querySelectorAll("input[data-number]")) input.addEventListener("input", check);
 $("clear").addEventListener("click", () => { hand = []; check(); });
+$("clear").disabled = false; // a tap before now went unheard
 check();

@@ -216,7 +216,11 @@ async function showPairing() {
   clearTimeout(pairingTimer);
   pairingTimer = setTimeout(() => { $("kiosk-pairing").hidden = true; }, data.valid_s * 1000);
 }
-$("kiosk-pair")?.addEventListener("click", showPairing);
+const pairButton = $("kiosk-pair");
+if (pairButton) {
+  pairButton.addEventListener("click", showPairing);
+  pairButton.disabled = false; // a tap before now went unheard
+}
 
 // The state now, then every change: the screen is right from its first frame.
 fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });

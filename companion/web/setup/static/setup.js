@@ -137,12 +137,14 @@ function showParts(parts) {
   }));
 }
 
-document.getElementById("beep")?.addEventListener("click", async () => {
+const beep = document.getElementById("beep");
+beep?.addEventListener("click", async () => {
   wiringError.textContent = "";
   const answer = await postJSON("/api/setup/wiring/buzzer");
   if (answer.ok) wiringStatus.textContent = t("setup.beeped", { pin: answer.data.pin });
   else wiringError.textContent = errorText(answer.data);
 });
+if (beep) beep.disabled = false; // a tap before now went unheard
 
 // ---- timing a glass ------------------------------------------------------------------------
 
@@ -176,6 +178,7 @@ document.getElementById("timing-form").addEventListener("submit", async (event) 
   if (answer.ok) showTiming(answer.data.timing);
   else timingError.textContent = refusal(answer.data);
 });
+document.getElementById("timing-start").disabled = false; // a tap before now reloaded the page
 
 timingSave.addEventListener("click", async () => {
   timingError.textContent = "";
@@ -199,6 +202,7 @@ finish.addEventListener("click", async () => {
   if (answer.ok) window.location.assign(answer.data.next);
   else document.getElementById("finish-error").textContent = errorText(answer.data);
 });
+finish.disabled = false; // a tap before now went unheard
 
 // ---- the live readout ----------------------------------------------------------------------
 

@@ -217,11 +217,13 @@ alertsButton.addEventListener("click", async () => {
   if (show) alerts.keepAwake(running());
 });
 renderSwitch(alertsButton, "table.alerts", alerts.on);
+alertsButton.disabled = false; // a tap before now went unheard
 
 const cuesButton = $("cues");
 cuesButton.addEventListener("click", () => renderSwitch(cuesButton, "cues.switch", voice.toggle(t("cues.on"))));
 cuesButton.hidden = !voice.synth; // a browser without speech keeps only the log
 renderSwitch(cuesButton, "cues.switch", voice.on);
+cuesButton.disabled = false;
 
 // Who starts: the rotation on the score pad, read again whenever a show begins or ends.
 let rotationFor = undefined;
@@ -320,6 +322,7 @@ if (unlocked) {
     tiles[colour].lay.addEventListener("click", () => send("/api/show/lay", { timer: colour }));
   }
   muteButton.addEventListener("click", () => send("/api/mute", { muted: !show?.muted }));
+  muteButton.disabled = false;
   // Aborting takes two taps, so a stray touch cannot end a show.
   abortButton.addEventListener("click", () => {
     if (!abortButton.dataset.armed) {
