@@ -102,7 +102,7 @@ def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expe
     page.locator('li[data-event="event-05"] a').click()
     expect(page.locator("#ev-id")).to_have_value("event-05")
     page.goto(f"{browser.url}scorepad")
-    expect(page.locator("#festival-form")).to_have_attribute("data-ready", "yes")
+    expect(page.locator("#festival-form")).to_have_attribute("data-ready", "")
     page.fill("#festival-name", "Our reds")
     page.fill("#festival-events", "event-02, training")
     page.click("#festival-form button[type=submit]")
@@ -233,7 +233,7 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
         page.fill("#pin", "1234")
         page.click(".pin-form button[type=submit]")
         expect(page.locator('details.festival[data-festival="1"]')).to_have_attribute("data-won", "0")
-        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "")
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
         expect(page.locator('details.festival[data-festival="1"]')).to_have_attribute("data-won", "3")  # reloaded
@@ -244,7 +244,7 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
         assert page.locator("#events-title + table").inner_text() == old_events
         assert page.locator("#festivals details").all_inner_texts() == old_pad
         # A second import into the same (no longer fresh) table is refused, naming why; nothing changes.
-        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "")
         page.set_input_files("#history-file", str(saved))
         page.click("#history-form button[type=submit]")
         expect(page.locator("#history-error")).to_have_text("This table already has records: import into a fresh table.")
@@ -272,7 +272,7 @@ def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, dem
     try:
         page = context.pages[0] if context.pages else context.new_page()
         unlock(page, server.url, "/scorepad")
-        expect(page.locator("#history-form")).to_have_attribute("data-ready", "yes")
+        expect(page.locator("#history-form")).to_have_attribute("data-ready", "")
         sent = []
         page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/api/history") else None)
         too_big = tmp_path / "too-big.jsonl"
@@ -339,7 +339,7 @@ def test_a_custom_festival_is_deleted_from_the_pad_and_only_with_the_pin(browser
     expect(page.locator("form.festival-delete")).to_have_count(0)  # a locked page offers no delete
     unlock(page, browser.url, "/scorepad")
     doomed = page.locator("details.festival").filter(has_text="Our reds").locator("form.festival-delete")
-    expect(doomed).to_have_attribute("data-ready", "yes")
+    expect(doomed).to_have_attribute("data-ready", "")
     expect(doomed.locator("button")).to_have_text("Delete this festival")
     doomed.locator("button").click()
     expect(page.locator("details.festival").filter(has_text="Our reds")).to_have_count(0)

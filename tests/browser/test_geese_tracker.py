@@ -111,3 +111,33 @@ def test_every_geese_page_is_labelled_and_readable(browser, expect, shot):
             expect(page.locator("#ground tr")).to_have_count(6)
         check_accessible(page, path)
         shot(page, "geese-" + path.replace("/", "-"))
+
+
+def test_a_card_picked_while_a_turn_is_on_its_way_is_not_swept_away(browser, expect):
+    """The answer to a turn empties the chosen cards. A pick made while the turn was still on its way was swept
+    away with them (a slow phone lost a card of the next turn), so until the answer the turn's buttons are off."""
+    url = browser.url
+    game = api(url, "/api/geese/games", {"players": ["ann", "ben", "cho", "dan"]})
+    for card in [*SETUP, {"n": 6, "suit": "crane"}]:
+        api(url, f"/api/geese/games/{game['id']}/setup", {"card": card})
+    keeper = browser.page
+    keeper.goto(f"{url}pin?next=/geese/games/{game['id']}")
+    keeper.fill("#pin", "1234")
+    keeper.click(".pin-form button[type=submit]")
+    expect(keeper.locator("#next-turn")).to_have_text("Next turn: ann")
+
+    held = []
+    actions = f"**/api/geese/games/{game['id']}/actions"
+    keeper.route(actions, lambda route: held.append(route))  # ann's turn is on its way, and stays there
+    keeper.click('#picker button[data-card="6-eagle"]')
+    keeper.click("#arrive")
+    expect(keeper.locator('#picker button[data-card="3-crane"]')).to_be_disabled()
+    expect(keeper.locator("#undo")).to_be_disabled()
+    assert held, "the turn was answered before the buttons were looked at: nothing was tried"
+    for route in held:
+        route.continue_()
+    keeper.unroute(actions)
+    keeper.click('#picker button[data-card="3-crane"]')  # ben's first card, once ann's turn is in
+    expect(keeper.locator("#next-turn")).to_have_text("Next turn: ben")
+    expect(keeper.locator("#chosen button")).to_have_count(1)
+    expect(keeper.locator("#picker button:focus")).to_have_count(1)  # the focus stayed with the picker

@@ -3,9 +3,9 @@
 Before then a tap is lost or worse: a form sent to the page as a plain GET, settings and all, a change unheard (a glass
 whose source was changed at once kept the tilt cradle's two pins), a button that does nothing (the table's screen
 showed no pairing code). Each page's script first fetches its words, so the gap is real on a slow phone. A form its
-script sends is hidden until the script marks it ready (site.css, `form[data-enhance]`); a lone button, or the submit
-button of a form with no action of its own, starts disabled, hidden, or inside something hidden, until its script
-enables it.
+script sends is hidden until the script marks it ready (site.css, `form[data-enhance]`). Not every page has its
+stylesheet when a tap comes, so the buttons do not rely on it: a lone button, or the submit button of a form with no
+action of its own, starts disabled, hidden, or inside something hidden, until its script enables it.
 """
 
 import re
@@ -44,7 +44,7 @@ class EarlyButtons(HTMLParser):
         if tag in VOID:
             return
         hides = "hidden" in attrs or tag == "dialog"  # a dialog is shown only by a script
-        script_only = tag == "form" and not {"action", "method", "data-enhance"} & attrs.keys()
+        script_only = tag == "form" and not {"action", "method"} & attrs.keys()
         self.open.append((tag, hides, script_only))
 
     def handle_endtag(self, tag):
@@ -67,6 +67,7 @@ def test_the_reader_finds_a_lone_button_and_a_scripted_forms_submit():
     assert early_buttons('<div hidden><p><button type="button" id="a">A</button></p></div>') == []
     assert early_buttons('<dialog><button type="button" id="a">A</button></dialog>') == []
     assert early_buttons('<form method="get"><button>Go</button></form>') == []  # the page itself answers it
+    assert early_buttons('<form data-enhance data-api="/api/x"><button id="go">Go</button></form>') == ["go"]
     assert early_buttons('<div hidden></div><button type="button" id="a">A</button>') == ["a"]
 
 

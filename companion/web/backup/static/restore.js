@@ -2,6 +2,7 @@
 // the first saying the whole size; the table checks it whole, then restarts on it.
 
 import { errorText } from "/static/js/api.js";
+import { ready } from "/static/js/forms.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 
 await loadMessages();
@@ -65,4 +66,4 @@ form.addEventListener("submit", async (event) => {
     status.textContent = t("maintenance.next_start");
   }
 });
-form.dataset.ready = ""; // a submit before now would have gone to the page as a plain form (site.css shows it now)
+ready(form); // a submit before now would have gone to the page as a plain form

@@ -17,6 +17,7 @@ const unlocked = root.dataset.unlocked === "yes";
 const $ = (id) => document.getElementById(id);
 let view = null;
 let chosen = [];
+let sending = false; // a turn, a card laid out or an undo on its way to the table
 let take = null;
 
 const bare = (card) => ({ n: card.n, suit: card.suit }); // a card as the API reads it (no on-screen count)
@@ -152,13 +153,14 @@ function renderTurn() {
   $("next-turn").textContent = line;
   if (!unlocked) return;
   $("turn-panel").hidden = view.over;
-  $("undo").disabled = view.actions.length === 0;
+  $("undo").disabled = sending || view.actions.length === 0;
   const more = take ? t("geese.turn.taking", { card: cardName(take) })
     : offerTake() ? t("geese.turn.take_help") : "";
   drawChosen($("chosen"), chosen, { onDrop: (i) => { chosen.splice(i, 1); render(); },
     emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
   renderTake();
   $("lay-out").hidden = view.actions.length > 0;
+  for (const button of $("turn-panel").querySelectorAll("button")) button.disabled = sending;
 }
 
 // Beside the chosen cards when two arrive: the ground's cards, one to take back (one Tab stop, arrow keys).
@@ -194,19 +196,27 @@ function render() {
   renderTurn();
 }
 
+// While a turn is on its way, the turn's buttons and Undo are off: a card picked then would be swept away by
+// the answer, and a turn sent then would carry the version the table is leaving (and be refused).
 async function send(url, body, slot = "turn-error") {
   $("turn-error").textContent = "";
   $("undo-error").textContent = "";
+  const focused = document.activeElement; // an off button loses the focus: given back below
+  sending = true;
+  render();
   const answer = await postJSON(url, { ...body, version: view.version });
-  if (!answer.ok) {
+  sending = false;
+  if (answer.ok) {
+    take = null;
+    chosen = [];
+    show(answer.data);
+  } else {
+    render();
     $(slot).textContent = errorText(answer.data);
     $(slot).scrollIntoView({ block: "nearest" });
-    return false;
   }
-  take = null;
-  chosen = [];
-  show(answer.data);
-  return true;
+  if (focused?.isConnected && document.activeElement === document.body) focused.focus();
+  return answer.ok;
 }
 
 async function layOut(card, put) {

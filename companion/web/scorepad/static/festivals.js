@@ -1,7 +1,7 @@
 // The festival pad's forms: a custom festival of any events, and a history file read into a fresh table.
 
 import { errorText, postJSON } from "/static/js/api.js";
-import { enhance, showError } from "/static/js/forms.js";
+import { enhance, ready, showError } from "/static/js/forms.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 
 await loadMessages();
@@ -75,5 +75,4 @@ function pieces(text, length) {
   return found;
 }
 
-// Ready: a submit before now would have gone to the page as a plain form.
-for (const form of [festivalForm, historyForm, ...deleteForms]) if (form) form.dataset.ready = "yes";
+if (historyForm) ready(historyForm); // the others were made ready by enhance()

@@ -1,7 +1,7 @@
 // The setup page: sends the settings (the table judges them and names the key it refuses), shows
 // every glass live for the wiring check, lights the strip's parts and beeps on a tap, times a glass.
 
-import { formBody, showError } from "/static/js/forms.js";
+import { formBody, ready, showError } from "/static/js/forms.js";
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 
@@ -68,7 +68,7 @@ settingsForm.addEventListener("submit", async (event) => {
   named?.setAttribute("aria-invalid", "true");
   named?.focus();
 });
-settingsForm.dataset.ready = ""; // from now on a change is followed and a tap sent here (site.css shows it then)
+ready(settingsForm); // from now on a change is followed and a tap sent here
 await catalog;
 
 // ---- the wiring check ----------------------------------------------------------------------

@@ -78,10 +78,17 @@ function clearMessages(form) {
   for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
 }
 
+// From now on `form` is worked by its script: it is shown (site.css hides it till then) and its submit
+// buttons are on. They start off, so a tap before now is not sent to the page as a plain GET, even by a
+// page whose stylesheet is still on its way.
+export function ready(form) {
+  form.dataset.ready = "";
+  for (const button of form.querySelectorAll("button")) if (button.type === "submit") button.disabled = false;
+}
+
 // Send `form` to its data-api URL as JSON. `shape` may turn the raw body into the API's
 // ({body(raw), check(body, form) -> [[field, message]]}); `done(data)` gets the answer.
 export function enhance(form, { shape, done } = {}) {
-  form.dataset.ready = ""; // from now on a tap is sent by this script (site.css shows the form only then)
   announceLoneSlots(form);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -107,4 +114,5 @@ export function enhance(form, { shape, done } = {}) {
     if (answer.ok) done?.(answer.data, form);
     else showErrors(form, [[answer.data.field ?? "", errorText(answer.data)]]);
   });
+  ready(form);
 }
