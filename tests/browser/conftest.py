@@ -13,6 +13,7 @@ import json
 import os
 import re
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -49,6 +50,20 @@ Object.defineProperty(navigator, "wakeLock", { value: { request: async (type) =>
   return sentinel;
 } } });
 """
+
+
+@contextmanager
+def held_back(page, pattern):
+    """The page's requests matching `pattern` wait until the block ends, as on a slow network; yields those held so
+    far, so a test can check something was held (else it tried nothing)."""
+    held = []
+    page.route(pattern, lambda route: held.append(route))
+    try:
+        yield held
+    finally:
+        for route in held:
+            route.continue_()
+        page.unroute(pattern)
 
 
 def unlock(page, url: str, next_path: str, pin: str = "1234") -> None:

@@ -3,6 +3,7 @@
 import json
 import urllib.request
 
+from .conftest import held_back
 from .test_bird_keys import spoken
 
 SETUP = [{"n": 6, "suit": "gull"}, {"n": 6, "suit": "thrush"}, {"n": 3, "suit": "gull"}, {"n": 1, "suit": "goose"},
@@ -126,17 +127,12 @@ def test_a_card_picked_while_a_turn_is_on_its_way_is_not_swept_away(browser, exp
     keeper.click(".pin-form button[type=submit]")
     expect(keeper.locator("#next-turn")).to_have_text("Next turn: ann")
 
-    held = []
-    actions = f"**/api/geese/games/{game['id']}/actions"
-    keeper.route(actions, lambda route: held.append(route))  # ann's turn is on its way, and stays there
-    keeper.click('#picker button[data-card="6-eagle"]')
-    keeper.click("#arrive")
-    expect(keeper.locator('#picker button[data-card="3-crane"]')).to_be_disabled()
-    expect(keeper.locator("#undo")).to_be_disabled()
-    assert held, "the turn was answered before the buttons were looked at: nothing was tried"
-    for route in held:
-        route.continue_()
-    keeper.unroute(actions)
+    with held_back(keeper, f"**/api/geese/games/{game['id']}/actions") as held:  # ann's turn stays on its way
+        keeper.click('#picker button[data-card="6-eagle"]')
+        keeper.click("#arrive")
+        expect(keeper.locator('#picker button[data-card="3-crane"]')).to_be_disabled()
+        expect(keeper.locator("#undo")).to_be_disabled()
+        assert held, "the turn was answered before the buttons were looked at: nothing was tried"
     keeper.click('#picker button[data-card="3-crane"]')  # ben's first card, once ann's turn is in
     expect(keeper.locator("#next-turn")).to_have_text("Next turn: ben")
     expect(keeper.locator("#chosen button")).to_have_count(1)

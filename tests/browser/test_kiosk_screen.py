@@ -9,7 +9,7 @@ import pytest
 from companion.clock import FakeClock
 from companion.table import demo_table
 
-from .conftest import api
+from .conftest import api, held_back
 
 SCREENS = {"monitor": {"width": 1280, "height": 720}, "touch-display": {"width": 800, "height": 480}}
 
@@ -205,17 +205,12 @@ def test_one_tap_on_the_screen_lets_a_new_phone_in_without_the_pin(launch, on_la
 def test_the_pairing_button_waits_for_its_script(launch, on_lan, expect):
     """The screen's script fetches its words before it listens: until then its button is off, not dead to a tap
     (a tap while the words were on their way showed no code, and nothing said why)."""
-    held = []
-    words = re.compile(r"/i18n/\w+\.json")
     screen = launch(viewport=SCREENS["monitor"]).new_page()
-    screen.route(words, lambda route: held.append(route))
-    screen.goto(on_lan.url + "kiosk/")
-    expect(screen.locator("#kiosk-pin")).to_be_visible()
-    expect(screen.locator("#kiosk-pair")).to_be_disabled()
-    assert held, "the words arrived before the button was looked at: nothing was tried"
-    for route in held:
-        route.continue_()
-    screen.unroute(words)
+    with held_back(screen, re.compile(r"/i18n/\w+\.json")) as held:
+        screen.goto(on_lan.url + "kiosk/")
+        expect(screen.locator("#kiosk-pin")).to_be_visible()
+        expect(screen.locator("#kiosk-pair")).to_be_disabled()
+        assert held, "the words arrived before the button was looked at: nothing was tried"
     expect(screen.locator("#kiosk-pair")).to_be_enabled()
     screen.click("#kiosk-pair")
     expect(screen.locator("#kiosk-pair-qr svg")).to_be_visible()

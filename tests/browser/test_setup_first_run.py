@@ -24,6 +24,8 @@ from companion.table import Table
 from companion.web.i18n import catalog, fill
 from companion.web.server import ServerThread, make_server
 
+from .conftest import held_back
+
 ROOT = Path(__file__).resolve().parents[2]
 EMULATED = ("orange", "yellow", "green", "blue", "purple")
 # The settings form once its script listens. site.css hides it until then, and no person sees a page before its
@@ -72,19 +74,15 @@ def refused(page, expect, field_id: str, slot_id: str, words: str) -> None:
 def test_a_source_chosen_before_the_pages_words_arrive_still_moves_its_pins(fresh, phone, expect):
     """A quick hand changes a glass's source while the page's words are still on their way: the pins follow
     all the same (the page once waited for its words before it listened, and the pair stayed)."""
-    page, held = phone, []
+    page = phone
     page.goto(fresh.url + "setup/")
     page.fill("#setup-code", fresh.table.first_run.code)
-    words = re.compile(r"/i18n/\w+\.json")
-    page.route(words, lambda route: held.append(route))  # the words are held back
-    page.click("#code-form button[type=submit]")  # the page reloads with the settings, and asks for its words
-    expect(page.locator(SETTINGS)).to_be_visible()  # shown, and ready, while its words are held back
-    page.select_option("#source-orange", "emulated")
-    expect(page.locator("#pins-orange")).to_have_value("6")
-    assert held, "the words arrived before the source was chosen: nothing was tried"
-    for route in held:
-        route.continue_()
-    page.unroute(words)
+    with held_back(page, re.compile(r"/i18n/\w+\.json")) as held:
+        page.click("#code-form button[type=submit]")  # the page reloads with the settings, and asks for its words
+        expect(page.locator(SETTINGS)).to_be_visible()  # shown, and ready, while its words are held back
+        page.select_option("#source-orange", "emulated")
+        expect(page.locator("#pins-orange")).to_have_value("6")
+        assert held, "the words arrived before the source was chosen: nothing was tried"
     expect(page.locator("#pins-orange-help")).to_have_text("Pin map: GPIO 6")
 
 
