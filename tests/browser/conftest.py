@@ -52,6 +52,19 @@ Object.defineProperty(navigator, "wakeLock", { value: { request: async (type) =>
 """
 
 
+# Each POST a page sends, counted by its path as it is sent (a tap's handler calls fetch before it returns). Added
+# with context.add_init_script, before the page loads.
+COUNT_POSTS = """window.posts = {};
+const send = window.fetch;
+window.fetch = (url, init) => {
+  if (init?.method === "POST") {
+    const path = new URL(url, location.href).pathname;
+    window.posts[path] = (window.posts[path] ?? 0) + 1;
+  }
+  return send(url, init);
+};"""
+
+
 @contextmanager
 def held_back(page, pattern):
     """The page's requests matching `pattern` wait until the block ends, as on a slow network; yields those held so

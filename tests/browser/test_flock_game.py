@@ -19,6 +19,7 @@ from urllib.parse import quote
 from companion.flock.game import Game
 
 from .accessibility import no_axe_violations
+from .conftest import COUNT_POSTS, api, held_back, unlock
 from .layout import assert_inside
 
 SEED = 11  # a flock other walks lay out again (?seed=11) to play the same moves
@@ -289,14 +290,32 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
 def test_a_name_typed_before_the_pages_script_ran_is_kept_through_a_reload(browser, expect):
     """A quick hand on a slow phone types a name before the setup script has run: it is kept all the same (it was
     kept only from the script's first keystroke on, so the name was gone after the PIN page)."""
-    page, held = browser.page, []
-    page.route(re.compile(r"/flock/static/setup\.js"), lambda route: held.append(route))  # held till the name is in
-    page.goto(f"{browser.url}flock", wait_until="commit")  # the page is parsed; its script, a module, waits
-    page.fill("#seat-name-0", "Ann")
-    for route in held:
-        route.continue_()
-    page.unroute(re.compile(r"/flock/static/setup\.js"))
+    page = browser.page
+    with held_back(page, re.compile(r"/flock/static/setup\.js")):  # held till the name is in
+        page.goto(f"{browser.url}flock", wait_until="commit")  # the page is parsed; its script, a module, waits
+        page.fill("#seat-name-0", "Ann")
     expect(page.locator("#setup-form button[type=submit]")).to_be_enabled()  # the script has run
     page.reload()
     expect(page.locator("#setup-form button[type=submit]")).to_be_enabled()
     expect(page.locator("#seat-name-0")).to_have_value("Ann")
+
+
+def test_a_second_tap_while_a_move_is_on_its_way_sends_nothing(browser, expect):
+    """A move tapped twice on a slow phone went twice: the second, for the version the table was leaving, came back
+    as a change made on another phone ("reload it"). Until the table answers, the game takes no taps."""
+    url, page = browser.url, browser.page
+    page.context.add_init_script(COUNT_POSTS)
+    game_id = api(url, "/api/flock/games", {"players": ["crane", "kite"], "seed": 5})["id"]
+    unlock(page, url, f"/flock/games/{game_id}")
+    expect(page.locator("#take-card")).to_be_enabled()
+    with held_back(page, f"**/api/flock/games/{game_id}/actions"):  # the first move stays on its way
+        page.click("#take-card")
+        page.locator("#take-card").click(force=True)  # tapped again, and Pass too, on a game that is waiting
+        page.locator("#pass").click(force=True)
+        sent = page.evaluate(f"window.posts['/api/flock/games/{game_id}/actions']")
+        assert sent == 1, "a tap sent a second move while the first was on its way"
+        expect(page.locator("#flock")).to_have_attribute("aria-busy", "true")
+    expect(page.locator("#undo")).to_be_enabled()  # the move is in
+    expect(page.locator("#flock")).not_to_have_attribute("aria-busy", "true")
+    expect(page.locator("#move-error")).to_be_empty()
+    assert page.request.get(f"{url}api/flock/games/{game_id}").json()["view"]["moves"] == 1

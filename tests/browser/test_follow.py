@@ -281,6 +281,7 @@ def test_the_hall_page_past_the_stream_cap_keeps_up_and_lets_a_card_that_went_go
     app = create_hall_app(hall, config={**FAST, "SSE_MAX_STREAMS": 1})
     server = ServerThread(make_server(None, "127.0.0.1", 0, app=app))
     other = Holder(urlsplit(server.url).port, "/api/hall/events")  # another phone holds the only slot
+    page = None
     try:
         page = phone(server.url)
         expect(page.locator("#connection")).to_have_text(REFUSED_WORDS)
@@ -292,6 +293,8 @@ def test_the_hall_page_past_the_stream_cap_keeps_up_and_lets_a_card_that_went_go
         expect(stray).to_have_count(0)  # absent from the whole view read: gone from the page too
         expect(page.locator('.hall-card[data-table="alpha"]')).to_have_count(1)
     finally:
+        if page is not None:  # closed before its server: a page cut off mid-poll says so in its console
+            page.context.close()
         other.close()
         server.close()
 

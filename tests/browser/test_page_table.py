@@ -17,7 +17,7 @@ from companion.table import Table, demo_table
 from companion.web import create_app
 from companion.web.i18n import catalog
 
-from .conftest import PHONE, api
+from .conftest import COUNT_POSTS, PHONE, api, held_back
 
 TABLET = {"width": 768, "height": 1024}
 TRAINING_SETUP = {"red": "a_up", "yellow": "a_up", "purple": "a_up", "orange": "a_up", "green": "side", "blue": "side"}
@@ -181,6 +181,22 @@ def test_a_glass_is_laid_down_from_the_page(serve, phone, expect, tmp_path):
     expect(page.locator("#timer-red .state")).to_have_text("Lying on its side")
     expect(page.locator("#timer-red .lay")).to_be_hidden()
     expect(page.locator("#timer-red .flip")).to_be_visible()
+
+
+def test_a_double_tap_on_flip_flips_the_glass_once(serve, phone, expect, tmp_path):
+    """On a slow phone a double tap sent two flips, and the glass stood as it was: the button is off while its
+    flip is on its way."""
+    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=1.0))
+    page = phone(table.url)
+    page.context.add_init_script(COUNT_POSTS)  # from the next page on: the PIN's answer loads the table page again
+    unlock(page, expect)
+    page.click("#start-form button[type=submit]")
+    with held_back(page, "**/api/show/flip"):  # the first flip stays on its way
+        page.click("#timer-red .flip")
+        page.locator("#timer-red .flip").click(force=True)
+        assert page.evaluate("window.posts['/api/show/flip']") == 1, "the second tap sent a second flip"
+    expect(page.locator("#timer-red .flip")).to_be_enabled()
+    assert api(table.url, "/api/show/flip", {"timer": "yellow"})["timers"]["red"]["pose"] == "b_up"  # flipped once
 
 
 def test_low_sand_is_a_sign_with_a_symbol_on_the_glass(serve, phone, expect, tmp_path):

@@ -28,8 +28,16 @@ function refuse(text) {
   if (text) slot.scrollIntoView({ block: "nearest" });
 }
 
+// One move on its way at a time: until the table answers, the game takes no taps. A second tap would send the move
+// again, for the version the table is leaving, and be refused as a change made on another phone.
 async function send(path, body) {
+  const focused = document.activeElement; // an inert part drops the focus: given back below
+  root.inert = true;
+  root.setAttribute("aria-busy", "true");
   const { ok, data } = await postJSON(`${root.dataset.gameApi}/${path}`, { ...body, version: game.version });
+  root.inert = false;
+  root.removeAttribute("aria-busy");
+  if (document.activeElement === document.body && focused?.isConnected) focused.focus();
   if (!ok) {
     // A refused move leaves the board as it was, answering taps again.
     selected = null;

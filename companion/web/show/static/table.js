@@ -259,6 +259,15 @@ async function send(url, body) {
   }
 }
 
+// A glass's button is off while its change is on its way: a double tap on a slow phone flipped the glass twice.
+async function sendFrom(button, url, body) {
+  const hadFocus = document.activeElement === button;
+  button.disabled = true; // which takes the focus from it: given back below
+  await send(url, body);
+  button.disabled = false;
+  if (hadFocus && document.activeElement === document.body && !button.hidden) button.focus();
+}
+
 async function loadEvents() {
   events = await getJSON("/api/events");
   const select = $("start-event");
@@ -318,8 +327,9 @@ if (unlocked) {
     },
   });
   for (const colour of colours) {
-    tiles[colour].flip.addEventListener("click", () => send("/api/show/flip", { timer: colour }));
-    tiles[colour].lay.addEventListener("click", () => send("/api/show/lay", { timer: colour }));
+    const { flip, lay } = tiles[colour];
+    flip.addEventListener("click", () => sendFrom(flip, "/api/show/flip", { timer: colour }));
+    lay.addEventListener("click", () => sendFrom(lay, "/api/show/lay", { timer: colour }));
   }
   muteButton.addEventListener("click", () => send("/api/mute", { muted: !show?.muted }));
   muteButton.disabled = false;
