@@ -160,7 +160,7 @@ function renderTurn() {
     emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
   renderTake();
   $("lay-out").hidden = view.actions.length > 0;
-  for (const button of $("turn-panel").querySelectorAll("button")) button.disabled = sending;
+  for (const button of document.querySelectorAll("#turn-panel button, #ground button")) button.disabled = sending;
 }
 
 // Beside the chosen cards when two arrive: the ground's cards, one to take back (one Tab stop, arrow keys).
@@ -196,8 +196,8 @@ function render() {
   renderTurn();
 }
 
-// While a turn is on its way, the turn's buttons and Undo are off: a card picked then would be swept away by
-// the answer, and a turn sent then would carry the version the table is leaving (and be refused).
+// While a turn is on its way, the turn's buttons, the ground's cards and Undo are off: a card picked then would be
+// swept away by the answer, and a change sent then would carry the version the table is leaving (and be refused).
 async function send(url, body, slot = "turn-error") {
   $("turn-error").textContent = "";
   $("undo-error").textContent = "";
