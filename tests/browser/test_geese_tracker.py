@@ -3,7 +3,7 @@
 import json
 import urllib.request
 
-from .conftest import held_back
+from .conftest import held_back, unlock
 from .test_bird_keys import spoken
 
 SETUP = [{"n": 6, "suit": "gull"}, {"n": 6, "suit": "thrush"}, {"n": 3, "suit": "gull"}, {"n": 1, "suit": "goose"},
@@ -122,9 +122,7 @@ def test_a_card_picked_while_a_turn_is_on_its_way_is_not_swept_away(browser, exp
     for card in [*SETUP, {"n": 6, "suit": "crane"}]:
         api(url, f"/api/geese/games/{game['id']}/setup", {"card": card})
     keeper = browser.page
-    keeper.goto(f"{url}pin?next=/geese/games/{game['id']}")
-    keeper.fill("#pin", "1234")
-    keeper.click(".pin-form button[type=submit]")
+    unlock(keeper, url, f"/geese/games/{game['id']}")
     expect(keeper.locator("#next-turn")).to_have_text("Next turn: ann")
 
     with held_back(keeper, f"**/api/geese/games/{game['id']}/actions") as held:  # ann's turn stays on its way
