@@ -57,7 +57,7 @@ class Table(Desk):
                         changed=self._touch)
         super().__init__(clock=clock, runtime=runtime, journal=journal, live=live, fitted=fitted,
                          publisher=Publisher(store.next_boot()), store=store, configured=configured, speed=speed,
-                         changed=self._touch)
+                         changed=self._touch, publish_changes=self._publish_changes)
         self.first_run = FirstRun(config.set_up or config.path is None, path=config.path,
                                   kept=kept_code_file(config), shown=config.setup_code_file)
         self.door, self.ledger = TableDoor(configured, pin), TableLedger(
@@ -119,8 +119,7 @@ class Table(Desk):
         self.live.advance(now)
         if self.journal.problem != self._journal_problem:
             self._journal_problem, self._dirty = self.journal.problem, True
-        if self._dirty:
-            self._publish()
+        self._publish_changes()
         # After publishing: the journal's writer, woken now, does not compete with the writes to the phones.
         self.journal.flush()
 
@@ -138,6 +137,10 @@ class Table(Desk):
 
     def _touch(self) -> None:
         self._dirty = True
+
+    def _publish_changes(self) -> None:
+        if self._dirty:
+            self._publish()
 
     def _publish(self) -> None:
         self._dirty = False

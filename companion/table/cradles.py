@@ -14,7 +14,6 @@ table's one way to put a line into the show.
 
 from dataclasses import dataclass
 
-from companion.hardware.source import fault_json
 from companion.skyrockets import Pose
 from companion.skyrockets.beams import beam_durations
 
@@ -116,15 +115,6 @@ class Cradles(dict):
             return
         if not self[change.name].sensor_fault:
             apply(change.t, "beam", change.name, state="flowing" if change.flowing else "stopped")
-
-    def readings(self, sources: dict[str, str]) -> dict:
-        """What each glass's sensors read now, for the page's setup check (no pose for an emulated one)."""
-        readings = {}
-        for colour, source in sources.items():
-            cradle = self.get(colour, NO_CRADLE)
-            readings[colour] = {"source": source, "pose": cradle.physical.value if cradle.physical else None,
-                                **fault_json(cradle.fault)}
-        return readings
 
     def on_fault(self, show, change, apply) -> None:
         cradle = self[change.name]

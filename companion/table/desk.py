@@ -14,7 +14,7 @@ from companion.skyrockets import Pose, Show, parse_event, setup_line
 from companion.skyrockets.colours import check_colour
 from companion.skyrockets.snapshot import carried
 from companion.table.parameters import show_setup
-from companion.table.publisher import describe
+from companion.table.describer import Describer
 from companion.table.runtime import durable, on_runtime
 
 
@@ -22,11 +22,13 @@ class Desk:
     """The show in progress: start it, turn or lay a glass, abort it, mute the buzzer; read its state."""
 
     def __init__(self, *, clock, runtime, journal, live, fitted, publisher, store, configured, speed: float,
-                 changed):
+                 changed, publish_changes):
         self.clock, self.runtime, self.journal, self.live = clock, runtime, journal, live
         self.fitted, self.publisher, self.store, self.configured = fitted, publisher, store, configured
         self.table_speed = speed
         self._changed = changed  # the table publishes again on its next step
+        self._publish_changes = publish_changes  # ... or now
+        self._describe = Describer()
 
     # ---- commands (thread-safe; run holding the runtime) ---------------------
 
@@ -89,6 +91,10 @@ class Desk:
         if not self.live.input(None, "flip" if pose is None else "pose", colour, pose):
             raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip",
                            code="errors.show.ended")
+        # To the phones at once, the rest of the step after: nothing was queued or due as the command began, so
+        # the step (the rig, the cradles, the show run on by the microseconds since) has nothing to add before it,
+        # and it took a tenth of a flip's way to the phones.
+        self._publish_changes()
         return self._snapshot_now()
 
     def _snapshot_now(self) -> dict:
@@ -151,9 +157,7 @@ class Desk:
 
     def publish(self, journal_problem) -> None:
         """Publish the table's state now (holding the runtime)."""
-        config, cradles = self.configured.now, self.fitted.cradles
-        sources = {c: t.source for c, t in config.timers.items()}
         extras = {"speed": self.live.time.speed, "muted": self.fitted.rig.buzzer.muted,
-                  "journal_problem": journal_problem, "sensors": cradles.readings(sources)}
-        self.publisher.publish(describe(self.show, self.show_id, self.live.started_wall, cradles, sources,
-                                        extras, config.warn_lead_s))
+                  "journal_problem": journal_problem}
+        self.publisher.publish(self._describe(self.show, self.show_id, self.live.started_wall, self.fitted.cradles,
+                                              self.configured.now, extras))

@@ -11,8 +11,6 @@ serialised once, as it is published, not once per phone (`text`).
 import json
 import threading
 
-from companion.hardware.source import fault_json
-from companion.records.database import iso
 from companion.skyrockets.snapshot import carried
 
 SEQ_PER_BOOT = 10**9
@@ -22,6 +20,27 @@ SEQ_PER_BOOT = 10**9
 STALE_STEP_S = 0.01
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder, not one per text
 BY_COLOUR = "timers"  # the part a change touches one piece of (a flip, one glass of six): kept glass by glass
+
+
+def _part_encoder():
+    """Compact JSON of one part, as `_compact` writes it. json's `encode` makes a new C encoder at every call,
+    a few µs each time, three times a flip on its way to the phones: here it is made once, where this Python
+    has one with the signature json itself uses and it writes a probe as `_compact` does; else `_compact`."""
+    probe = {"a": [1, 2.5, None, True, "é\u2028\x01"], "b": {}}
+    try:
+        from json.encoder import c_make_encoder, encode_basestring
+        made = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ":", ",", False, False, True)
+
+        def encode(value, _made=made, _join="".join) -> str:
+            return _join(_made(value, 0))
+        if encode(probe) == _compact(probe):
+            return encode
+    except (ImportError, TypeError):
+        pass
+    return _compact
+
+
+_encode_part = _part_encoder()
 
 
 class Spliced:
@@ -35,26 +54,43 @@ class Spliced:
     text is the same, character for character, as `_compact`'s of the whole
     snapshot: a part is reused only if equal and of the same type, and the
     snapshot's fields keep their types (a count is never a bool). Keys are
-    text, as a snapshot's are.
+    text, as a snapshot's are. The loop is written out, not a call per part:
+    it runs on every change, before any phone has it.
     """
 
     def __init__(self):
-        self._parts: dict[object, tuple[object, str]] = {}  # key, or (BY_COLOUR, colour) -> (its value, its text)
+        self._parts: dict[str, tuple[object, str]] = {}  # key -> (its value, its text)
+        self._glasses: dict[str, tuple[object, str]] = {}  # the same, under BY_COLOUR
 
     def __call__(self, snapshot: dict) -> str:
-        part = self._part
-        return "{%s}" % ",".join(
-            f'"{BY_COLOUR}":{{{",".join(part((key, k), k, v) for k, v in value.items())}}}'
-            if key == BY_COLOUR and type(value) is dict else part(key, key, value)
-            for key, value in snapshot.items())
+        return "{%s}" % ",".join(self._texts(snapshot, self._parts, nested=True))
 
-    def _part(self, at, key: str, value) -> str:
-        kept = self._parts.get(at)
-        if kept is not None and (kept[0] is value or (type(kept[0]) is type(value) and kept[0] == value)):
-            return kept[1]
-        text = f"{_compact(key)}:{_compact(value)}"
-        self._parts[at] = (value, text)
-        return text
+    def _texts(self, part: dict, kept_parts: dict, nested: bool = False) -> list[str]:
+        """The texts of `part`'s keys and values, each kept in `kept_parts` (`nested`: its glasses apart)."""
+        texts = []
+        for key, value in part.items():
+            if nested and key == BY_COLOUR and type(value) is dict:
+                texts.append(f'"{BY_COLOUR}":{{{",".join(self._texts(value, self._glasses))}}}')
+                continue
+            kept = kept_parts.get(key)
+            if kept is not None and (kept[0] is value or (type(kept[0]) is type(value) and kept[0] == value)):
+                texts.append(kept[1])
+            else:
+                text = f"{_encode_part(key)}:{_scalar(value) or _encode_part(value)}"
+                kept_parts[key] = (value, text)
+                texts.append(text)
+        return texts
+
+
+def _scalar(value) -> str:
+    """The JSON of an int or a finite float as json writes them (its own repr), without the encoder's
+    round trip: the instant and the number change at every publish. Anything else: ''."""
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and value - value == 0:  # finite: json writes NaN and Infinity its own way
+        return float.__repr__(value)
+    return ""
 
 
 class Publisher:
@@ -132,36 +168,3 @@ class Publisher:
             self._changed.wait_for(lambda: self._snapshot["seq"] > after_seq, timeout)
             return self._snapshot
 
-
-def describe(show, show_id, started_wall: float, cradles, sources: dict[str, str], extras: dict,
-             idle_warn_lead_s: float) -> dict:
-    """The snapshot of a table: the show's replay result at its instant, with what only the table knows."""
-    if show is None:
-        return {"outcome": "idle", "warn_lead_s": idle_warn_lead_s, **extras}
-    state = show.result()
-    state.update(_frame(show, show_id, started_wall), **extras)
-    running = show.outcome == "running"
-    for colour, timer in state["timers"].items():
-        cradle, played = cradles.get(colour), show.timers[colour]
-        glass = played.glass  # the seconds of the way it stands: glasses may run unlike both ways
-        timer.update(duration=glass.duration_for(glass.pose) if glass else show.setup.duration(colour),
-                     role=played.role, source=sources[colour], **fault_json(cradle.fault if cradle else None),
-                     awaiting_turn=running and played.spent,
-                     changed_while_down=bool(cradle and cradle.changed_while_down))
-    return state
-
-
-_frame_cache: list = [None, None]  # the show last described, and its frame
-
-
-def _frame(show, show_id, started_wall: float) -> dict:
-    """What every snapshot of a show shares (its id, event and settings): built once per show, not at every
-    change, as snapshots are only read."""
-    key = (id(show), show_id, started_wall)  # a show id is never reused, so neither is a key
-    if _frame_cache[0] != key:
-        setup = show.setup
-        _frame_cache[:] = [key, {"id": show_id, "event": setup.event.to_json(), "challenge": setup.challenge,
-                                 "started": iso(started_wall), "warn_lead_s": setup.warn_lead_s,
-                                 "runout_grace_s": setup.runout_grace_s,
-                                 "advance_tolerance_s": setup.advance_tolerance_s}]
-    return _frame_cache[1]

@@ -128,7 +128,7 @@ class Feed:
     def offer(self, number: int, data: bytes, chunk: bytes | None = None) -> None:
         """Write state `number` (its whole event, `data`; `chunk`: the same framed as a piece of a chunked answer)
         now, unless this phone's own thread is writing (or the phone is behind: `push` refuses then)."""
-        if self.lock.acquire(blocking=False):
+        if self.lock.acquire(False):  # not blocking (positional: a keyword costs a lock a third of a µs)
             try:
                 if self.open and number > self.sent and self.push(data, chunk):
                     self.sent = number

@@ -140,7 +140,7 @@ class PushingTask(WSGITask):
         of the table's time per phone.
         """
         channel = self.channel
-        if not channel.outbuf_lock.acquire(blocking=False):
+        if not channel.outbuf_lock.acquire(False):  # not blocking (positional, as in Feed.offer: once per phone)
             return False  # the connection's loop or the response's own thread is writing
         try:
             if not (self.wrote_header and channel.connected) or channel.total_outbufs_len:
@@ -151,15 +151,13 @@ class PushingTask(WSGITask):
                 self.write(data)
                 return True
             chunk = chunk or chunked(data)
-            sent = channel.send(chunk, do_close=False)
-            if not sent:
-                return False  # the kernel holds unsent bytes (the phone is behind), or the connection went
+            sent = channel.socket.send(chunk)  # the socket's own, not waitress's wrapper: once per phone per change
             channel.last_activity = time.time()  # what waitress's sweep of idle connections reads
             if sent < len(chunk):
                 channel.write_soon(chunk[sent:])
             return True
-        except (ClientDisconnected, OSError):
-            return False
+        except (ClientDisconnected, OSError, AttributeError):
+            return False  # the kernel holds unsent bytes (the phone is behind: BlockingIOError), or the connection went
         finally:
             channel.outbuf_lock.release()
 

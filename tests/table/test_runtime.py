@@ -135,3 +135,49 @@ def test_a_question_a_command_took_off_the_queue_still_wakes_the_runtime_thread_
     runtime.put(_Ping(Future()))
     runtime.call(lambda: None)  # takes the question off the queue before its own work
     assert runtime._queued.is_set()
+
+
+class QuietClock:
+    """A clock moved by hand that tells no one: the runtime learns the time only by reading it."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def on_change(self, callback) -> None:
+        pass
+
+
+def test_what_came_due_before_a_command_is_settled_before_it_though_nothing_woke_the_runtime():
+    clock, due = QuietClock(), [None]
+    runtime = Runtime(clock)
+    recorder = Recorder(runtime, lambda: due[0])
+    runtime.start()
+    try:
+        runtime.call(lambda: due.__setitem__(0, clock.now + 60))  # the thread then sleeps toward it, by the clock
+        clock.now += 120  # the deadline passes unseen
+        runtime.call(lambda: recorder.log.append(("command", list(recorder.settles))))
+        _, settled_before = recorder.log[-1]
+        assert any(now >= due[0] for now in settled_before)
+    finally:
+        runtime.stop()
+
+
+def test_a_command_with_nothing_to_catch_up_goes_straight_to_its_work():
+    # The next deadline is known from the last time the runtime settled: a command does not ask for it again
+    # before it runs (tens of µs on the way from a flip to the phones), only after, as the runtime settles.
+    clock, asked = QuietClock(), []
+    runtime = Runtime(clock)
+    Recorder(runtime, lambda: asked.append(threading.current_thread()) or clock.now + 60)
+    runtime.start()
+    try:
+        runtime.call(lambda: None)
+        assert runtime.alive()  # the thread has taken its wake-up and sleeps toward the deadline: nothing queued
+        seen = []
+        asked.clear()
+        runtime.call(lambda: seen.append([thread for thread in asked if thread is threading.current_thread()]))
+        assert seen == [[]] and threading.current_thread() in asked  # asked after its work, never before
+    finally:
+        runtime.stop()

@@ -220,6 +220,20 @@ def test_emulated_flip_from_the_page_and_grace_is_zero(demo):
     assert [line["type"] for line in lines_of(demo, "flip")] == ["flip"]
 
 
+def test_a_flip_from_the_page_reaches_the_phones_before_the_rest_of_the_runtimes_step(demo):
+    # Nothing was queued or due as the flip began: the step after it (the rig, the cradles, the show run on by the
+    # microseconds since) adds nothing the phones need first, and runs once they have the flip, which goes once.
+    demo.start_show("training")
+    order, advance, taken = [], demo.live.advance, demo.live.input
+    demo.live.advance = lambda mono: order.append("the step") or advance(mono)
+    demo.live.input = lambda *args: order.append("the flip") or taken(*args)
+    demo.write_to(lambda seq, text: order.append(("written", seq)))
+    seq = demo.flip("red")["seq"]
+    after = order[order.index("the flip") + 1:]
+    assert after[0] == ("written", seq) and "the step" in after
+    assert [entry for entry in order if isinstance(entry, tuple)] == [("written", seq)]
+
+
 def test_runtime_thread_with_fake_clock(tmp_path):
     clock = FakeClock()
     table = demo_table(tmp_path / "t.sqlite3", clock=clock).start()
