@@ -67,8 +67,9 @@ def test_every_asset_is_served_here_and_the_script_reads_the_live_show(app):
         assert get(app, path=asset.split("?")[0]).status_code == 200, asset
     script = (KIOSK / "static" / "kiosk.js").read_text("utf-8")
     imports = re.findall(r'from "(/[^"]+)"', script)
-    assert sorted(imports) == ["/static/js/follow.js", "/static/js/i18n.js", "/static/js/looks.js",
-                               "/static/js/sand.js", "/table/static/glass.js"]  # shared modules and the glass only
+    assert sorted(imports) == ["/static/js/follow.js", "/static/js/i18n.js", "/static/js/listen.js",
+                               "/static/js/looks.js", "/static/js/sand.js",
+                               "/table/static/glass.js"]  # shared modules and the glass only
     assert all(get(app, path=i).status_code == 200 for i in imports), imports
     live = get(app, path="/static/js/follow.js").get_data(as_text=True)  # the one live loop of every page
     assert 'fetch("/api/show")' in script

@@ -1,6 +1,7 @@
 // The stage-scoring page: pick the players, tap the board, enter the nest and movement cards, read the scores.
 
 import { postJSON } from "/static/js/api.js";
+import { listen } from "/static/js/listen.js";
 import { loadMessages } from "/static/js/i18n.js";
 
 await loadMessages();
@@ -15,9 +16,7 @@ for (const box of document.querySelectorAll('.players-pick input[name="player"]'
   box.addEventListener("change", () => editor.setPlayers(chosen()));
 }
 
-const submit = root.querySelector(".score-stage");
-submit.disabled = false; // enabled once it does something
-submit.addEventListener("click", async () => {
+listen(root.querySelector(".score-stage"), async () => {
   const body = editor.value();
   body.players = chosen();
   const { ok, data } = await postJSON(root.dataset.scoreApi, body);

@@ -3,6 +3,7 @@
 
 import { fieldErrorText } from "/static/js/refusal.js";
 import { postJSON } from "/static/js/api.js";
+import { listen } from "/static/js/listen.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { arithmetic, chip, drawChosen, picker, pickerStop, rulesOf } from "./cards.js";
 
@@ -52,6 +53,5 @@ picker($("picker"), rules, (card) => {
   check();
 }, Number(root.dataset.players) || null); // a saved game's ground: its player count's deck alone
 for (const input of root.querySelectorAll("input[data-number]")) input.addEventListener("input", check);
-$("clear").addEventListener("click", () => { hand = []; check(); });
-$("clear").disabled = false; // a tap before now went unheard
+listen($("clear"), () => { hand = []; check(); });
 check();

@@ -4,6 +4,7 @@
 
 import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { follow, writeLive } from "/static/js/follow.js";
+import { listen } from "/static/js/listen.js";
 import { symbolMark } from "/static/js/looks.js";
 import { sandLeft } from "/static/js/sand.js";
 import { Glass } from "/table/static/glass.js";
@@ -216,11 +217,7 @@ async function showPairing() {
   clearTimeout(pairingTimer);
   pairingTimer = setTimeout(() => { $("kiosk-pairing").hidden = true; }, data.valid_s * 1000);
 }
-const pairButton = $("kiosk-pair");
-if (pairButton) {
-  pairButton.addEventListener("click", showPairing);
-  pairButton.disabled = false; // a tap before now went unheard
-}
+listen($("kiosk-pair"), showPairing);
 
 // The state now, then every change: the screen is right from its first frame.
 fetch("/api/show").then((answer) => answer.json()).then((state) => { if (!show) accept(state); });

@@ -3,6 +3,7 @@
 
 import { formBody, ready, showError } from "/static/js/forms.js";
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
+import { listen } from "/static/js/listen.js";
 import { faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 
 // The catalog is awaited only where words are shown: the settings form is shown, and listens, while its
@@ -137,14 +138,12 @@ function showParts(parts) {
   }));
 }
 
-const beep = document.getElementById("beep");
-beep?.addEventListener("click", async () => {
+listen(document.getElementById("beep"), async () => {
   wiringError.textContent = "";
   const answer = await postJSON("/api/setup/wiring/buzzer");
   if (answer.ok) wiringStatus.textContent = t("setup.beeped", { pin: answer.data.pin });
   else wiringError.textContent = errorText(answer.data);
 });
-if (beep) beep.disabled = false; // a tap before now went unheard
 
 // ---- timing a glass ------------------------------------------------------------------------
 
@@ -197,12 +196,11 @@ timingSave.addEventListener("click", async () => {
 // ---- finishing -----------------------------------------------------------------------------
 
 const finish = document.getElementById("finish-setup");
-finish.addEventListener("click", async () => {
+listen(finish, async () => {
   const answer = await postJSON(finish.dataset.api);
   if (answer.ok) window.location.assign(answer.data.next);
   else document.getElementById("finish-error").textContent = errorText(answer.data);
 });
-finish.disabled = false; // a tap before now went unheard
 
 // ---- the live readout ----------------------------------------------------------------------
 

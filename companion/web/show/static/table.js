@@ -5,6 +5,7 @@
 
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { enhance } from "/static/js/forms.js";
+import { listen } from "/static/js/listen.js";
 import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
 import { follow, writeLive } from "/static/js/follow.js";
 import { sandLeft } from "/static/js/sand.js";
@@ -211,19 +212,17 @@ function renderSwitch(button, key, on) {
 }
 
 const alertsButton = $("alerts");
-alertsButton.addEventListener("click", async () => {
+renderSwitch(alertsButton, "table.alerts", alerts.on);
+listen(alertsButton, async () => {
   await alerts.toggle();
   renderSwitch(alertsButton, "table.alerts", alerts.on);
   if (show) alerts.keepAwake(running());
 });
-renderSwitch(alertsButton, "table.alerts", alerts.on);
-alertsButton.disabled = false; // a tap before now went unheard
 
 const cuesButton = $("cues");
-cuesButton.addEventListener("click", () => renderSwitch(cuesButton, "cues.switch", voice.toggle(t("cues.on"))));
 cuesButton.hidden = !voice.synth; // a browser without speech keeps only the log
 renderSwitch(cuesButton, "cues.switch", voice.on);
-cuesButton.disabled = false;
+listen(cuesButton, () => renderSwitch(cuesButton, "cues.switch", voice.toggle(t("cues.on"))));
 
 // Who starts: the rotation on the score pad, read again whenever a show begins or ends.
 let rotationFor = undefined;
@@ -331,8 +330,7 @@ if (unlocked) {
     flip.addEventListener("click", () => sendFrom(flip, "/api/show/flip", { timer: colour }));
     lay.addEventListener("click", () => sendFrom(lay, "/api/show/lay", { timer: colour }));
   }
-  muteButton.addEventListener("click", () => send("/api/mute", { muted: !show?.muted }));
-  muteButton.disabled = false;
+  listen(muteButton, () => send("/api/mute", { muted: !show?.muted }));
   // Aborting takes two taps, so a stray touch cannot end a show.
   abortButton.addEventListener("click", () => {
     if (!abortButton.dataset.armed) {

@@ -2,6 +2,7 @@
 // else the text copied to the clipboard; either way the page says what happened.
 
 import { loadMessages, t } from "./i18n.js";
+import { listen } from "./listen.js";
 
 await loadMessages();
 
@@ -21,7 +22,7 @@ async function copy(text) {
   }
 }
 
-button?.addEventListener("click", async () => {
+listen(button, async () => {
   const text = button.dataset.text;
   if (navigator.share && (!navigator.canShare || navigator.canShare({ text }))) {
     try {
@@ -34,4 +35,3 @@ button?.addEventListener("click", async () => {
   }
   status.textContent = (await copy(text)) ? t("share.copied") : t("share.select");
 });
-if (button) button.disabled = false; // ready: a tap before now would have done nothing
