@@ -37,16 +37,19 @@ class Describer:
         timers = state["timers"]
         for colour, shown in timers.items():
             cradle, played = cradles.get(colour, NO_CRADLE), show.timers[colour]
-            glass, fault = played.glass, cradle.fault  # the seconds of the way it stands: glasses may run unlike
-            says = (shown["pose"], shown["top_s"], shown["state"],
-                    glass.duration_for(glass.pose) if glass else show.setup.duration(colour), played.role,
-                    sources[colour], fault, id(fault), running and played.spent, cradle.changed_while_down)
+            glass, fault = played.glass, cradle.fault
+            # The seconds of the way it stands: glasses may run unlike both ways.
+            duration = glass.duration_for(glass.pose) if glass else show.setup.duration(colour)
+            turn, moved = running and played.spent, cradle.changed_while_down
+            # A fault is kept by identity as well: its code and values go with it, and not with its words.
+            says = (shown["pose"], shown["top_s"], shown["state"], duration, played.role, sources[colour], fault,
+                    id(fault), turn, moved)
             last = kept.get(colour)
-            if last is not None and last[0] == says:  # a fault is kept by identity: its code and values go with it
+            if last is not None and last[0] == says:
                 timers[colour] = last[1]
                 continue
-            shown.update(duration=says[3], role=played.role, source=sources[colour], **fault_json(fault),
-                         awaiting_turn=says[8], changed_while_down=says[9])
+            shown.update(duration=duration, role=played.role, source=sources[colour], **fault_json(fault),
+                         awaiting_turn=turn, changed_while_down=moved)
             kept[colour] = (says, shown)
         return state
 
@@ -57,8 +60,8 @@ class Describer:
 
     def _sensors_of(self, cradles, sources: dict[str, str]) -> dict:
         """What each glass's sensors read now, for the page's setup check (no pose for an emulated one)."""
-        read = tuple((colour, source, cradle.physical, cradle.fault, id(cradle.fault))
-                     for colour, source in sources.items() for cradle in (cradles.get(colour, NO_CRADLE),))
+        read = tuple((colour, source, (cradle := cradles.get(colour, NO_CRADLE)).physical, cradle.fault,
+                      id(cradle.fault)) for colour, source in sources.items())
         if read != self._sensors[0]:
             self._sensors = (read, {colour: {"source": source, "pose": pose.value if pose else None,
                                              **fault_json(fault)} for colour, source, pose, fault, _ in read})

@@ -156,7 +156,7 @@ class PushingTask(WSGITask):
             if sent < len(chunk):
                 channel.write_soon(chunk[sent:])
             return True
-        except (ClientDisconnected, OSError, AttributeError):
+        except (ClientDisconnected, OSError):
             return False  # the kernel holds unsent bytes (the phone is behind: BlockingIOError), or the connection went
         finally:
             channel.outbuf_lock.release()
