@@ -68,6 +68,9 @@ def _not_in_group(chip: Path) -> str:
         user = pwd.getpwuid(os.geteuid()).pw_name
     except KeyError:
         user = f"uid {os.geteuid()}"
+    if info.st_gid == 0:  # plain Debian leaves the chip to root: no group of the table's may be given it
+        return (f"{chip}: permission denied: it belongs to root alone, not to the gpio group (the udev rule that "
+                "gives it to gpio is missing: systemd/install.sh writes it; then sudo udevadm trigger)")
     if info.st_gid in os.getgroups():
         return f"{chip}: permission denied though {user} is in its group {group} (mode {info.st_mode & 0o777:o})"
     return (f"{chip}: permission denied: the user {user} is not in the group {group} that owns it "

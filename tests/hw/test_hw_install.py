@@ -18,6 +18,7 @@ pytestmark = pytest.mark.timeout(600)  # an install builds the program's wheel a
 # Everything the script makes outside the program's own environment, with its mode.
 EXPECTED = {
     "etc/sysusers.d/companion.conf": 0o644,
+    "etc/udev/rules.d/60-companion.rules": 0o644,  # the pins and the SPI bus to their groups, as on Raspberry Pi OS
     "etc/passwd": None, "etc/group": None, "etc/shadow": None, "etc/gshadow": None,  # systemd-sysusers
     "etc/companion/config.toml": 0o640,
     "etc/systemd/system/companion.service": 0o644,

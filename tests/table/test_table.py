@@ -44,6 +44,16 @@ def test_start_window_absorbs_the_turns_that_start_the_show(table, hands):
         "red": "running", "orange": "running", "yellow": "running", "green": "lying", "blue": "lying", "purple": "running"}
 
 
+def test_a_turn_in_the_start_window_is_logged_as_setting_up_not_lost_without_a_word(table, hands, caplog):
+    # The phones see no flip for it: the log says why (a player who turned a glass too early finds the reason).
+    with caplog.at_level("INFO", logger="companion.table.cradles"):
+        start_training(table, hands)
+    said = [r.getMessage() for r in caplog.records if r.name == "companion.table.cradles"]
+    assert "purple seen b_up within the start window (the first 5 s of a show): taken as setting the table up, " \
+           "not as a flip" in said
+    assert len(said) == 4  # red, orange, yellow and purple, each stood up once
+
+
 def test_a_tilt_show_to_a_win_replays_to_the_same_result(table, hands):
     start_training(table, hands)
     plan = {25: ["red"], 40: ["orange"], 45: ["red", "yellow"], 65: ["red"], 70: ["purple"], 80: ["orange"],
