@@ -35,7 +35,7 @@ from typing import Protocol, runtime_checkable
 
 from companion.bells import Bells
 from companion.errors import BadInput, Conflict, NotKept
-from companion.fields import choice
+from companion.fields import choice, mapping
 from companion.records.database import Database, DamagedRow
 
 SCHEMA = """
@@ -252,9 +252,8 @@ def _game(kind: str, row) -> dict:
 
 def _object(text: str, where: str) -> dict:
     try:
-        value = json.loads(text)
+        return mapping(json.loads(text), "state", code="errors.stored")
     except ValueError:
         raise DamagedRow(where, BadInput("state", "stored data is not JSON", code="errors.stored")) from None
-    if not isinstance(value, dict):
-        raise DamagedRow(where, BadInput("state", "stored data is not a JSON object", code="errors.stored"))
-    return value
+    except BadInput as e:
+        raise DamagedRow(where, e) from None
