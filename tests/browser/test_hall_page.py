@@ -117,15 +117,15 @@ def test_the_hall_says_which_table_changed_and_how_and_only_then(hall_world, pho
     assert phone.locator("#hall-status").text_content() == ""  # cards seen for the first time are not news
 
     table = hall_world.tables["alpha"]
-    table.start_show("training")
-    in_play = [c for c, timer in table.snapshot()["timers"].items() if timer["state"] != "out_of_play"]
+    table.desk.start_show("training")
+    in_play = [c for c, timer in table.desk.snapshot()["timers"].items() if timer["state"] != "out_of_play"]
     expect(alpha.locator(".hall-glass")).to_have_count(len(in_play))
     assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-glass', in_play, {c: c.capitalize() for c in in_play})
     assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-countdown', ["orange"], {"orange": "Orange"})
     no_axe_violations(phone, "the hall during a show")
     expect(alpha.locator(".hall-outcome")).to_have_text("Lost", timeout=60_000)
     heard = phone.evaluate("window.heard")
-    runouts = [r["timer"].capitalize() for r in table.snapshot()["runouts"]]
+    runouts = [r["timer"].capitalize() for r in table.desk.snapshot()["runouts"]]
     assert len(runouts) == 3
     said = " ".join(heard)
     assert said.startswith("Table alpha started Training. ")
