@@ -17,16 +17,10 @@ from companion.geese.kind import GEESE
 from companion.records import GameShelf
 from companion.records.games import GameKind
 from companion.table.games import KINDS
-from companion.web import create_app
 
 PIN = {"X-Table-Pin": "1234"}
 NEST = {"points": [3, 7, 11, 14, 16], "pair": 3}
 
-
-@pytest.fixture
-def client(table):
-    table.pin = "1234"
-    return create_app(table, testing=True).test_client()
 
 
 def test_an_empty_geese_state_is_never_kept_and_the_games_still_answer(table, client):

@@ -2,17 +2,9 @@
 
 import pytest
 
-from companion.clock import FakeClock
 from companion.leds import CHASE_GAP, GOLD, LOSS_RED, MARKER_GLOW, OFF, TIMER_COLOURS, WHITE
-from companion.table import demo_table
 from tabletop import Hands, live, replayed
 
-
-@pytest.fixture
-def table(tmp_path):
-    table = demo_table(tmp_path / "leds.sqlite3", clock=FakeClock())
-    yield table
-    table.stop()
 
 
 def strip(table, at: float | None = None) -> dict:

@@ -5,7 +5,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 
 from companion.clock import FakeClock
 from companion.config import Config, TiltConfig, default_timers
@@ -15,7 +14,6 @@ from companion.skyrockets.colours import MAX_DURATION_S
 from companion.skyrockets.show import CROWD_TOKENS
 from companion.records import Store
 from companion.table import Table
-from companion.web import create_app
 from companion.web.i18n import catalog
 from companion.web.looks import SOUNDS
 from companion.web.shows.pages import lasted
@@ -23,10 +21,6 @@ from companion.web.shows.pages import lasted
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
 
-
-@pytest.fixture
-def client(table):
-    return create_app(table, testing=True).test_client()
 
 
 def attribute(page: str, name: str) -> str:
