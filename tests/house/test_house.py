@@ -135,3 +135,10 @@ def test_every_table_of_the_table_file_is_created_by_its_schema():
 
     makers = sorted(path.relative_to(ROOT).as_posix() for path in COMPANION.rglob("*.py") if creates(path))
     assert makers == ["companion/mqtt/hall/board.py", "companion/records/schema.py"]
+
+
+def test_every_docstring_example_runs():
+    """An example that is never run drifts from the code it shows: run it, or say it in prose."""
+    skipped = sorted(path.relative_to(ROOT).as_posix() for path in COMPANION.rglob("*.py")
+                     if "doctest: +SKIP" in path.read_text(encoding="utf-8"))
+    assert skipped == []
