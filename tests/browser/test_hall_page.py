@@ -71,7 +71,7 @@ def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phon
     expect(beta.locator(".hall-online")).to_have_text("● Online")
     expect(beta.locator(".hall-event")).to_have_text("No show is running")
 
-    hall_world.tables["alpha"].start_show("training")
+    hall_world.tables["alpha"].desk.start_show("training")
     expect(alpha.locator(".hall-event")).to_have_text("Training")
     expect(alpha.locator(".hall-countdown")).to_have_text("▲ Space 4, Orange")
     expect(alpha.locator(".hall-countdown .symbol")).to_have_attribute("aria-hidden", "true")
@@ -87,7 +87,7 @@ def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phon
     expect(beta.locator(".hall-online")).to_have_text("○ Offline")
     expect(beta).to_have_class("hall-card offline")
 
-    hall_world.tables["alpha"].abort()
+    hall_world.tables["alpha"].desk.abort()
     expect(phone.locator("#board")).to_contain_text("Training")
     expect(phone.locator("#board")).to_contain_text("alpha")
     shot(phone, "hall-phone")
