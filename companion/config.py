@@ -424,7 +424,8 @@ def _put_all(table, values: dict) -> None:
 
 def _page_settings(settings: object) -> dict:
     """The page's settings, each key known and of the right kind (values are the config's to judge)."""
-    record(mapping(settings, "settings", expected="an object of sections"), "", (*PAGE_KEYS, "timers"))  # a section the setup page may not change is refused by name
+    # A section the setup page may not change is refused by name.
+    record(mapping(settings, "settings", expected="an object of sections"), "", (*PAGE_KEYS, "timers"))
     shaped: dict = {}
     for section, values in settings.items():
         known = PAGE_KEYS.get(section)

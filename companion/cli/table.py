@@ -127,7 +127,8 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
         addresses = lan_addresses()
         advert = Advertisement(listening, addresses).start() if mdns else None
         how_to_stop = SERVICE_STOP if os.environ.get("NOTIFY_SOCKET") else "Ctrl-C stops."  # in the journal: systemctl
-        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.ports.door.pin, how_to_stop):
+        pin = table.ports.door.pin
+        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, pin, how_to_stop):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
         table.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")
