@@ -38,9 +38,6 @@ SCENARIOS = ROOT / "tests" / "rules" / "scenarios"
 LOCKS = Path(tempfile.gettempdir()) / f"companion-tests-{os.getuid()}"
 SHARED_SCOPES = ("module", "class", "package")  # fixtures made once for several tests of one module
 HEAVY = "heavy"  # the xdist_group of the tests that boot a whole system: one at a time, and first
-# The virtual Pi (tests/vm) boots a machine under emulation: a job of its own, run by .ci/run and by hand
-# with `COMPANION_VM=1 .venv/bin/python -m pytest tests/vm` (docs/pins-vm.md), not in every run of the suite.
-collect_ignore = [] if os.environ.get("COMPANION_VM") == "1" else ["vm"]
 
 
 def _lock_file(name: str):
@@ -218,3 +215,11 @@ def table(tmp_path, clock):
     table = demo_table(tmp_path / "table.sqlite3", clock=clock)
     yield table
     table.stop()
+
+
+@pytest.fixture
+def client(table):
+    """A test client of the web on `table` (the demo table, or the table a module's own fixture builds)."""
+    from companion.web import create_app
+
+    return create_app(table, testing=True).test_client()

@@ -30,13 +30,15 @@ def cmd_demo(args) -> int:
 
 
 def _demo(args, db: Path) -> int:
+    from companion.appliance.keeping import Backups
     from companion.table import demo_table
 
     mqtt = _broker(args)
     # Its config file lies beside its database, not set up yet: the setup page can be walked on the demo.
     config_path = db.with_name(DEMO_CONFIG)
     try:
-        table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin, config_path=config_path))
+        table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin, config_path=config_path,
+                                                   keeping=Backups()))
     except BadInput as e:  # a demo config kept with --db and edited by hand
         raise Refusal(f"{config_path}: {e}") from None
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
@@ -45,6 +47,7 @@ def _demo(args, db: Path) -> int:
 
 def cmd_run(args) -> int:
     from companion.appliance.backup import apply_pending
+    from companion.appliance.keeping import Backups
     from companion.config import load_config, load_or_fresh
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.records import Store
@@ -63,7 +66,8 @@ def cmd_run(args) -> int:
     except HardwareUnavailable as e:
         raise Refusal(str(e), code=1) from None
     try:
-        table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory))
+        table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory,
+                                                           keeping=Backups()))
     except BadInput as e:  # a key the hardware refused (a pin in use, a source it cannot read)
         raise Refusal(f"{config.path}: {e}" if config.path else str(e)) from None
     host = args.host or config.web.host
@@ -102,7 +106,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
     listening = Listening(host, bound_port(server))
-    table.door.listening = (listening.host, listening.port)
+    table.listening_at(listening.host, listening.port)
     stop = threading.Event()
     stop_on_signals(server)  # systemctl stop and Ctrl-C: the loop ends, then everything stops in order
     table.start()
@@ -117,15 +121,16 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
             bridge.stop()
         bridge = Bridge(table, after.mqtt).start() if after.mqtt else None
 
-    table.setup.reconfigured.append(rejoin)
+    table.on_new_settings(rejoin)
     advert = None
     try:
         addresses = lan_addresses()
         advert = Advertisement(listening, addresses).start() if mdns else None
         how_to_stop = SERVICE_STOP if os.environ.get("NOTIFY_SOCKET") else "Ctrl-C stops."  # in the journal: systemctl
-        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.door.pin, how_to_stop):
+        pin = table.ports.door.pin
+        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, pin, how_to_stop):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
-        table.first_run.announce()  # a table not set up yet: the setup code, for the phone that sets it up
+        table.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")
         keep_watchdog_fed(table.alive, stop)
         server.run()

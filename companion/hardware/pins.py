@@ -17,10 +17,11 @@ from importlib.resources import files
 from pathlib import Path
 
 from companion.errors import BadInput
-from companion.fields import whole
+from companion.fields import items, mapping, whole
 from companion.skyrockets.colours import COLOURS, check_colour
 
 GPIO_NUMBERS = range(2, 28)  # BCM GPIOs on the 40-pin header (0 and 1 belong to the HAT EEPROM)
+PIN_LIST = "a list of one or two GPIO numbers"  # what a timer's pins are: one switch or a tilt sensor's two
 
 
 class HardwareUnavailable(RuntimeError):
@@ -158,17 +159,14 @@ def load_pinout(path: Path | str | None = None) -> dict:
 
 def check_pinout(pinout: dict) -> None:
     """Raise BadInput unless every timer colour has one or two pins and no GPIO is wrong or used twice."""
-    timers = pinout.get("timers")
-    if not isinstance(timers, dict):
-        raise BadInput("timers", "missing: expected a [timers.<colour>] table per colour", code="errors.missing")
+    timers = mapping(pinout.get("timers"), "timers", expected="a [timers.<colour>] table per colour",
+                     code="errors.missing")
     for colour in timers:
         check_colour(colour, f"timers.{colour}")
     for colour in COLOURS:
         timer = timers.get(colour)
         pins = timer.get("pins") if isinstance(timer, dict) else None
-        if not isinstance(pins, list) or len(pins) not in (1, 2):
-            raise BadInput(f"timers.{colour}.pins", "expected a list of one or two GPIO numbers",
-                           code="errors.setup.pins")
+        items(pins, f"timers.{colour}.pins", 1, 2, expected=PIN_LIST, code="errors.setup.pins")
     used: dict[int, str] = {}
     for field, value in _numbers(pinout):
         whole(value, field, 0, max(GPIO_NUMBERS) * 2)  # a number first; then a GPIO there is

@@ -97,7 +97,7 @@ def test_a_run_out_is_a_banner_until_the_glass_is_turned(serve, phone, expect, s
     shot(page, "page-runout-banner")
     put(table.table, "red", "b_up")
     expect(banner.locator("p[data-colour=red]")).to_have_count(0)
-    state = table.table.current()
+    state = table.table.desk.current()
     assert state["outcome"] == "running" and state["timers"]["red"]["awaiting_turn"] is False  # gone by the turn
 
 

@@ -124,7 +124,7 @@ def test_a_bad_pinout_is_one_line_naming_the_file_and_key(tmp_path, change, mess
 
 
 def test_a_pinout_without_timers_is_refused(tmp_path):
-    with pytest.raises(BadInput, match=r"pinout.toml: timers: missing"):
+    with pytest.raises(BadInput, match=r"pinout.toml: timers: expected a \[timers.<colour>\] table per colour"):
         load(tmp_path, "[buzzer]\npin = 19\n")
 
 

@@ -49,6 +49,9 @@ HEADERS=/usr/src/linux-headers-$ABI
 KERNEL_SOURCE=/usr/src/linux-source-${ABI%%.0-*}.tar.xz  # 6.1.0-57-amd64 -> linux-source-6.1
 [ -f "$KERNEL_SOURCE" ] || fail "$KERNEL_SOURCE is missing (apt-get install linux-source-${ABI%%.0-*})"
 mkdir -p "$CACHE"
+# One build at a time in a cache (.ci/run starts one beside the suite, and the tests may start another).
+exec 9> "$CACHE/.lock"
+flock 9
 
 # --- The kernel and its modules: Debian's, with three built here ---------------------------------------
 kernel_dir=$CACHE/kernel-$ABI-$VERSION-$(digest "$HERE"/kernel/*)

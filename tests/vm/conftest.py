@@ -30,8 +30,6 @@ def missing() -> str | None:
 @pytest.fixture(scope="session")
 def pi(tmp_path_factory):
     """The virtual Pi, booted, with its agent answering: shared by the tests in file order."""
-    if os.environ.get("COMPANION_VM") != "1":
-        pytest.skip("the virtual Pi runs in a job of its own: COMPANION_VM=1 .venv/bin/python -m pytest tests/vm")
     reason = missing()
     if reason:
         if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":

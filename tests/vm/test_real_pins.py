@@ -25,7 +25,7 @@ from companion.hardware.pins import load_pinout
 from companion.hardware.strip import FakeStrip
 from companion.leds import StripLayout, render
 
-pytestmark = pytest.mark.xdist_group("heavy")
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("heavy")]
 
 PIN = "483920"
 PINOUT = load_pinout()

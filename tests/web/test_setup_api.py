@@ -95,7 +95,7 @@ def test_settings_are_written_keeping_comments_and_applied_at_once(client, table
     assert "(ball switches chatter near 45 degrees)" in text and "purple = 80" in text
     assert tomllib.loads(text)["web"] == {"host": "0.0.0.0", "port": 8000, "pin": "97531"}
     assert text.index('pin = "97531"') < text.index("# [mqtt]"), "a new key goes with its section's keys"
-    assert table.door.pin == "97531" and table.has_strip and "red" in table.rig.buttons
+    assert table.door.pin == "97531" and table.desk.has_strip and "red" in table.rig.buttons
     assert '<html lang="ja"' in client.get("/setup/").get_data(as_text=True)  # the table's language by default
 
 
@@ -366,7 +366,7 @@ def test_the_demo_command_walks_the_first_run_setup(tmp_path):
         assert saved.status_code == 200, saved.json
         assert post(client, "/api/setup/done").status_code == 200
         assert table.configured.now.set_up and table.door.pin == "2468" and table.configured.now.name == "Demo"
-        assert table.has_strip and set(table.rig.buttons) == set(table.configured.now.timers)  # still the demo's rig
+        assert table.desk.has_strip and set(table.rig.buttons) == set(table.configured.now.timers)  # still the demo's rig
     finally:
         table.stop()
 

@@ -24,10 +24,10 @@ NAMES = {"en": {c: c.capitalize() for c in COLOURS},
 def played(tmp_path_factory):
     """A demo table whose first show (training) was lost to three run-outs."""
     table = demo_table(tmp_path_factory.mktemp("symbols") / "table.sqlite3", clock=FakeClock(), pin="1234")
-    table.start_show("training")
+    table.desk.start_show("training")
     Hands(table).wait(70)
-    assert table.snapshot()["outcome"] == "loss"
-    yield table, [r["timer"] for r in table.snapshot()["runouts"]]
+    assert table.desk.snapshot()["outcome"] == "loss"
+    yield table, [r["timer"] for r in table.desk.snapshot()["runouts"]]
     table.stop()
 
 
