@@ -8,6 +8,7 @@ most the batch in flight, and a show's log read back is exactly what
 
 import json
 import logging
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -118,6 +119,19 @@ class Store:
                 raise DamagedRow("meta row 'boots'", e) from None
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('boots', ?)", (str(boots),))
         return boots
+
+    def table_id(self) -> str:
+        """This table's own id, made once, the first time it is asked for, and kept in the file: what another app
+        keeps from two tables (or from one table before and after its records were reset) apart, as show 1 of
+        each is show 1.
+
+        >>> store = Store(":memory:")
+        >>> store.table_id() == store.table_id(), len(store.table_id())
+        (True, 12)
+        """
+        with self.database.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('table', ?)", (secrets.token_hex(6),))
+            return db.execute("SELECT value FROM meta WHERE key = 'table'").fetchone()["value"]
 
     # ---- events ---------------------------------------------------------
 

@@ -3,7 +3,8 @@
 import { getJSON, postJSON } from "/static/js/api.js";
 import { follow } from "/static/js/follow.js";
 import { loadMessages, t } from "/static/js/i18n.js";
-import { announce, redraw, tabStop } from "/static/js/keys.js";
+import { announce, focusLost, redraw, tabStop } from "/static/js/keys.js";
+import { showResult } from "/static/js/result.js";
 
 await loadMessages();
 const { birdName, drawBoard, el, playerLabel, refusalText, setNames, unlocked, where } = await import("./board.js");
@@ -59,8 +60,9 @@ async function send(path, body) {
   render(data);
   if (mode === "moves") {
     closeChoices();
-    // A button the move disabled (Pass, when the stage ends) drops the focus: it goes on to the board or the entry.
-    if (document.activeElement === document.body) focusBoard();
+    // A button the move turned off or hid (Pass, when the stage ends; Land, when the game ends) drops the focus: it
+    // goes on to the board or the entry (at the game's end, to its result, once that is in).
+    if (focusLost()) focusBoard();
   }
   return true;
 }
@@ -135,11 +137,17 @@ const sameSpace = (a, b) => a[0] === b[0] && a[1] === b[1];
 const flightsFrom = (view, from, to = null) => view.legal.filter((m) => m.from && sameSpace(m.from, from)
   && (to === null || sameSpace(m.to, to)));
 
+// The first control of the stage's entry a player can reach (the board's part of it is hidden on a moves page).
+function focusEntry() {
+  [...document.querySelectorAll("#stage-entry:not([hidden]) :is(input, button, select)")]
+    .find((control) => control.checkVisibility())?.focus();
+}
+
 // The focus back on the board, at `home`; when the board answers no taps now, on the stage's entry if open.
 function focusBoard() {
   const board = $("game-board");
   if (board.getAttribute("role") === "grid") tabStop(board, home).focus();
-  else document.querySelector("#stage-entry:not([hidden]) :is(input, button, select)")?.focus();
+  else focusEntry();
 }
 
 // Empty the choices; a focus that was on them goes back to the board, so it never falls to the page.
@@ -321,6 +329,7 @@ function drawMoves(view, focus = null) {
   $("pass").onclick = () => act({ do: "pass" });
   take.disabled = $("pass").disabled = !view.turn;
   $("undo").disabled = view.moves === 0;
+  $("undo").closest(".row").hidden = view.over; // a finished game takes no move, nor takes one back
   drawScoreCard(view);
 }
 
@@ -408,7 +417,7 @@ function askUndo() {
 // Nothing left to undo: the focus to the board (moves) or the stage's entry (sheet), never to the page.
 function focusAfterUndo() {
   if (mode === "moves") focusBoard();
-  else document.querySelector("#stage-entry:not([hidden]) :is(input, button, select)")?.focus();
+  else focusEntry();
 }
 
 function render(data) {
@@ -418,13 +427,14 @@ function render(data) {
   const view = data.view;
   setNames(view.names);
   $("game-status").textContent = status(view);
-  if (mode === "moves") $("prices").textContent = prices(view);
+  if (mode === "moves") $("prices").textContent = view.over ? "" : prices(view); // nothing costs a thing now
   playersTable(view);
   if (unlocked && entryChanged) $("undo-confirm").hidden = true; // a question about a move no longer last
   if (unlocked && mode === "sheet") $("undo").disabled = !view.stages.length;
   if (mode === "moves") drawMoves(view);
   drawSheet(view);
   if (entryChanged) drawEntry(view);
+  if (view.over) showResult($("share-slot"), location.pathname);
 }
 
 render(await getJSON(root.dataset.gameApi));

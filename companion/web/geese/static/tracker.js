@@ -6,7 +6,8 @@
 import { errorText, postJSON } from "/static/js/api.js";
 import { follow } from "/static/js/follow.js";
 import { loadMessages, t } from "/static/js/i18n.js";
-import { redraw, rovingGrid, tabStop } from "/static/js/keys.js";
+import { focusLost, redraw, rovingGrid, tabStop } from "/static/js/keys.js";
+import { showResult } from "/static/js/result.js";
 import { cardName, chip, drawChosen, picker, pickerStop, rulesOf, same } from "./cards.js";
 
 await loadMessages();
@@ -129,6 +130,7 @@ function renderActions() {
 function renderOver() {
   $("game-over").hidden = !view.over;
   if (!view.over) return;
+  showResult($("share-slot"), $("share-slot").dataset.from);
   const totals = view.result.players;
   $("final-ranking").replaceChildren(...view.result.ranking.map((name, i) => {
     const li = document.createElement("li");
@@ -215,7 +217,8 @@ async function send(url, body, slot = "turn-error") {
     $(slot).textContent = errorText(answer.data);
     $(slot).scrollIntoView({ block: "nearest" });
   }
-  if (focused?.isConnected && document.activeElement === document.body) focused.focus();
+  // A button the turn turned off drops the focus: given back; the last turn hides them all: the result takes it.
+  if (focusLost()) (view.over ? $("over-title") : focused)?.focus();
   return answer.ok;
 }
 
