@@ -244,6 +244,9 @@ def test_a_whole_game_of_three_without_sixes(browser, demo, expect, shot, tmp_pa
                                                       "cards in the wintering ground")
     taps.tap(f'#picker button[data-card="{key(last)}"]')
     expect(keeper.locator("#next-turn")).to_have_text("Next turn: ann")
+    expect(keeper.locator("#lay-out")).to_be_hidden()  # the ground is full: no more setup cards
+    expect(keeper.locator('#ground tr[data-number="6"]')).to_have_count(0)  # no 6 among three players
+    expect(keeper.locator("#ground tr[data-number]")).to_have_count(5)
     assert_inside(keeper, "the 3-player tracker after setup")
 
     turns, moves = 0, []

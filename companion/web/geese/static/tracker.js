@@ -161,7 +161,7 @@ function renderTurn() {
   drawChosen($("chosen"), chosen, { onDrop: (i) => { chosen.splice(i, 1); render(); },
     emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
   renderTake();
-  $("lay-out").hidden = view.actions.length > 0;
+  $("lay-out").hidden = !settingUp(); // a full ground takes no more setup cards
   for (const button of document.querySelectorAll("#turn-panel button, #ground button")) button.disabled = sending;
 }
 
