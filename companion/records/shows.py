@@ -260,16 +260,17 @@ class Store:
         """Past shows, newest first (every one with `limit=None`); an ended show's `show_s` is its length in show
         time (its journal's last t)."""
         rows = self.database.read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (-1 if limit is None else limit,))
-        ended = [r["id"] for r in rows if r["ended"]]
-        lengths = {}
-        if ended:
-            marks = ",".join("?" * len(ended))
-            for last in self.database.read(
-                    "SELECT j.show_id, j.line FROM journal j JOIN (SELECT show_id, MAX(n) AS n FROM journal"
-                    f" WHERE show_id IN ({marks}) GROUP BY show_id) m ON j.show_id = m.show_id AND j.n = m.n",
-                    tuple(ended)):
-                lengths[last["show_id"]] = _line_t(last["line"])
+        lengths = self._lengths([r["id"] for r in rows if r["ended"]])
         return [{**_show_row(r), "show_s": lengths.get(r["id"])} for r in rows]
+
+    def _lengths(self, ended: list[int]) -> dict[int, float | None]:
+        """Each ended show's length in show time: its journal's last t."""
+        if not ended:
+            return {}
+        marks = ",".join("?" * len(ended))
+        return {last["show_id"]: _line_t(last["line"]) for last in self.database.read(
+            "SELECT j.show_id, j.line FROM journal j JOIN (SELECT show_id, MAX(n) AS n FROM journal"
+            f" WHERE show_id IN ({marks}) GROUP BY show_id) m ON j.show_id = m.show_id AND j.n = m.n", tuple(ended))}
 
     def each_show(self) -> Iterator[dict]:
         """Every show, oldest first, read in SQLite's batches as they are asked for (one read: one moment)."""
@@ -278,8 +279,11 @@ class Store:
                 yield _show_row(row)
 
     def show(self, show_id: int) -> dict | None:
+        """One show, with its `show_s` as `shows` gives it."""
         rows = self.database.read("SELECT * FROM shows WHERE id = ?", (show_id,))
-        return _show_row(rows[0]) if rows else None
+        if not rows:
+            return None
+        return {**_show_row(rows[0]), "show_s": self._lengths([show_id] if rows[0]["ended"] else []).get(show_id)}
 
     # ---- score pad and players -------------------------------------------
 
