@@ -164,7 +164,9 @@ function showTiming(timing) {
     row.querySelector(".median").textContent = seconds(timing.median?.[way]);
   }
   const state = timing.done ? "setup.timing_done" : timing.started ? "setup.timing_running" : "setup.timing_waiting";
-  document.getElementById("timing-state").textContent = t(state, { timer: timerName(timing.timer), n: timing.runs_each_way });
+  const told = timing.sensed || timing.done ? "" : "_tap"; // the player taps Turned as they turn the glass
+  document.getElementById("timing-state").textContent = t(state + told, { timer: timerName(timing.timer), n: timing.runs_each_way });
+  document.getElementById("timing-turn").hidden = timing.sensed || timing.done;
   timingSave.disabled = !timing.median;
 }
 
@@ -191,6 +193,25 @@ timingSave.addEventListener("click", async () => {
   } else {
     timingError.textContent = refusal(answer.data);
   }
+});
+
+document.getElementById("timing-turn").addEventListener("click", async () => {
+  timingError.textContent = "";
+  const answer = await postJSON("/api/setup/timing/turn");
+  if (answer.ok) showTiming(answer.data.timing);
+  else timingError.textContent = refusal(answer.data);
+});
+
+// Cancel: nothing kept; the focus back on the glass picker, where a new timing starts.
+document.getElementById("timing-cancel").addEventListener("click", async () => {
+  timingError.textContent = "";
+  const answer = await postJSON("/api/setup/timing/cancel");
+  if (!answer.ok) {
+    timingError.textContent = refusal(answer.data);
+    return;
+  }
+  showTiming(null);
+  document.getElementById("timing-timer").focus();
 });
 
 // ---- finishing -----------------------------------------------------------------------------
