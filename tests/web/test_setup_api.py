@@ -394,3 +394,21 @@ def test_the_setup_page_leads_to_the_tables_backup(client, table):
     page = client.get("/setup/").get_data(as_text=True)
     link = re.search(r'<a href="([^"]+)" id="backup-link">', page)[1]
     assert link == "/maintenance/" and client.get(link).status_code == 200
+
+
+def test_the_demos_setup_says_where_its_code_is_and_a_pin_left_blank_keeps_the_one_it_showed(tmp_path):
+    """In the demo the code and PIN are in the terminal alone; the page named the screen and the journal, and its
+    blank PIN field said nothing of what blank means."""
+    table = demo_table(tmp_path / "demo.sqlite3", pin="4321", config_path=tmp_path / "demo.sqlite3.demo.toml")
+    try:
+        client = create_app(table, testing=True).test_client()
+        page = client.get("/setup/").get_data(as_text=True)
+        assert "in the terminal that started it" in page
+        client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        enter(client, table)
+        settings = client.get("/setup/").get_data(as_text=True)
+        assert 'placeholder="unchanged"' in settings and "Left blank, the PIN stays the one" in settings
+        assert post(client, "/api/setup/settings", {"table": {"name": "Demo"}}).status_code == 200
+        assert table.door.pin == "4321" and post(client, "/api/setup/done").status_code == 200
+    finally:
+        table.stop()
