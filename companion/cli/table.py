@@ -9,6 +9,7 @@ from pathlib import Path
 from companion.cli.common import MOCK_HELP, Refusal, checked_option
 from companion.clock import MAX_SPEED, MIN_SPEED
 from companion.config import check_host, check_pin, check_port
+from companion import fields
 from companion.errors import BadInput
 
 ORDER = 10  # place in `companion --help`
@@ -164,13 +165,11 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
 
 def check_speed_option(text: str, name: str) -> float:
     """--speed: a number, in the show clock's range."""
-    from companion.table.timebase import check_speed
-
     try:
         value = float(text)
     except ValueError:
-        raise BadInput(name, f"expected a number, got {text[:20]!r}") from None
-    return check_speed(value)
+        value = text  # not a number: the reader says so
+    return fields.real(value, name, MIN_SPEED, MAX_SPEED)
 
 
 def register(sub) -> None:

@@ -106,8 +106,8 @@ def show_result(show: dict, players: list[str], words, ran_out: list[str] = (), 
     emoji = (SPARK + " " + STAR * stars + NO_STAR * (3 - stars)) if won else MISS + " " + NO_STAR * 3
     outcome = words("share.show_won", stars=stars) if won else words("share.show_lost")
     title = show["event_name"] + (" · " + words("start.challenge") if show.get("challenge") else "")
-    timers = ", ".join(f"{LOOKS[c]['symbol']} {words('timer.' + c)}" for c in ran_out)
-    runouts = [words("share.runouts", timers=timers)] if ran_out else []
+    runouts = [words("share.runouts", timers=words("join.sep").join(
+        f"{LOOKS[c]['symbol']} {words('timer.' + c)}" for c in ran_out))] if ran_out else []
     text = "\n".join([words("share.show_title", event=title), outcome, emoji, *runouts, words("share.hashtag")])
     minutes = _minutes(show.get("started"), show.get("ended"))
     names = players or ([show["start_player"]] if show.get("start_player") else [])

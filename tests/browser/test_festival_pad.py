@@ -101,7 +101,7 @@ def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expe
     page.context.clear_cookies()
     page.context.add_cookies([{"name": "lang", "value": "ja", "url": browser.url}])
     page.goto(f"{browser.url}scorepad")
-    expect(first.locator(".festival-progress")).to_have_text("3イベント中3成功・★6/9")
+    expect(first.locator(".festival-progress")).to_have_text("成功 3/3・★6/9")
     expect(page.locator("#next-event")).to_contain_text("イベント1 · トレーニング")
     shot(page, "festival-pad")
 

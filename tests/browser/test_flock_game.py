@@ -138,6 +138,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, demo
                    if game.board[r][c] and game.board[r][c]["owner"] == other)
     cell(page, foreign).click()
     expect(page.locator("#move-error")).to_contain_text("cannot fly now")
+    expect(page.locator("#move-error")).to_have_text(re.compile(r"^[A-Z]"))  # a sentence, whatever bird it names
     seen(page, expect, page.locator("#move-error"), "another player's bird refused")
 
     # The first tap lights up exactly the legal targets, those only a movement card reaches marked apart

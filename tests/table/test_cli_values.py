@@ -10,7 +10,7 @@ from companion.config import load_config
     (["--port", "99999"], "argument --port: 99999 is out of range (1-65535)"),
     (["--host", "999.1.1.1"], "argument --host: '999.1.1.1' is not an IP address or host name"),
     (["--pin", "\u0661\u0662\u0663\u0664"], "argument --pin: expected 4 to 8 digits (0-9)"),
-    (["--speed", "nan"], "argument --speed: nan is out of range (0.1-100)"),
+    (["--speed", "nan"], "argument --speed: expected a number, got nan"),
     (["--speed", "-1"], "argument --speed: -1 is out of range (0.1-100)"),
     (["--speed", "0"], "argument --speed: 0 is out of range (0.1-100)"),
     (["--speed", "fast"], "argument --speed: expected a number, got 'fast'"),

@@ -65,7 +65,8 @@ def show(show_id: int):
     record = kept.show_record(show_id)
     if record is None:
         abort(404, translate("shows.unknown", id=show_id))
-    labels = {key: translate(f"timer.{key}" if key in COLOURS else f"timeline.{key}") for key in LABELS}
+    labels = {key: translate(key if "." in key else f"timer.{key}" if key in COLOURS else f"timeline.{key}")
+              for key in LABELS}
     try:
         svg, problem = timeline_svg(kept.show_log(show_id), labels), None
     except BadInput as e:  # a damaged journal still gets its page, with the reason

@@ -2,7 +2,7 @@
 
 import { getJSON, postJSON } from "/static/js/api.js";
 import { follow } from "/static/js/follow.js";
-import { loadMessages, t } from "/static/js/i18n.js";
+import { aside, listed, loadMessages, sentence, t } from "/static/js/i18n.js";
 import { announce, focusLost, redraw, tabStop } from "/static/js/keys.js";
 import { showResult } from "/static/js/result.js";
 
@@ -25,7 +25,7 @@ const $ = (id) => document.getElementById(id);
 // (role="alert" says it too).
 function refuse(text) {
   const slot = $("move-error");
-  slot.textContent = text;
+  slot.textContent = sentence(text);
   if (text) slot.scrollIntoView({ block: "nearest" });
 }
 
@@ -71,7 +71,7 @@ const act = (action) => send("actions", { action });
 
 function status(view) {
   if (view.over) {
-    const names = view.winners.map(playerLabel).join(", ");
+    const names = listed(view.winners.map(playerLabel));
     return t(`flock.winner.${view.tie_break}`, { names });
   }
   if (mode === "sheet") return t("flock.sheet.next", { n: view.stage });
@@ -235,7 +235,7 @@ function addChoices(view, col) {
     const pick = document.createElement("select");
     pick.setAttribute("aria-label", t("flock.card.favourite_pick"));
     view.deck_birds.forEach(({ bird, count }, i) => {
-      const option = el("option", `${birdName(bird)} (${count})`);
+      const option = el("option", aside(birdName(bird), count));
       option.value = i;
       pick.append(option);
     });
@@ -402,9 +402,9 @@ function lastMove(view) {
   else if (action.do === "add") what = t(`flock.action.add_${action.at ?? "front"}`);
   else if (action.do === "land") what = t("flock.game.land");
   else what = t(`flock.action.${action.do}`);
-  if (action.from && action.to) what += `, ${where(...action.from)} ↔ ${where(...action.to)}`;
-  else if (Number.isInteger(inner.col)) what += `, ${t("flock.undo.column", { col: inner.col + 1 })}`;
-  const who = view.last_mover ? `${playerLabel(view.last_mover)}: ` : "";
+  if (action.from && action.to) what = listed([what, `${where(...action.from)} ↔ ${where(...action.to)}`]);
+  else if (Number.isInteger(inner.col)) what = listed([what, t("flock.undo.column", { col: inner.col + 1 })]);
+  const who = view.last_mover ? `${playerLabel(view.last_mover)}${t("join.colon")}` : "";
   return t("flock.undo.move", { n: view.moves, move: `${who}${what}` });
 }
 

@@ -16,6 +16,15 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (slot, name) => (name in params ? String(params[name]) : slot));
 }
 
+// Items joined as the page's language lists them ("a, b"; "a、b"): a sentence built of parts takes its joiners
+// (join.sep, join.colon, join.open, join.close) from the catalog, never from code.
+export const listed = (items) => items.join(t("join.sep"));
+export const aside = (text, note) => `${text}${t("join.open")}${note}${t("join.close")}`;
+
+// A refusal as a sentence: its first letter a capital, whatever word its message opens with ("Female red kite
+// cannot fly now"); a script without case (Japanese) is left as it is.
+export const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
 // Whether the catalog has a message for `key`.
 export function known(key) {
   return key in messages;
