@@ -6,7 +6,11 @@ to phones (the route list is read from the app, so a new page cannot be left
 out) and fails, naming the page, on:
 - a page wider than the phone (it would scroll sideways);
 - in Japanese, an English word outside a short list of names, or a word the
-  glossary rules out;
+  glossary rules out; ASCII punctuation (`,` `:` `(` `)`) beside Japanese text, or a
+  space between a Japanese word and a player's name put into a sentence (the
+  catalogue's own joiners, 、：（）, go there);
+- unlocked, a game whose board is not all on the first screen (every move would
+  need a scroll);
 and, after a refusal tapped on the pages that take input, on a message outside
 the phone's screen or focus dropped on the page's body.
 """
@@ -46,6 +50,30 @@ MACHINE_VALUE = re.compile(r"(?:\w+://|(?<![\w.])/)[^\s）)、。]*"  # an addre
                            r"|\b[a-z]+-\d+\b|\btraining\b")  # a record's id as typed (event-04, the training event's)
 TITLES = ["Über den Wolken", "JSON Lines"]  # a box's own title, a format's name
 PLAYERS = ["はな", "そら", "うみ", "もり"]  # the players the test enters: Japanese names, so none is an English word
+JAPANESE = r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e「」、。・]"
+ASCII_JOINER = re.compile(rf"{JAPANESE}[ ]?[,:()]|[,:()][ ]?{JAPANESE}")  # "あき, ゆう", "ゲーム 5: あき"
+FORMULA = re.compile(r"\b[a-z]\([a-z]\)")  # the rules' own arithmetic: w(n)
+NAME_SPACED = re.compile(rf"{JAPANESE} (?:{'|'.join(PLAYERS)})|(?:{'|'.join(PLAYERS)}) {JAPANESE}")  # "はな の勝ち"
+BOARDS = {"flock": "#game-board"}  # a game's board a move is tapped on: all of it on the first screen
+WHOLE = ["ハイイロガン", "アカトビ", "アマツバメ"]  # words a narrow cell must not break inside
+# Each of `words` laid out on more than one line somewhere on the page: a word broken inside.
+BROKEN = r"""(words) => {
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of words) {
+      for (let at = node.data.indexOf(word); at >= 0; at = node.data.indexOf(word, at + 1)) {
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + word.length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(word);
+      }
+    }
+  }
+  return broken;
+}"""
+PRICE = re.compile(r"\d+[ \u00a0]?●")  # a price: its number and its cube on one line
 
 VISIBLE_TEXT = """() => {
   const skip = (el) => el.closest("script, style, code, kbd, samp, [translate=no], [lang=en], .visually-hidden");
@@ -158,7 +186,7 @@ def in_use(table):
     api(url, "/api/show/start", {"event": "training"})
     api(url, "/api/show/abort", {})  # on the records: the first show
     api(url, "/api/show/start", {"event": "training"})  # running while the pages are walked
-    flock = api(url, "/api/flock/games", {"players": ["crane", "kite"], "seed": 5})
+    flock = api(url, "/api/flock/games", {"players": ["crane", "goose"], "seed": 5})
     geese = api(url, "/api/geese/games", {"players": PLAYERS})
     return demo, {"show": 1, "flock": flock["id"], "geese": geese["id"], "pair": "ABCDEFGH"}
 
@@ -193,7 +221,7 @@ def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang,
     page = phone_in(demo, lang)
     if unlocked:
         unlock(page, demo.url, "/")
-    allowed = LATIN_NAMES | {"crane", "kite"}  # the flock's players are named by their colours' birds
+    allowed = LATIN_NAMES | {"crane", "goose"}  # the flock's players are named by their colours' birds
     faults = []
     for rule in list(PAGES) + [MISSING_PAGE]:
         path = page_path(rule, records) if rule in PAGES else rule
@@ -206,6 +234,18 @@ def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang,
             if english:
                 faults.append(f"{path}: English on a Japanese page: {english[:12]}")
             faults += [f"{path}: {word}" for word in GLOSSARY.ruled_out(text, games_of(path))]
+            faults += [f"{path}: ASCII punctuation in Japanese: {line.strip()[:60]!r}"
+                       for line in text.splitlines() if ASCII_JOINER.search(FORMULA.sub("", MACHINE_VALUE.sub("", line)))]
+            faults += [f"{path}: a space beside a name: {line.strip()[:60]!r}"
+                       for line in text.splitlines() if NAME_SPACED.search(line)]
+            faults += [f"{path}: {word} broken inside" for word in page.evaluate(BROKEN, WHOLE)]
+        prices = page.evaluate(BROKEN, sorted(set(PRICE.findall(page.evaluate("document.body.innerText")))))
+        faults += [f"{path}: the price {price!r} broken" for price in prices]
+        board = BOARDS.get(PAGES.get(rule))
+        if unlocked and board:
+            bottom = page.evaluate(f"document.querySelector({board!r}).getBoundingClientRect().bottom")
+            if bottom > PHONE["height"]:
+                faults.append(f"{path}: the board ends {bottom:.0f} px down a {PHONE['height']} px screen")
     assert faults == [], f"{lang}, {'unlocked' if unlocked else 'locked'}:\n" + "\n".join(faults)
 
 

@@ -157,7 +157,8 @@ def test_a_shows_two_lengths_are_each_named_for_their_clock(client, table, clock
     table.pump()
     client.post("/api/show/abort", headers=PIN)
     listed = client.get("/shows").get_data(as_text=True)
-    assert '<th scope="col">Length (show clock)</th>' in listed and "<td>0:45</td>" in listed
+    assert '<th scope="col">Length</th>' in listed and "<td>0:45</td>" in listed
+    assert "Length: on the show&#39;s own clock" in listed
     page = client.get("/shows/1").get_data(as_text=True)
     assert "<dt>Length (show clock)</dt><dd>0:45</dd>" in page
     assert "<dt>Length (table&#39;s clock)</dt><dd>0:45</dd>" in page
