@@ -12,7 +12,9 @@ out) and fails, naming the page, on:
 - unlocked, a game whose board is not all on the first screen (every move would
   need a scroll);
 and, after a refusal tapped on the pages that take input, on a message outside
-the phone's screen or focus dropped on the page's body.
+the phone's screen or focus dropped on the page's body; and after a tap that
+takes its own control away (the Pass that ends a stage, the Land that ends the
+game), on focus dropped on the page's body, or no result to share on that phone.
 """
 
 import importlib.util
@@ -102,6 +104,13 @@ SHOWN_MESSAGES = """() => [...document.querySelectorAll("[role=alert], .error, [
                  return { text: el.textContent.trim().slice(0, 60), top: b.top, bottom: b.bottom }; })"""
 
 FOCUS = "() => document.activeElement === document.body || document.activeElement === null"
+# The focus lost once the browser has drawn the change (it moves a focus off a control turned off or hidden only
+# then): on the body, or on a control that is off or out of sight.
+LOST_AFTER_A_FRAME = """async () => {
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const active = document.activeElement;
+  return !active || active === document.body || active.disabled === true || !active.checkVisibility();
+}"""
 
 # A page is read once its scripts have their answers: every fetch answered, every live stream's first
 # state in (a stream never ends, so the browser's own "network idle" never comes on a live page).
@@ -295,3 +304,57 @@ def test_a_refusal_is_seen_on_the_screen_and_keeps_the_focus(table, phone_in, ex
     except PlaywrightTimeout:
         raise AssertionError(f"{refusal}: the focus fell to the page's body") from None
     assert page.evaluate(OUTSIDE) == []
+
+
+# ---- after an action that takes its own control away: the focus stays on the page's parts ------------------
+
+def last_pass_left(url: str, game_id: int, game, stages: int) -> None:
+    """Play `game` through the API to the last Pass of stage `stages`: one tap on the page then ends it."""
+    import copy
+
+    from .plays import NEST
+
+    while True:
+        if game.turn is None:
+            action = {"do": "land", "nest": NEST}
+        else:
+            trial = copy.deepcopy(game)
+            trial.apply({"do": "pass"})
+            if trial.turn is None and len(game.view()["stages"]) + 1 == stages:
+                return
+            action = {"do": "pass"}
+        api(url, f"/api/flock/games/{game_id}/actions", {"action": action})
+        game.apply(action)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_stage_or_a_game_that_ends_on_a_tap_leaves_the_focus_on_the_page_not_its_body(table, phone_in, lang):
+    """The Pass that ends a stage and the Land that ends the game go away with it: the focus went to <body>."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    from companion.flock.game import Game
+
+    page = phone_in(table, lang)
+    unlock(page, table.url, "/")
+    faults = []
+    for stages, tap in ((1, "#pass"), (3, "#stage-entry .score-stage")):
+        game_id = api(table.url, "/api/flock/games", {"players": ["crane", "goose"], "seed": 5})["id"]
+        game = Game(["crane", "goose"], 5)
+        last_pass_left(table.url, game_id, game, stages)
+        if stages == 3:  # the last stage's passes too: the tap is its Land
+            api(table.url, f"/api/flock/games/{game_id}/actions", {"action": {"do": "pass"}})
+        page.goto(f"{table.url}flock/games/{game_id}")
+        page.wait_for_function(SETTLED)
+        if stages == 3:
+            page.fill("#stage-entry .nest-points", "3, 7, 11, 14, 16")
+            page.fill("#stage-entry .nest-pair", "3")
+        page.click(tap)
+        page.wait_for_function("() => !document.querySelector('#flock[aria-busy]')")
+        if stages == 3:  # the game's end brings its result to share: the focus may go there once it is in
+            try:
+                page.wait_for_selector("#share-button:enabled", timeout=10_000)
+            except PlaywrightTimeout:
+                faults.append("the game's end: no result to share on the phone that ended it")
+        if page.evaluate(LOST_AFTER_A_FRAME):
+            faults.append(f"{tap} ending stage {stages}: the focus fell to the page's body")
+    assert faults == [], f"{lang}: {faults}"
