@@ -45,3 +45,44 @@ def test_the_scripting_example_plays_a_three_star_win(capsys):
     printed = capsys.readouterr().out.strip()
     assert printed.startswith("win with 3 stars at ")
     assert printed in (ROOT / "docs" / "scripting.md").read_text()
+
+
+def quoted_commands():
+    """Every `companion …` command and `python FILE` quoted in a shell block of the README, docs/ and hw/ (both
+    languages), as (document, the command's words)."""
+    import shlex
+
+    for path in [ROOT / "README.md", ROOT / "README.ja.md", *sorted((ROOT / "docs").glob("*.md")),
+                 *sorted((ROOT / "hw").glob("*.md"))]:
+        for block in sh_blocks(path):
+            for line in block.replace("\\\n", " ").splitlines():
+                for part in re.split(r"&&|\|\||;|\|", line.split(" #")[0]):
+                    try:
+                        words = shlex.split(part)
+                    except ValueError:  # a quote that runs over into the next part: not a command of ours
+                        continue
+                    while words and (words[0] in ("sudo", "exec") or re.fullmatch(r"[A-Z_]+=\S*", words[0])):
+                        words = words[1:]
+                    if words and (words[0] == "companion" or words[0].endswith("/companion")
+                                  or words[0] in ("python", "python3") and words[1:2] and words[1].endswith(".py")):
+                        yield path.relative_to(ROOT), words
+
+
+def test_every_command_the_docs_quote_is_one_the_program_takes():
+    """A command a reader copies from the docs names a real subcommand with real options, and a script that is
+    there: each is parsed by the program's own parser (nothing runs)."""
+    from companion.cli import build_parser
+
+    parser = build_parser()
+    wrong = []
+    for doc, words in quoted_commands():
+        if words[0].startswith("python"):
+            if not (ROOT / words[1]).exists():
+                wrong.append(f"{doc}: {' '.join(words)}: no such file")
+            continue
+        try:
+            parser.parse_args(words[1:])
+        except SystemExit as e:
+            if e.code:
+                wrong.append(f"{doc}: {' '.join(words)}")
+    assert wrong == []
