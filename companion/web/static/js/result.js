@@ -5,9 +5,13 @@
 import { focusLost } from "./keys.js";
 
 export async function showResult(slot, url) {
-  if (slot.childElementCount) return;
-  const answer = await fetch(url);
-  if (!answer.ok) return;
+  if (slot.childElementCount || slot.dataset.asked) return; // a page draws often: the result is asked for once
+  slot.dataset.asked = "yes";
+  const answer = await fetch(url).catch(() => null);
+  if (!answer?.ok) {
+    delete slot.dataset.asked; // asked again at the next change
+    return;
+  }
   const found = new DOMParser().parseFromString(await answer.text(), "text/html").getElementById("share-slot");
   if (!found?.childElementCount || slot.childElementCount) return;
   slot.replaceChildren(...[...found.children].filter((part) => part.tagName !== "SCRIPT"));
