@@ -25,6 +25,7 @@ import pytest
 
 from .conftest import PHONE, SPEED, api, unlock
 from .layout import OUTSIDE
+from .plays import finished_flock_game, finished_geese_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,6 +44,9 @@ NOT_FOR_PHONES = {
     "/maintenance/backup.tar.gz": "a download, not a page",
 }
 MISSING_PAGE = "/no-such-page"  # the error page, in the phone's language
+# The games' pages once a game is over (its winner named in a sentence, its result to share), walked as well.
+OVER = {"/flock/games/<int:game_id>": "flock_over", "/geese/games/<int:game_id>": "geese_over",
+        "/geese/games/<int:game_id>/score": "geese_over"}
 
 # Names a Japanese page may show in Latin letters: units and standards, never words of a sentence.
 LATIN_NAMES = {"PIN", "GPIO", "LED", "QR", "Wi-Fi", "BG", "Stats", "MQTT", "URL", "ID", "SPI", "PWM",
@@ -197,7 +201,21 @@ def in_use(table):
     api(url, "/api/show/start", {"event": "training"})  # running while the pages are walked
     flock = api(url, "/api/flock/games", {"players": ["crane", "goose"], "seed": 5})
     geese = api(url, "/api/geese/games", {"players": PLAYERS})
-    return demo, {"show": 1, "flock": flock["id"], "geese": geese["id"], "pair": "ABCDEFGH"}
+    over = {"flock_over": finished_flock_game(Client(url), ["crane", "goose"], 5),
+            "geese_over": finished_geese_game(Client(url), PLAYERS)}
+    return demo, {"show": 1, "flock": flock["id"], "geese": geese["id"], "pair": "ABCDEFGH", **over}
+
+
+class Client:
+    """The table at `url` as the games' helpers post to it (plays.py): each POST's JSON answer, with the PIN."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def post(self, path: str, json: dict, headers=None):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(status_code=200, json=api(self.url, path, json))
 
 
 def page_path(rule: str, records: dict) -> str:
@@ -232,7 +250,8 @@ def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang,
         unlock(page, demo.url, "/")
     allowed = LATIN_NAMES | {"crane", "goose"}  # the flock's players are named by their colours' birds
     faults = []
-    for rule in list(PAGES) + [MISSING_PAGE]:
+    over = [re.sub(r"<[^>]+>", str(records[need]), rule) for rule, need in OVER.items()]
+    for rule in list(PAGES) + over + [MISSING_PAGE]:
         path = page_path(rule, records) if rule in PAGES else rule
         page.goto(demo.url.rstrip("/") + path)
         page.wait_for_function(SETTLED)

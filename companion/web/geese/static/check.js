@@ -24,7 +24,7 @@ function wintering() {
 function group(m) {
   const li = document.createElement("li");
   li.dataset.value = String(m.value);
-  li.append(`${t("geese.sheet.as_value", { value: m.value })}: `, ...m.cards_list.map((c) => chip(c)), ` ${arithmetic(m)}`);
+  li.append(`${t("geese.sheet.as_value", { value: m.value })}${t("join.colon")}`, ...m.cards_list.map((c) => chip(c)), ` ${arithmetic(m)}`);
   return li;
 }
 

@@ -107,7 +107,7 @@ function renderTotals() {
   }
   $("vp-log").replaceChildren(...view.log.map((entry) => {
     const li = document.createElement("li");
-    li.append(`${t("geese.turn_no", { n: entry.action + 1 })} ${entry.player}: `, chip(entry.card),
+    li.append(`${t("geese.turn_no", { n: entry.action + 1 })} ${entry.player}${t("join.colon")}`, chip(entry.card),
       ` → ${t("geese.vp.earned", { vp: entry.vp })}`);
     return li;
   }));
@@ -116,7 +116,7 @@ function renderTotals() {
 function renderActions() {
   $("actions").replaceChildren(...view.actions.map((action, i) => {
     const li = document.createElement("li");
-    li.append(`${t("geese.turn_no", { n: i + 1 })} ${action.player}: `);
+    li.append(`${t("geese.turn_no", { n: i + 1 })} ${action.player}${t("join.colon")}`);
     if (action.arrive) {
       li.append(t("geese.actions.arrive"), " ", ...action.arrive.map((c) => chip(c)));
       if (action.take) li.append(` ${t("geese.actions.take")} `, chip(action.take));
