@@ -37,7 +37,7 @@ def at(field: str, key) -> str:
     """The path of `key` inside `field`: `at("card", "n")` is "card.n", `at("players", 2)` is "players[2]"."""
     if isinstance(key, int):
         return f"{field}[{key}]"
-    return f"{field}.{key}" if field else str(key)
+    return f"{field}.{key}" if field and key != "" else field or str(key)  # the whole of `field`: its own name
 
 
 def shown(value) -> str:

@@ -4,6 +4,8 @@ import argparse
 
 from companion.errors import BadInput, printable
 
+MOCK_HELP = "use mock pins (no GPIO needed)"  # every command that can run without the GPIO says so alike
+
 
 class Refusal(Exception):
     """The command cannot go on; the message says why in one line (exit status `code`)."""

@@ -149,14 +149,16 @@ class FlockKind:
         return shown
 
     def summary(self, game: dict) -> dict:
-        """A saved game as the list of games shows it: who played, when, and the result once it is over."""
+        """A saved game as the list of games shows it: who played, who started, when, and the result once it is over."""
         state = game["state"]
         shown = self.view(state)
         totals = shown.get("scores", shown.get("totals", {}))
+        laid = setup(state["players"], random.Random(state["seed"]), state.get("movement_set", DEFAULT_MOVEMENT_SET))
         return {"id": game["id"], "version": game["version"], "mode": state["mode"], "players": state["players"],
                 "names": shown["names"],
                 "updated": game["updated"], "over": shown["over"], "totals": totals,
-                "winners": shown.get("winners", []), "stage": shown.get("stage")}
+                "winners": shown.get("winners", []), "stage": shown.get("stage"),
+                "start": laid["start_player"]}  # who the setup named to start the game
 
     def export_rows(self, game: dict) -> list[list]:
         """A game's scores as CSV rows: a header, then one row a player, most points first."""

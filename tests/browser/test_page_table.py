@@ -249,7 +249,7 @@ def test_japanese_labels_never_break_mid_word(serve, phone, expect, shot, tmp_pa
     unlock(page, expect)
     api(served.url, "/api/show/start", {"event": "training"})
     expect(page.locator("#show-title")).to_have_text("トレーニング")
-    expect(page.locator("#countdown li.button")).to_have_text("ボタン")
+    expect(page.locator("#countdown li.button")).to_have_text("ボタンスペース")
     assert one_line_each(page, "nav a, .timer h2, .timer .flip, #countdown li, .tokens li, #abort, #mute") == []
     styles = page.evaluate("""() => ['nav a', 'button', 'label', 'summary'].map((s) =>
         getComputedStyle(document.querySelector(s)).wordBreak)""")

@@ -120,8 +120,13 @@ def test_no_glass_reads_running_low_once_the_show_is_over(table, clock, mosquitt
             table.pump()
         over = last_state(watcher, lambda state: state["outcome"] == ending)
         assert render(BY_ID["outcome"]["value_template"], over) == ending
-        # The last state still holds a glass as it stood: running, with less sand on top than the warning.
-        assert any(t["state"] == "running" and t["top_s"] <= over["warn_lead_s"] for t in over["timers"].values())
+        # The last state still holds the glasses as they stood: running, and (a loss) one with less sand on top
+        # than the warning (run dry: empty, never "running" with 0 s on top).
+        timers = over["timers"].values()
+        assert any(t["state"] == "running" for t in timers)
+        if ending == "loss":
+            assert any(t["state"] == "empty" and t["top_s"] <= over["warn_lead_s"] for t in timers)
+            assert not any(t["state"] == "running" and t["top_s"] == 0 for t in timers)
         assert [render(BY_ID[low]["value_template"], over) for low in LOW] == ["OFF"] * len(LOW)
 
         table.desk.abort()  # dismissed: nothing was aborted, the table is idle

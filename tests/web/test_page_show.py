@@ -16,7 +16,7 @@ from companion.records import Store
 from companion.table import Table
 from companion.web.i18n import catalog
 from companion.web.looks import SOUNDS
-from companion.web.shows.pages import lasted
+from companion.web.shows.pages import lasted, lasted_at_table
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
@@ -68,7 +68,7 @@ def test_the_japanese_words_are_the_japanese_editions(client):
     japanese = catalog("ja")
     every = " ".join(japanese.values())
     assert "スカイロケット" in every and "スカイロケッツ" not in every
-    assert japanese["countdown.button"] == "ボタン"  # the last space of the countdown track, as the rules name it
+    assert japanese["countdown.button"] == "ボタンスペース"  # the last space of the countdown track, as the rules name it
     assert "ボタンスペース" in japanese["happening.button"] and "観衆トークン" in japanese["tokens.title"]
     english = catalog("en")
     assert set(english) == set(japanese)
@@ -139,7 +139,23 @@ def test_past_shows_are_numbered_with_duration_outcome_and_a_time_for_the_phones
 
 def test_a_show_still_running_has_no_duration():
     assert lasted({"started": "2025-05-04T19:30:00Z", "ended": None}) == "–"
-    assert lasted({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T20:31:02Z"}) == "61:02"
+    assert lasted_at_table({"started": "2025-05-04T19:30:00Z", "ended": None}) == "–"
+    assert lasted_at_table({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T20:31:02Z"}) == "61:02"
+
+
+def test_a_shows_two_lengths_are_each_named_for_their_clock(client, table, clock):
+    """The list gave one length and the show's page another under the same word: one was the show's own clock,
+    the other the table's. Each is named for the clock it counts."""
+    client.post("/api/show/start", json={"event": "training"}, headers=PIN)
+    clock.advance(45)
+    table.pump()
+    client.post("/api/show/abort", headers=PIN)
+    listed = client.get("/shows").get_data(as_text=True)
+    assert '<th scope="col">Length</th>' in listed and "<td>0:45</td>" in listed
+    assert "Length: on the show&#39;s own clock" in listed
+    page = client.get("/shows/1").get_data(as_text=True)
+    assert "<dt>Length (show clock)</dt><dd>0:45</dd>" in page
+    assert "<dt>Length (table&#39;s clock)</dt><dd>0:45</dd>" in page
 
 
 # ---- laying a glass down from the page ----------------------------------------------------

@@ -46,7 +46,7 @@ def test_the_shared_result_names_each_glass_that_ran_out_by_symbol_and_name(play
     _table, runouts = played
     client.get(f"/lang/{lang}?next=/")
     text = client.get("/api/shows/1/result").json["text"]
-    timers = ", ".join(f"{LOOKS[c]['symbol']} {NAMES[lang][c]}" for c in runouts)
+    timers = {"en": ", ", "ja": "、"}[lang].join(f"{LOOKS[c]['symbol']} {NAMES[lang][c]}" for c in runouts)
     assert len(runouts) == 3
     assert ({"en": "Ran out: ", "ja": "砂切れ："}[lang] + timers) in text.splitlines()
     assert timers in client.get("/shows/1").get_data(as_text=True)  # the result card on the page says the same
