@@ -34,6 +34,7 @@ BUZZER = PINOUT["buzzer"]["pin"]
 MOSI, SCLK, CE0 = PINOUT["strip"]["spi_mosi"], 11, 8  # SPI0's clock and first chip select on every Pi
 WAIT_S = 90  # the longest a player's view may take to show a settled change, on a loaded emulated guest
 START_WINDOW_S = 2.0
+CHATTER_MS = 40  # how long a ball switch bounces as the glass turns
 STRIP_TRACE_KB = 4096  # per CPU: the newest dozen frames of the strip, at three events a bit
 
 # Short glasses, so a whole show fits in half a minute: red (the countdown, on its last space) 23 s, orange 31 s.
@@ -285,23 +286,23 @@ def test_a_whole_show_on_the_pins_start_flips_a_run_out_and_a_win(pi):
         status, show = api(pi, "POST", "/api/show/start", {"event": EVENT})
         assert status == 201, show
         # Within the start window a glass turned is the table being set up: the log says so, the phones see none.
-        stand(pi, {"yellow": "b_up"}, chatter_ms=20, seed=1)
+        stand(pi, {"yellow": "b_up"}, chatter_ms=CHATTER_MS, seed=1)
         until_show_time(pi, START_WINDOW_S + 0.5)
         assert "yellow seen b_up within the start window" in journal(pi)
 
-        stand(pi, {"orange": "b_up"}, chatter_ms=20, seed=2)  # flipped with a few seconds in its lower bulb
+        stand(pi, {"orange": "b_up"}, chatter_ms=CHATTER_MS, seed=2)  # flipped with a few seconds in its lower bulb
         flipped = stream.wait_for("orange flipped", lambda s: glass(s, "orange").get("pose") == "b_up")
         assert flipped["timers"]["orange"]["top_s"] < 10
-        stand(pi, {"green": "a_up"}, chatter_ms=20, seed=3)
+        stand(pi, {"green": "a_up"}, chatter_ms=CHATTER_MS, seed=3)
         stream.wait_for("green stood up and running", lambda s: glass(s, "green").get("state") == "running")
 
         ran_out = stream.wait_for("orange's run-out", lambda s: s.get("crowd_tokens_turned") == 1)
         assert [r["timer"] for r in ran_out["runouts"]] == ["orange"]
-        stand(pi, {"orange": "a_up"}, chatter_ms=20, seed=4)  # the player who noticed turns it at once
+        stand(pi, {"orange": "a_up"}, chatter_ms=CHATTER_MS, seed=4)  # the player who noticed turns it at once
         stream.wait_for("orange turned again", lambda s: glass(s, "orange").get("state") == "running")
 
         until_show_time(pi, 23.5)  # red, the countdown, is empty: only an empty countdown may be turned
-        stand(pi, {"red": "b_up"}, chatter_ms=20, seed=5)
+        stand(pi, {"red": "b_up"}, chatter_ms=CHATTER_MS, seed=5)
         won = stream.wait_for("the win", lambda s: s["outcome"] != "running")
     finally:
         stream.close()
