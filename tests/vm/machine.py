@@ -112,6 +112,11 @@ class VirtualPi:
         """Set switches (line: closed), each bouncing for `chatter_ms` first, as a ball switch does."""
         self.call("move", lines={str(line): closed for line, closed in lines.items()}, chatter_ms=chatter_ms, seed=seed)
 
+    def steps(self, sequence: list[tuple[dict[int, bool], float]]) -> None:
+        """Set switches step by step, each step's levels (line: closed) held its ms, timed inside the machine."""
+        self.call("steps", steps=[{"lines": {str(line): closed for line, closed in lines.items()}, "ms": ms}
+                                  for lines, ms in sequence])
+
     def press(self, line: int, held_ms: float, chatter_ms: float = 0, seed: int = 0) -> None:
         """Press a button for `held_ms` and let it go, timed inside the machine."""
         self.call("press", line=line, held_ms=held_ms, chatter_ms=chatter_ms, seed=seed)
