@@ -22,7 +22,7 @@ class Bench:
     def wiring(self) -> dict:
         """Every glass as its sensors read it now, the hub as last heard, the strip's parts, the buzzer."""
         config, rig = self._configured.now, self._fitted.rig
-        return {"glasses": wiring.glasses(rig), "hub": wiring.hub_status(rig),
+        return {"glasses": wiring.glasses(rig), **wiring.statuses(rig),
                 "strip": [_part(i, name, leds, colour) for i, (name, leds, colour)
                           in enumerate(wiring.strip_parts(rig.layout))] if config.strip.enabled else None,
                 "buzzer": {"pin": config.buzzer.pin} if config.buzzer.enabled else None}
