@@ -77,6 +77,7 @@ class Config:
     buzzer: BuzzerConfig = BuzzerConfig()
     web: WebConfig = WebConfig()
     hub: HubConfig | None = None  # the serial sensor hub, if the table has one
+    sensor_sections: dict = field(default_factory=dict)  # any other kind of source's section, by its name
     mqtt: mqtt_settings.BrokerSettings | None = None  # no [mqtt]: the table joins no broker
     mock_pins: bool = False  # no GPIO needed: glasses turned from the page (a service tried before the wiring)
     name: str = ""  # the table's name, for its pages and its screen ("" : none given)
@@ -199,7 +200,7 @@ def parse_config(data: dict, path: Path | None) -> Config:
         buzzer=sections.owned("buzzer", BuzzerConfig.read),
         web=sections.owned("web", _web),
         mqtt=sections.owned("mqtt", mqtt_settings.read),
-        **sensors.sensor_settings(sections),
+        **_sensor_fields(sections),
     )
     for s in (sections, table, nominal_section):
         s.done()
@@ -207,6 +208,13 @@ def parse_config(data: dict, path: Path | None) -> Config:
     for kind in sensors.kinds():
         kind.check_config(config, [c for c, t in timers.items() if t.source == kind.name])
     return config
+
+
+def _sensor_fields(sections) -> dict:
+    """Each kind of source's section, read by its own module: in a field of its own, or in `sensor_sections`."""
+    read = sensors.sensor_settings(sections)
+    own = {name: settings for name, settings in read.items() if name in Config.__dataclass_fields__}
+    return {**own, "sensor_sections": {name: settings for name, settings in read.items() if name not in own}}
 
 
 def _timers(section: "Section", nominal: dict[str, float]) -> dict[str, TimerConfig]:

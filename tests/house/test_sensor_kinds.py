@@ -59,3 +59,45 @@ def test_every_kind_registers_its_own_section():
     """Each kind reads a section of its own, so a kind's settings are never another's."""
     sections = [kind.section for kind in sensors.kinds()]
     assert sorted(sections) == sorted(set(sections)) and sensors.names() == ("tilt", "hub", "emulated")
+
+
+def test_a_new_kind_is_one_module(monkeypatch):
+    """A kind registered with its section, its sources and its words is read, opened and described by the
+    config, the rig and the wiring check, with nothing else changed."""
+    from companion.config import parse_config
+    from companion.hardware.mock import mock_pin_factory
+    from companion.table import wiring
+    from companion.table.rig import Rig
+
+    class Beam:
+        def __init__(self, colour, gain):
+            self.device, self.gain = colour, gain
+
+        def take(self, item): pass
+
+        def update(self, t): return []
+
+        def next_due(self): return None
+
+        def close(self): pass
+
+    def read(section):
+        return {"gain": section.number("gain", 1, 1, 10)}
+
+    def open_beams(rig, colours, sink, clock):
+        gain = sensors.settings_of(rig.config, sensors.kind("beam"))["gain"]
+        rig.sources.update({colour: Beam(colour, gain) for colour in colours})
+
+    beam = sensors.SensorKind("beam", rank=3, physical=True, section="beam", read=read, open=open_beams,
+                              describe=lambda rig, colour, glass: glass.update(pose="a_up"),
+                              readout=lambda glass: ("(beam)", f"pose {glass['pose']}"), on_gpio=False)
+    sensors.kinds()
+    monkeypatch.setattr(sensors, "_KINDS", {**sensors._KINDS})
+    sensors.register(beam)
+    config = parse_config({"timers": {"red": {"source": "beam"}}, "beam": {"gain": 3}}, None)
+    rig = Rig(config, mock_pin_factory(), lambda item: None, lambda: 0.0)
+    try:
+        assert rig.sources["red"].gain == 3 and "red" in rig.physical()
+        assert wiring.readout(rig)[0].split() == ["red", "beam", "(beam)", "pose", "a_up"]
+    finally:
+        rig.close()

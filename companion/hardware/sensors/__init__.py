@@ -76,6 +76,11 @@ def physical(timer) -> bool:
     return kind(timer.source).physical
 
 
+def settings_of(config, kind: SensorKind):
+    """A kind's settings as its section was read (a Config has the first kinds' as fields of their own)."""
+    return getattr(config, kind.section) if hasattr(config, kind.section) else config.sensor_sections.get(kind.section)
+
+
 def sensor_settings(sections) -> dict:
     """Each kind's own section, read by its reader: {section: its settings} (a config.Sections in)."""
     return {k.section: sections.owned(k.section, k.read) for k in kinds()}
