@@ -15,7 +15,7 @@ class Bench:
     """Every glass, the hub, the strip's parts and the buzzer as they read now; a glass being timed."""
 
     def __init__(self, *, runtime, live, fitted, configured):
-        self.runtime, self._live, self._fitted, self._configured = runtime, live, fitted, configured
+        self._runtime, self._live, self._fitted, self._configured = runtime, live, fitted, configured
         self.timing: wiring.Timing | None = None
 
     @on_runtime
