@@ -15,10 +15,10 @@ from pathlib import Path
 from companion.errors import BadInput
 from companion.fields import items, line, mapping, record, text, whole, yes_no
 from companion.ports import LANGUAGES
+from companion.hardware import sensors
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
 from companion.hardware.hub import HubConfig
-from companion.hardware import sensors
 from companion.hardware.pins import load_pinout
 from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
 from companion.hardware.tilt import TiltConfig

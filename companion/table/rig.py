@@ -5,7 +5,9 @@ whole poses) plugs in through the one interface of
 companion.hardware.source: its devices hand raw items to the rig's `sink`
 (the runtime's queue), and the runtime thread gives them back with `take`,
 asks `update(now)` for what changed, and sleeps until `next_due()`. The rig
-knows nothing of what a source means; the table reads its changes. With
+knows nothing of what a source means, nor of its kinds: each kind
+(companion.hardware.sensors) opens its own sources on it; the table reads
+their changes. With
 gpiozero's mock pin factory the same rig runs on a laptop, in the demo and
 in the tests.
 """

@@ -5,8 +5,8 @@ flip button under an LED glass, the serial hub. Its module says everything
 the rest of the table needs of it, in one `SensorKind`: its own config
 section and that section's reader, how its pins are checked and claimed,
 how its sources open on a rig, and how its readings read on the wiring
-check. Nothing else names a kind: adding one is adding one module here, as a
-Klipper extra is one file configured by its own section.
+check. No other module of the package names a kind: adding one is adding one
+module here, as a Klipper extra is one file configured by its own section.
 
 >>> [kind.name for kind in kinds()]
 ['tilt', 'hub', 'emulated']
@@ -79,6 +79,11 @@ def physical(timer) -> bool:
 def settings_of(config, kind: SensorKind):
     """A kind's settings as its section was read (a Config has the first kinds' as fields of their own)."""
     return getattr(config, kind.section) if hasattr(config, kind.section) else config.sensor_sections.get(kind.section)
+
+
+def pose_words(glass: dict) -> str:
+    """A settled glass as the terminal's wiring check says it: its pose, and its fault if it has one."""
+    return f"pose {glass['pose']:<5}" + (f"  FAULT: {glass['fault']}" if glass["fault"] else "")
 
 
 def sensor_settings(sections) -> dict:

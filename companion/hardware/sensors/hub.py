@@ -2,7 +2,7 @@
 
 from companion.errors import BadInput
 from companion.hardware.hub import HubSource, hub_config
-from companion.hardware.sensors import SensorKind, register
+from companion.hardware.sensors import SensorKind, pose_words, register
 from companion.hardware.source import fault_json
 
 
@@ -37,8 +37,7 @@ def _describe(rig, colour: str, glass: dict) -> None:
 
 
 def _readout(glass: dict) -> tuple[str, str]:
-    return "(serial hub)", "-" if glass["pose"] is None else f"pose {glass['pose']:<5}" + (
-        f"  FAULT: {glass['fault']}" if glass["fault"] else "")
+    return "(serial hub)", "-" if glass["pose"] is None else pose_words(glass)
 
 
 HUB = register(SensorKind("hub", rank=1, physical=True, section="hub", read=hub_config, open=_open,

@@ -1,7 +1,7 @@
 """Tilt cradles on the Pi's pins: two ball switches (or one) tell which end of a glass is up."""
 
 from companion.errors import BadInput
-from companion.hardware.sensors import SensorKind, register
+from companion.hardware.sensors import SensorKind, pose_words, register
 from companion.hardware.source import fault_json
 from companion.hardware.tilt import GpioTiltPair, TiltConfig, TiltPair
 
@@ -33,7 +33,7 @@ def _describe(rig, colour: str, glass: dict) -> None:
 
 def _readout(glass: dict) -> tuple[str, str]:
     switches = "  ".join(f"GPIO{s['pin']:<2} {'closed' if s['closed'] else 'open  '}" for s in glass["switches"])
-    return switches, f"pose {glass['pose']:<5}" + (f"  FAULT: {glass['fault']}" if glass["fault"] else "")
+    return switches, pose_words(glass)
 
 
 TILT = register(SensorKind("tilt", rank=0, physical=True, section="tilt", read=TiltConfig.read, open=_open,
