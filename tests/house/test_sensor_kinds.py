@@ -101,3 +101,14 @@ def test_a_new_kind_is_one_module(monkeypatch):
         assert wiring.readout(rig)[0].split() == ["red", "beam", "(beam)", "pose", "a_up"]
     finally:
         rig.close()
+
+
+def test_every_kind_is_found_whichever_module_is_imported_first():
+    import subprocess
+    import sys
+
+    code = ("import companion.hardware.sensors.hub\nfrom companion.hardware import sensors\n"
+            "print(' '.join(sensors.names()))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["tilt", "hub", "emulated"]

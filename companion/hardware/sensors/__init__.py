@@ -46,6 +46,7 @@ class SensorKind:
 
 
 _KINDS: dict[str, SensorKind] = {}
+_all_found = False  # every module of this folder was imported
 
 
 def register(kind: SensorKind) -> SensorKind:
@@ -56,9 +57,11 @@ def register(kind: SensorKind) -> SensorKind:
 
 def kinds() -> list[SensorKind]:
     """Every kind, in the order a page offers them."""
-    if not _KINDS:
+    global _all_found
+    if not _all_found:  # every module of this folder, once (one imported directly first registers only itself)
         for module in pkgutil.iter_modules(__path__, __name__ + "."):
             importlib.import_module(module.name)
+        _all_found = True
     return sorted(_KINDS.values(), key=lambda k: k.rank)
 
 
