@@ -15,9 +15,10 @@ from pathlib import Path
 from companion.errors import BadInput
 from companion.fields import items, line, mapping, record, text, whole, yes_no
 from companion.ports import LANGUAGES
+from companion.hardware import sensors
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
-from companion.hardware.hub import HubConfig, hub_config
+from companion.hardware.hub import HubConfig
 from companion.hardware.pins import load_pinout
 from companion.hardware.strip import DEFAULT_PIN as STRIP_PWM_PIN, StripConfig
 from companion.hardware.tilt import TiltConfig
@@ -29,7 +30,6 @@ from companion.skyrockets.show import MAX_TOLERANCE_S, MAX_WARN_LEAD_S, Setup
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
-SOURCES = ("tilt", "hub", "emulated")
 MAX_TABLE_NAME = 40  # characters: a phone's title bar and the kiosk show it whole
 MAX_ALLOWED_HOSTS = 64  # names a table answers to besides its own: a typo'd list, not a real one, is longer
 
@@ -77,6 +77,7 @@ class Config:
     buzzer: BuzzerConfig = BuzzerConfig()
     web: WebConfig = WebConfig()
     hub: HubConfig | None = None  # the serial sensor hub, if the table has one
+    sensor_sections: dict = field(default_factory=dict)  # any other kind of source's section, by its name
     mqtt: mqtt_settings.BrokerSettings | None = None  # no [mqtt]: the table joins no broker
     mock_pins: bool = False  # no GPIO needed: glasses turned from the page (a service tried before the wiring)
     name: str = ""  # the table's name, for its pages and its screen ("" : none given)
@@ -195,22 +196,25 @@ def parse_config(data: dict, path: Path | None) -> Config:
         setup_code_file=Path(table.text("setup_code_file", "")) if table.text("setup_code_file", "") else None,
         nominal=nominal,
         timers=timers,
-        tilt=sections.owned("tilt", TiltConfig.read),
-        buttons=sections.owned("buttons", ButtonConfig.read),
         strip=sections.owned("strip", StripConfig.read),
         buzzer=sections.owned("buzzer", BuzzerConfig.read),
         web=sections.owned("web", _web),
-        hub=sections.owned("hub", hub_config),
         mqtt=sections.owned("mqtt", mqtt_settings.read),
+        **_sensor_fields(sections),
     )
     for s in (sections, table, nominal_section):
         s.done()
     _check_pins_unique(config)
-    on_hub = [c for c, t in timers.items() if t.source == "hub"]
-    if on_hub and config.hub is None:
-        raise BadInput("hub.port", f"missing: timers.{on_hub[0]}.source is \"hub\", so the [hub] section needs the hub's port",
-                       code="errors.setup.hub_port")
+    for kind in sensors.kinds():
+        kind.check_config(config, [c for c, t in timers.items() if t.source == kind.name])
     return config
+
+
+def _sensor_fields(sections) -> dict:
+    """Each kind of source's section, read by its own module: in a field of its own, or in `sensor_sections`."""
+    read = sensors.sensor_settings(sections)
+    own = {name: settings for name, settings in read.items() if name in Config.__dataclass_fields__}
+    return {**own, "sensor_sections": {name: settings for name, settings in read.items() if name not in own}}
 
 
 def _timers(section: "Section", nominal: dict[str, float]) -> dict[str, TimerConfig]:
@@ -220,12 +224,10 @@ def _timers(section: "Section", nominal: dict[str, float]) -> dict[str, TimerCon
     timers = {}
     for colour in COLOURS:
         s = section.section(colour)
-        source = s.choice("source", SOURCES, "tilt")
+        source = s.choice("source", sensors.names(), TimerConfig.source)
         single = s.boolean("single_switch", False)
         pins = s.pins("pins", defaults[colour].pins)
-        if source == "tilt" and len(pins) < (1 if single else 2):
-            raise BadInput(f"timers.{colour}.pins", "a tilt pair needs two pins (or set single_switch = true)",
-                           code="errors.setup.two_pins", params={"colour": colour})
+        sensors.kind(source).check_pins(colour, pins, single)
         a_up, b_up = _calibrated(s.value("duration", None), nominal[colour], f"timers.{colour}.duration")
         s.done()
         timers[colour] = TimerConfig(source=source, pins=pins, duration=a_up, single_switch=single,
@@ -290,8 +292,8 @@ def check_host(host: str, field: str) -> str:
 def _check_pins_unique(config: Config) -> None:
     """No GPIO claimed twice; a refusal says who has the pin already (which glass, the buzzer, the strip)."""
     used: dict[int, tuple[str, str, dict]] = {}  # pin -> (key, the holder's words, its params)
-    claims = [(f"timers.{c}.pins", t.pins[:1] if t.source == "emulated" else t.pins, (f"the {c} glass", {"colour": c}))
-              for c, t in config.timers.items() if t.source != "hub"]
+    claims = [(f"timers.{c}.pins", kind.shown_pins(t), (f"the {c} glass", {"colour": c}))
+              for c, t in config.timers.items() if (kind := sensors.kind(t.source)).on_gpio]
     if config.buzzer.enabled:
         claims.append(("buzzer.pin", (config.buzzer.pin,), ("the buzzer", {"holder": "buzzer"})))
     if config.strip.enabled and config.strip.driver == "pwm":

@@ -2,8 +2,8 @@
 
 A source is whatever tells the table how its glasses stand: a tilt pair in
 a cradle, a flip button under an LED hourglass, the serial hub. Each one
-works the same way, so the rig dispatches them all alike and a new source is
-one new module:
+works the same way, so the rig dispatches them all alike and a new kind of
+source is one new module, registered in companion.hardware.sensors:
 
 - its devices (gpiozero callbacks, a serial reader thread) hand *raw items*
   to the rig's sink; every raw item carries `device`, the name of the source

@@ -16,14 +16,14 @@ class Bench:
     """Every glass, the hub, the strip's parts and the buzzer as they read now; a glass being timed."""
 
     def __init__(self, *, runtime, live, fitted, configured):
-        self.runtime, self._live, self._fitted, self._configured = runtime, live, fitted, configured
+        self._runtime, self._live, self._fitted, self._configured = runtime, live, fitted, configured
         self.timing: wiring.Timing | None = None
 
     @on_runtime
     def wiring(self) -> dict:
         """Every glass as its sensors read it now, the hub as last heard, the strip's parts, the buzzer."""
         config, rig = self._configured.now, self._fitted.rig
-        return {"glasses": wiring.glasses(rig), "hub": wiring.hub_status(rig),
+        return {"glasses": wiring.glasses(rig), **wiring.statuses(rig),
                 "strip": [_part(i, name, leds, colour) for i, (name, leds, colour)
                           in enumerate(wiring.strip_parts(rig.layout))] if config.strip.enabled else None,
                 "buzzer": {"pin": config.buzzer.pin} if config.buzzer.enabled else None}

@@ -22,7 +22,7 @@ class Desk:
 
     def __init__(self, *, clock, runtime, journal, live, fitted, publisher, store, configured, speed: float, changes,
                  step):
-        self.runtime, self.journal = runtime, journal  # what @on_runtime holds, and what @durable waits for
+        self._runtime, self._journal = runtime, journal  # what @on_runtime holds, and what @durable waits for
         self._clock, self._live, self._fitted, self._publisher = clock, live, fitted, publisher
         self._store, self._configured, self._speed = store, configured, speed
         self._changes = changes  # the step publishes again on its next run ...
@@ -45,7 +45,7 @@ class Desk:
             self._store.save_event(chosen, wall)
         show_id = self._store.begin_show(chosen, challenge, setup_line(setup), wall, self._speed)
         self._live.begin(Show(setup), show_id, 0.0, self._speed, wall)
-        cradles.begin(self.show, self._clock.monotonic())
+        cradles.begin(self._live.show, self._clock.monotonic())
         return self._snapshot_now()
 
     @durable
@@ -62,7 +62,7 @@ class Desk:
     def abort(self) -> dict:
         """Stop the running show (recorded as aborted), or dismiss a finished one."""
         if self._live.running:
-            self._live.finish("aborted", max(self.show.now, self.show_time()))
+            self._live.finish("aborted", max(self._live.show.now, self.show_time()))
         self._live.begin(None, None, 0.0, self._speed, 0.0)
         return self._snapshot_now()
 
@@ -76,18 +76,18 @@ class Desk:
         colour = check_colour(colour, "timer")
         if not self._live.running:
             raise Conflict("timer", "no show is running", code="errors.show.none")
-        if self.show.timers[colour].glass is None:
+        if self._live.show.timers[colour].glass is None:
             raise Conflict("timer", f"{colour} is not in play in this event",
                            code="errors.show.not_in_play", params={"colour": colour})
         cradle = self._fitted.cradles.get(colour)
         if cradle is not None and not cradle.fault:
             raise Conflict("timer", f"{colour} is read by its tilt sensors: turn the glass itself",
                            code="errors.show.sensed", params={"colour": colour})
-        if pose is not None and not self.show.timers[colour].glass.pose.upright:
+        if pose is not None and not self._live.show.timers[colour].glass.pose.upright:
             raise Conflict("timer", f"{colour} is already lying on its side",
                            code="errors.show.lying", params={"colour": colour})
         if not self._live.input(None, "flip" if pose is None else "pose", colour, pose):
-            raise Conflict("timer", f"the show ended at {self.show.ended_at:.1f} s, before this flip",
+            raise Conflict("timer", f"the show ended at {self._live.show.ended_at:.1f} s, before this flip",
                            code="errors.show.ended")
         # To the phones at once, the rest of the step after: nothing was queued or due as the command began, so
         # the step (the rig, the cradles, the show run on by the microseconds since) has nothing to add before it,
@@ -96,19 +96,10 @@ class Desk:
         return self._snapshot_now()
 
     def _snapshot_now(self) -> dict:
-        self.runtime.pump()
+        self._runtime.pump()
         return self._publisher.snapshot()
 
     # ---- what the table looks like (any thread) -----------------------------
-
-    @property
-    def show(self):
-        """The show in progress (a companion.skyrockets.Show), or None."""
-        return self._live.show
-
-    @property
-    def show_id(self) -> int | None:
-        return self._live.show_id
 
     @property
     def has_strip(self) -> bool:

@@ -9,6 +9,7 @@ carries the generation of the rig that made it.
 from dataclasses import dataclass
 
 from companion.config import Config
+from companion.hardware import sensors
 from companion.table.cradles import Cradles
 from companion.table.rig import Rig
 
@@ -44,7 +45,7 @@ class Fitted:
         self.cradles = Cradles(self.rig.poses(), start_window_s=config.tilt.start_window_s,
                                remind_every_s=config.tilt.remind_every_s, journal=self._journal,
                                changed=self._changed)
-        self._live.turned_by_table = frozenset(c for c, t in config.timers.items() if t.source == "emulated")
+        self._live.turned_by_table = frozenset(c for c, t in config.timers.items() if not sensors.physical(t))
 
     def refit(self, config: Config) -> None:
         """Close the rig and open one from `config` (on the runtime thread, between shows)."""

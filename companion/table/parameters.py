@@ -1,6 +1,7 @@
 """A show's parameters as the table's config sets them: the Setup written into the show's first line."""
 
 from companion.config import Config
+from companion.hardware import sensors
 from companion.skyrockets import COLOURS, Setup
 
 
@@ -12,7 +13,7 @@ def show_setup(config: Config, event, challenge: bool, orientation: dict | None 
     (`orientation[colour]` True) has its two durations swapped, and one whose
     way round is not known yet (None: lying) runs at their mean both ways.
     """
-    physical = any(config.timers[c].source != "emulated" for c in COLOURS if event.in_play(c))
+    physical = any(sensors.physical(config.timers[c]) for c in COLOURS if event.in_play(c))
     durations = {}
     for colour, seconds in config.durations().items():
         a_up, b_up = seconds if isinstance(seconds, tuple) else (seconds, seconds)

@@ -5,7 +5,9 @@ whole poses) plugs in through the one interface of
 companion.hardware.source: its devices hand raw items to the rig's `sink`
 (the runtime's queue), and the runtime thread gives them back with `take`,
 asks `update(now)` for what changed, and sleeps until `next_due()`. The rig
-knows nothing of what a source means; the table reads its changes. With
+knows nothing of what a source means, nor of its kinds: each kind
+(companion.hardware.sensors) opens its own sources on it; the table reads
+their changes. With
 gpiozero's mock pin factory the same rig runs on a laptop, in the demo and
 in the tests.
 """
@@ -14,14 +16,14 @@ from contextlib import contextmanager
 
 from companion.config import Config
 from companion.errors import BadInput
-from companion.hardware.buttons import FlipButton, GpioFlipButton
+from companion.hardware import sensors
+from companion.hardware.buttons import FlipButton
 from companion.hardware.debounce import earliest
 from companion.hardware.buzzer import Buzzer, NullBuzzer
 from companion.hardware.source import Change, Source
-from companion.hardware.tilt import GpioTiltPair, TiltPair
+from companion.hardware.tilt import TiltPair
 from companion.skyrockets.hourglass import Pose
 
-PHYSICAL_SOURCES = ("tilt", "hub")  # a glass the players turn by hand, read by sensors
 _UNSETTLED = object()  # an item was taken since the sources were last asked: they may have changes
 
 
@@ -55,6 +57,7 @@ class Rig:
         self.config = config
         self.pin_factory = pin_factory
         self.sources: dict[str, Source] = {}
+        # Filled by their kinds' modules (companion.hardware.sensors): timing a glass and the mock hands read them.
         self.tilts: dict[str, TiltPair] = {}
         self.buttons: dict[str, FlipButton] = {}
         self.layout = config.strip.layout  # where things sit on a strip, fitted or not
@@ -108,39 +111,27 @@ class Rig:
 
     def physical(self) -> list[str]:
         """The colours whose glasses are real and read by sensors."""
-        return [c for c, timer in self.config.timers.items() if timer.source in PHYSICAL_SOURCES]
+        return [c for c, timer in self.config.timers.items() if sensors.physical(timer)]
 
     # ---- opening the devices ------------------------------------------------------
 
     def _open_inputs(self, sink, clock) -> None:
-        tilt, buttons, now = self.config.tilt, self.config.buttons, clock()
-        for colour, timer in self.config.timers.items():
-            if timer.source == "hub":
-                continue  # one source for every glass on the hub, below
-            if timer.source == "tilt":
-                pins = timer.pins[:1] if timer.single_switch else timer.pins
-                with self._opening(f"timers.{colour}.pins"):
-                    device = GpioTiltPair(colour, pins, sink, clock, self.pin_factory)
-                logic = TiltPair(colour, settle_s=tilt.settle_ms / 1000, both_closed_fault_s=tilt.both_closed_fault_s,
-                                 single=timer.single_switch, initial=device.levels(), t0=now)
-                self.tilts[colour] = logic
-            else:
-                with self._opening(f"timers.{colour}.pins"):
-                    device = GpioFlipButton(colour, timer.pins[0], sink, clock, self.pin_factory)
-                logic = FlipButton(colour, settle_s=buttons.settle_ms / 1000, hold_s=buttons.hold_s)
-                self.buttons[colour] = logic
-            self.sources[colour] = Wired(logic, device)
-        on_hub = [c for c, timer in self.config.timers.items() if timer.source == "hub"]
-        if on_hub:
-            from companion.hardware.hub import HubSource
+        """Each kind of source opens its own, on the colours the config gives it."""
+        for kind in sensors.kinds():
+            kind.open(self, [c for c, timer in self.config.timers.items() if timer.source == kind.name], sink, clock)
+        # In the table's order, then the sources of many glasses: changes at one instant come in that order.
+        ordered = {c: self.sources.pop(c) for c in self.config.timers if c in self.sources}
+        self.sources = {**ordered, **self.sources}
 
-            self.sources[HubSource.device] = HubSource.open(self.config.hub, on_hub, sink, clock)
+    def wire(self, logic, device) -> None:
+        """Add a source made of pure input logic and the device that feeds it (a kind's `open` calls it)."""
+        self.sources[logic.name] = Wired(logic, device)
 
     def _open_buzzer(self) -> None:
         if self.config.buzzer.enabled:
             from gpiozero import TonalBuzzer
 
-            with self._opening("buzzer.pin"):
+            with self.opening("buzzer.pin"):
                 device = TonalBuzzer(self.config.buzzer.pin, pin_factory=self.pin_factory)
             self.buzzer = Buzzer(device, muted=self.config.buzzer.muted)
 
@@ -155,7 +146,7 @@ class Rig:
             self.leds = LedShow(self.strip, self.layout, show_clock)
 
     @contextmanager
-    def _opening(self, key: str):
+    def opening(self, key: str):
         """A device that will not open is a config problem: name the key (e.g. a pin already in use)."""
         from gpiozero.exc import GPIOZeroError
 
@@ -166,14 +157,10 @@ class Rig:
 
     # ---- readouts and closing --------------------------------------------------------
 
-    def readings(self) -> dict[str, tuple[bool, ...]]:
-        """The switch levels of every tilt pair right now."""
-        return {c: s.device_io.levels() for c, s in self.sources.items() if c in self.tilts}
-
     def pins_of(self, colour: str) -> tuple[int, ...]:
         """The GPIO pins wired to `colour`'s switches or button (what the mock hands drive)."""
         timer = self.config.timers[colour]
-        return timer.pins[:1] if timer.single_switch or timer.source == "emulated" else timer.pins
+        return timer.pins[:1] if timer.single_switch else sensors.kind(timer.source).shown_pins(timer)
 
     def close(self) -> None:
         if self.leds is not None:

@@ -253,21 +253,21 @@ def _due_by(due: float | None, now: float) -> bool:
 
 
 def on_runtime(command: Callable) -> Callable:
-    """A method that runs holding its object's runtime (`self.runtime`), in order with everything else;
+    """A method that runs holding its object's runtime (`self._runtime`), in order with everything else;
     the caller gets its answer (or its exception)."""
     @functools.wraps(command)
     def called(self, *args, **kwargs):
-        return self.runtime.call(functools.partial(command, self, *args, **kwargs))
+        return self._runtime.call(functools.partial(command, self, *args, **kwargs))
     return called
 
 
 def durable(command: Callable) -> Callable:
     """A command of the show, run holding the runtime, that answers once its journal lines are on disk
-    (`self.journal`), or says they are still pending (`"saved": false`)."""
+    (`self._journal`), or says they are still pending (`"saved": false`)."""
     @functools.wraps(command)
     def written(self, *args, **kwargs):
-        snapshot = self.runtime.call(functools.partial(command, self, *args, **kwargs))
-        if self.journal.wait_for(self.journal.mark(), DURABLE_WAIT_S):
+        snapshot = self._runtime.call(functools.partial(command, self, *args, **kwargs))
+        if self._journal.wait_for(self._journal.mark(), DURABLE_WAIT_S):
             return snapshot
         return dict(snapshot, saved=False)  # applied, and kept for the writer to retry: never a 500
     return written

@@ -7,8 +7,9 @@ hardware or the disk refuses, the table goes back as it was.
 """
 
 from companion.calibration import CALIBRATION_BAND
-from companion.config import MAX_TABLE_NAME, SOURCES, Config, default_timers
+from companion.config import MAX_TABLE_NAME, Config, default_timers
 from companion.errors import Conflict
+from companion.hardware import sensors
 from companion.hardware.pins import load_pinout
 from companion.hardware.strip import DRIVERS
 from companion.ports import LANGUAGES
@@ -59,7 +60,7 @@ class TableSetup(Bench):
 
     def setup_choices(self) -> dict:
         """What the setup page offers: sources, languages, strip drivers, the pin map's defaults, the limits."""
-        return {"sources": list(SOURCES), "languages": list(LANGUAGES), "drivers": list(DRIVERS),
+        return {"sources": list(sensors.names()), "languages": list(LANGUAGES), "drivers": list(DRIVERS),
                 "name_max": MAX_TABLE_NAME, "band": CALIBRATION_BAND,
                 "pin_map": {"timers": {c: list(t.pins) for c, t in default_timers().items()},
                             "buzzer": load_pinout()["buzzer"]["pin"]}}
@@ -70,7 +71,7 @@ class TableSetup(Bench):
         return {
             "table": {"name": c.name, "language": c.language or ""},
             "web": {"pin_set": c.web.pin is not None},
-            "timers": {colour: {"source": t.source, "pins": list(t.pins[:1] if t.source == "emulated" else t.pins),
+            "timers": {colour: {"source": t.source, "pins": list(sensors.kind(t.source).shown_pins(t)),
                                 "duration": directions_json(t.directions) if t.directions else None}
                        for colour, t in c.timers.items()},
             "strip": {"enabled": c.strip.enabled, "driver": c.strip.driver},

@@ -16,6 +16,7 @@ through the rig's changes.
 """
 
 from companion.calibration import Calibration
+from companion.hardware import sensors
 from companion.hardware.source import BeamChange, ButtonAction, PoseChange, fault_json
 from companion.skyrockets.colours import DIRECTIONS
 
@@ -25,54 +26,25 @@ BEEP = (("A4", 0.3), (None, 0.1), ("A5", 0.3))  # the buzzer's test tune
 
 def glasses(rig) -> list[dict]:
     """Each glass as its sensors read it now: its source, every switch's level, the settled pose, any fault."""
-    raw = rig.readings()
-    hub = hub_status(rig)
     found = []
     for colour, timer in rig.config.timers.items():
         glass = {"colour": colour, "source": timer.source, "switches": [], "pose": None,
                  **fault_json(None), "pressed": None}
-        if colour in rig.tilts:
-            pair = rig.tilts[colour]
-            glass["switches"] = [{"pin": p, "closed": bool(c)} for p, c in zip(timer.pins, raw[colour])]
-            glass.update(pose=pair.pose.value, **fault_json(pair.fault))
-        elif colour in rig.buttons:
-            glass["switches"] = [{"pin": timer.pins[0], "closed": rig.buttons[colour].pressed}]
-            glass["pressed"] = rig.buttons[colour].pressed
-        elif hub is not None and colour in hub["channels"]:
-            channel = hub["channels"][colour]
-            glass.update({k: channel[k] for k in ("pose", "fault", "fault_code", "fault_params")})
+        sensors.kind(timer.source).describe(rig, colour, glass)
         found.append(glass)
     return found
 
 
-def hub_status(rig) -> dict | None:
-    """The serial hub as last heard: its hello (None before it) and each of its channels; None without a hub."""
-    from companion.hardware.hub import HubSource
-
-    source = rig.sources.get(HubSource.device)
-    if source is None:
-        return None
-    poses = source.poses()
-    return {"port": rig.config.hub.port, "hello": dict(source.hello) if source.hello else None,
-            "channels": {colour: {"channel": ch, "pose": poses[colour].value if poses[colour] else None,
-                                  "beam": source.beam[colour], **fault_json(source.fault[colour])}
-                         for colour, ch in source.channels.items()}}
+def statuses(rig) -> dict:
+    """What the wiring check shows of each kind of source as a whole, by its section (None: it has none)."""
+    return {kind.section: kind.status(rig) for kind in sensors.kinds() if kind.status is not None}
 
 
 def readout(rig) -> list[str]:
     """One line per timer: its source, every switch's raw level, the debounced pose, any fault."""
     lines = []
     for glass in glasses(rig):
-        if glass["source"] == "tilt":
-            switches = "  ".join(f"GPIO{s['pin']:<2} {'closed' if s['closed'] else 'open  '}" for s in glass["switches"])
-            state = f"pose {glass['pose']:<5}" + (f"  FAULT: {glass['fault']}" if glass["fault"] else "")
-        elif glass["source"] == "emulated":
-            switches = f"GPIO{glass['switches'][0]['pin']:<2} button"
-            state = "pressed" if glass["pressed"] else "released"
-        else:
-            switches = "(serial hub)"
-            state = "-" if glass["pose"] is None else f"pose {glass['pose']:<5}" + (
-                f"  FAULT: {glass['fault']}" if glass["fault"] else "")
+        switches, state = sensors.kind(glass["source"]).readout(glass)
         lines.append(f"{glass['colour']:<7} {glass['source']:<9} {switches:<32} {state}")
     return lines
 

@@ -45,7 +45,7 @@ def wait_for(table, done, what):
 def journaled(table) -> list[dict]:
     """The show's journal, once its writer has saved every line queued so far."""
     assert table.journal.wait_for(table.journal.mark(), WAIT_S), "the journal was never written"
-    return [json.loads(line) for line in table.ledger.show_log(table.desk.show_id)]
+    return [json.loads(line) for line in table.ledger.show_log(table.live.show_id)]
 
 
 def hub_ready(snap):

@@ -27,7 +27,7 @@ def let_time_pass(table, seconds: float, step: float = 0.5) -> None:
 
 
 def journal(table) -> list[dict]:
-    return [json.loads(line) for line in table.ledger.show_log(table.desk.show_id)]
+    return [json.loads(line) for line in table.ledger.show_log(table.live.show_id)]
 
 
 def contract_part(snapshot: dict) -> dict:
@@ -45,7 +45,7 @@ def test_an_untouched_emulated_glass_runs_out_and_the_table_turns_it(demo):
     assert red["state"] == "running" and red["pose"] == "b_up" and red["awaiting_turn"] is False
     assert red["top_s"] == pytest.approx(25.0, abs=0.01)
     now = demo.desk.current()
-    lines = demo.ledger.show_log(demo.desk.show_id) + [json.dumps({"t": demo.desk.show_time(), "type": "end"})]
+    lines = demo.ledger.show_log(demo.live.show_id) + [json.dumps({"t": demo.desk.show_time(), "type": "end"})]
     assert replay(lines).result() == contract_part(now)
 
 
@@ -55,7 +55,7 @@ def test_an_untouched_demo_show_is_lost_exactly_as_its_journal_replays(demo):
     snap = demo.desk.snapshot()
     assert snap["outcome"] == "loss" and [r["timer"] for r in snap["runouts"]] == ["red", "yellow", "red"]
     assert snap["t"] == 60.0
-    assert replay(demo.ledger.show_log(demo.desk.show_id)).result() == contract_part(snap)
+    assert replay(demo.ledger.show_log(demo.live.show_id)).result() == contract_part(snap)
     assert [line["t"] for line in journal(demo)] == sorted(line["t"] for line in journal(demo))
 
 
@@ -135,7 +135,7 @@ def test_a_show_that_would_outrun_the_longest_log_ends_there_as_aborted(demo):
     from companion.skyrockets.log import MAX_SHOW_S
 
     demo.desk.start_show({"id": "endless", "countdown": "purple", "running": ["purple"]})
-    show_id = demo.desk.show_id
+    show_id = demo.live.show_id
     demo.clock.advance(MAX_SHOW_S + 30.0)
     demo.pump()
     assert demo.desk.snapshot()["outcome"] == "idle"

@@ -208,7 +208,7 @@ def test_bad_database_rows_are_one_line_and_lose_nothing_else(tmp_path):
     table.desk.start_show("training")
     table.desk.abort()
     table.desk.start_show("training")
-    running = table.desk.show_id
+    running = table.live.show_id
     table.stop()
     thrown = {"inputs": 0, "started": 0, "one line": 0}
     pristine = db.read_bytes()

@@ -63,7 +63,7 @@ def running_show(tmp_path, clock):
     table.desk.start_show("training")
     table.desk.abort()
     table.desk.start_show("training")
-    show_id = table.desk.show_id
+    show_id = table.live.show_id
     table.runtime.stop()  # as if the power went: the show stays 'running'
     table.store.close()
     return db, show_id

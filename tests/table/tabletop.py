@@ -18,7 +18,7 @@ def tilt_table(tmp_path, clock=None, pin_factory=None, **overrides) -> Table:
 
 
 def journal(table: Table, show_id: int | None = None) -> list[str]:
-    return table.store.show_log(show_id or table.desk.show_id)
+    return table.store.show_log(show_id or table.live.show_id)
 
 
 def replayed(table: Table, show_id: int | None = None, at: float | None = None) -> dict:

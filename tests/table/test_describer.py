@@ -33,7 +33,7 @@ def test_a_new_fault_with_the_same_words_is_not_taken_for_the_old_one(tmp_path):
         cradle, describe = table.fitted.cradles["red"], Describer()
 
         def seen() -> dict:
-            return describe(table.desk.show, table.desk.show_id, 0.0, table.fitted.cradles, table.configured.now, {})
+            return describe(table.live.show, table.live.show_id, 0.0, table.fitted.cradles, table.configured.now, {})
 
         cradle.sensor_fault = Fault("the sensor is odd", "faults.one")
         first = seen()

@@ -37,7 +37,7 @@ def test_a_flip_stamped_after_the_loss_instant_is_not_journaled(tmp_path, clock)
         end = log[-1]["t"]  # each turn the table made lies just after its run-out: a few ulps past 90
         assert log[-1]["type"] == "end" and 90.0 <= end < 90.001 and all(line["t"] <= end for line in log)
         assert [line["type"] for line in log] == ["setup", "flip", "flip", "end"]
-        assert replay(table.ledger.show_log(table.desk.show_id)).result()["outcome"] == "loss"
+        assert replay(table.ledger.show_log(table.live.show_id)).result()["outcome"] == "loss"
     finally:
         table.stop()
 
@@ -66,7 +66,7 @@ def test_a_journal_always_replays_to_the_live_result(tmp_path_factory, steps):
         log = table.ledger.show_log(table.desk.snapshot()["id"])
         times = [json.loads(line)["t"] for line in log]
         assert times == sorted(times)
-        snapshot, replayed = table.desk.snapshot(), replay(log + [json.dumps({"t": table.desk.show.now, "type": "end"})])
+        snapshot, replayed = table.desk.snapshot(), replay(log + [json.dumps({"t": table.live.show.now, "type": "end"})])
         assert replayed.result()["outcome"] == snapshot["outcome"]
         assert replayed.result()["crowd_tokens_turned"] == snapshot["crowd_tokens_turned"]
     finally:

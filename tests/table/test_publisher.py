@@ -73,7 +73,7 @@ POSES = ("a_up", "b_up", "side", "both")  # "both": both switches closed, a sens
 def afresh(table, snapshot: dict) -> dict:
     """The table described now by a describer that keeps nothing: what the published snapshot must equal."""
     extras = {key: snapshot[key] for key in ("speed", "muted", "journal_problem")}
-    described = Describer()(table.desk.show, table.desk.show_id, table.live.started_wall, table.fitted.cradles,
+    described = Describer()(table.live.show, table.live.show_id, table.live.started_wall, table.fitted.cradles,
                             table.configured.now, extras)
     return dict(described, seq=snapshot["seq"])
 

@@ -75,7 +75,7 @@ def test_glasses_turned_while_the_table_was_down_are_read_afresh_and_flagged(tmp
         hands.set(colour, "a_up")
     hands.wait(10)
     hands.turn("red")
-    show_id, t_down = first.desk.show_id, first.desk.show_time()
+    show_id, t_down = first.live.show_id, first.desk.show_time()
     red_before = first.desk.snapshot()["timers"]["red"]["top_s"]
     first.rig.close()  # the power goes: nothing more is written
 
@@ -102,7 +102,7 @@ def test_a_loss_while_down_is_recorded_on_restart(tmp_path):
     clock = FakeClock()
     first = demo_table(tmp_path / "t.sqlite3", clock=clock)
     first.desk.start_show("training")
-    show_id = first.desk.show_id
+    show_id = first.live.show_id
     first.rig.close()
     clock.advance(120)
     second = demo_table(tmp_path / "t.sqlite3", clock=clock)

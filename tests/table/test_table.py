@@ -67,7 +67,7 @@ def test_a_tilt_show_to_a_win_replays_to_the_same_result(table, hands):
     assert snap["outcome"] == "win" and snap["stars"] == 3
     assert live(table) == replayed(table)
     assert journal(table)[-1] == '{"t": %r, "type": "end"}' % snap["t"]
-    assert table.store.show(table.desk.show_id)["outcome"] == "win"
+    assert table.store.show(table.live.show_id)["outcome"] == "win"
 
 
 def test_a_tilt_show_to_a_loss_replays_to_the_same_result(table, hands):
@@ -121,7 +121,7 @@ def test_a_run_out_glass_awaits_its_turn_and_runs_from_the_real_turn(table, hand
     turned_at = lines_of(table, "pose")[-1]["t"]
     red = table.desk.snapshot()["timers"]["red"]
     assert red["awaiting_turn"] is False and red["state"] == "running"
-    assert table.desk.show.timers["red"].glass.empties_at() == pytest.approx(turned_at + 30.0)
+    assert table.live.show.timers["red"].glass.empties_at() == pytest.approx(turned_at + 30.0)
     assert live(table) == near(replayed(table, at=table.desk.snapshot()["t"]))
 
 
@@ -157,7 +157,7 @@ def test_flip_refused_for_healthy_sensor_and_out_of_play(table, hands):
 def test_abort_records_the_show_and_replays_to_its_last_state(table, hands):
     start_training(table, hands)
     hands.wait(12)
-    show_id = table.desk.show_id
+    show_id = table.live.show_id
     assert table.desk.abort()["outcome"] == "idle"
     assert table.store.show(show_id)["outcome"] == "aborted"
     result = replayed(table, show_id)

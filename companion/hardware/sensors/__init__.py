@@ -1,0 +1,94 @@
+"""The kinds of sensor source a glass can be read by, each one module of this folder that registers itself.
+
+A kind is what `timers.<colour>.source` names: a tilt pair in a cradle, a
+flip button under an LED glass, the serial hub. Its module says everything
+the rest of the table needs of it, in one `SensorKind`: its own config
+section and that section's reader, how its pins are checked and claimed,
+how its sources open on a rig, and how its readings read on the wiring
+check. No other module of the package names a kind: adding one is adding one
+module here, as a Klipper extra is one file configured by its own section.
+
+>>> [kind.name for kind in kinds()]
+['tilt', 'hub', 'emulated']
+>>> kind("emulated").physical, kind("hub").physical
+(False, True)
+"""
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable
+
+from companion.fields import choice
+
+
+def _nothing(*args) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class SensorKind:
+    """One kind of sensor source, as the config, the rig and the wiring check see it."""
+
+    name: str  # the value of timers.<colour>.source
+    rank: int  # where it stands among the choices a page and a refusal list
+    physical: bool  # a glass the players turn by hand, read by sensors (else the table turns it on time)
+    section: str  # its own config section, and the Config field its reader's value is kept in
+    read: Callable  # the section's reader (a companion.section.Section in, its settings out)
+    open: Callable  # (rig, colours, sink, clock): opens its sources for those colours into rig.sources
+    describe: Callable  # (rig, colour, glass dict): what its sensors read now, for the wiring check
+    readout: Callable  # (glass dict) -> (its switches, its state): the terminal's words for one glass
+    on_gpio: bool = True  # its pins are the Pi's own, claimed by no one else
+    shown_pins: Callable = lambda timer: timer.pins  # the pins that are wired, as a page shows them
+    check_pins: Callable = _nothing  # (colour, pins, single_switch): refuses pins it cannot use
+    check_config: Callable = _nothing  # (config, colours): refuses a config its colours cannot run on
+    status: Callable | None = None  # (rig) -> what the page's wiring check shows of it as a whole, or None
+
+
+_KINDS: dict[str, SensorKind] = {}
+_all_found = False  # every module of this folder was imported
+
+
+def register(kind: SensorKind) -> SensorKind:
+    """Add a kind (each module of this folder calls it once, as it is imported)."""
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def kinds() -> list[SensorKind]:
+    """Every kind, in the order a page offers them."""
+    global _all_found
+    if not _all_found:  # every module of this folder, once (one imported directly first registers only itself)
+        for module in pkgutil.iter_modules(__path__, __name__ + "."):
+            importlib.import_module(module.name)
+        _all_found = True
+    return sorted(_KINDS.values(), key=lambda k: k.rank)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(k.name for k in kinds())
+
+
+def kind(name: str) -> SensorKind:
+    """The kind called `name` (a config's timers were checked against `names()`, so it is there)."""
+    return _KINDS[choice(name, "source", names())]
+
+
+def physical(timer) -> bool:
+    """Whether a timer's glass is real and read by sensors (not turned by the table)."""
+    return kind(timer.source).physical
+
+
+def settings_of(config, kind: SensorKind):
+    """A kind's settings as its section was read (a Config has the first kinds' as fields of their own)."""
+    return getattr(config, kind.section) if hasattr(config, kind.section) else config.sensor_sections.get(kind.section)
+
+
+def pose_words(glass: dict) -> str:
+    """A settled glass as the terminal's wiring check says it: its pose, and its fault if it has one."""
+    return f"pose {glass['pose']:<5}" + (f"  FAULT: {glass['fault']}" if glass["fault"] else "")
+
+
+def sensor_settings(sections) -> dict:
+    """Each kind's own section, read by its reader: {section: its settings} (a config.Sections in)."""
+    return {k.section: sections.owned(k.section, k.read) for k in kinds()}
