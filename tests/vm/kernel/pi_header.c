@@ -24,7 +24,9 @@ static struct gpiod_lookup_table spi0_lines = {
 	.table = {
 		GPIO_LOOKUP(CHIP, 11, "sck", GPIO_ACTIVE_HIGH),
 		GPIO_LOOKUP(CHIP, 10, "mosi", GPIO_ACTIVE_HIGH),
-		GPIO_LOOKUP_IDX(CHIP, 8, "cs", 0, GPIO_ACTIVE_LOW),
+		/* spi-gpio drives its chip select low for a device without SPI_CS_HIGH itself: so the line is
+		 * given as it is, and CE0 falls for each transfer as a Pi's does. */
+		GPIO_LOOKUP_IDX(CHIP, 8, "cs", 0, GPIO_ACTIVE_HIGH),
 		{ },
 	},
 };
