@@ -81,7 +81,7 @@ def read_backup(data: bytes) -> Backup:
     if len(data) > MAX_BACKUP_BYTES:
         raise too_big(len(data))
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz", tarinfo=_PlainFileHeader) as tar:
             files = _members(tar)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError):
         raise BadInput(FIELD, "not a table backup (not a .tar.gz archive)", code="errors.backup.not_archive") from None
@@ -105,13 +105,30 @@ def too_big(size: int) -> BadInput:
                     code="errors.backup.too_big", params={"limit": MAX_BACKUP_BYTES})
 
 
+def _not_held(name: str) -> BadInput:
+    return BadInput(fields.at(FIELD, name), "not a file a table backup holds (it holds "
+                    f"{MANIFEST}, {CONFIG} and {DATABASE}, each once)", code="errors.backup.member",
+                    params={"file": name})
+
+
+class _PlainFileHeader(tarfile.TarInfo):
+    """A header read as a backup's: a plain file's, or refused before tarfile reads anything more.
+
+    tarfile reads a pax or GNU long-name header's data whole, and follows chained headers one within
+    another, before the member's name can be looked at: gzip packs hundreds of MB of such data into a
+    few hundred KB. The table's own backups hold plain file headers only (names in ASCII, sizes small)."""
+
+    def _proc_member(self, tarfile_):
+        if self.type not in (tarfile.REGTYPE, tarfile.AREGTYPE):
+            raise _not_held(self.name)
+        return super()._proc_member(tarfile_)
+
+
 def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
     found, unpacked = {}, 0
     for member in tar:
         if member.name not in (MANIFEST, CONFIG, DATABASE) or not member.isfile() or member.name in found:
-            raise BadInput(fields.at(FIELD, member.name), "not a file a table backup holds (it holds "
-                           f"{MANIFEST}, {CONFIG} and {DATABASE}, each once)", code="errors.backup.member",
-                           params={"file": member.name})
+            raise _not_held(member.name)
         unpacked += member.size
         if unpacked > MAX_UNPACKED_BYTES:
             raise too_big(unpacked)
