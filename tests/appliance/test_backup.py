@@ -122,6 +122,26 @@ def test_a_database_of_a_newer_program_is_refused(tmp_path):
     assert e.error_code == "errors.backup.database" and "newer than this program" in str(e)
 
 
+@pytest.mark.parametrize("change, reason", [
+    ("DROP TABLE checkpoints; DROP TABLE journal; DROP TRIGGER pad_on_insert; DROP TRIGGER pad_on_delete;"
+     " DROP TRIGGER pad_on_update; DROP TABLE shows", "no such table: main.shows"),
+    ("CREATE TRIGGER no_more BEFORE INSERT ON players BEGIN SELECT RAISE(ABORT, 'no'); END", "trigger no_more"),
+    ("CREATE VIEW everyone AS SELECT * FROM players", "view everyone"),
+    ("CREATE TABLE notes (text TEXT)", "table notes"),
+])
+def test_a_database_not_of_its_versions_shape_is_refused_before_it_replaces_anything(tmp_path, change, reason):
+    """A version 5 file (as the table wrote it before) that a start would fail on, or that refuses writes."""
+    import sqlite3
+
+    path = tmp_path / "changed.sqlite3"
+    Database(path, TABLE_FILE).close()
+    db = sqlite3.connect(path)
+    db.executescript(change + "; PRAGMA user_version = 5;")
+    db.close()
+    e = refusal(archive({DATABASE: path.read_bytes()}))
+    assert e.error_code == "errors.backup.database" and reason in str(e), str(e)
+
+
 @pytest.mark.parametrize("data, code", [
     (b"plain text", "errors.backup.not_archive"),
     (archive({}, manifest={"format": 2, "made": "2026-01-02T03:04:05Z", "files": {}}), "errors.choice"),
