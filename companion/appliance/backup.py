@@ -35,6 +35,7 @@ from companion import fields
 from companion.clock import iso
 from companion.errors import BadInput
 from companion.records.copies import check_table_file, snapshot
+from companion.records.holding import InUse, replacing
 
 MAX_BACKUP_BYTES = 64 * 1024 * 1024  # an archive larger than this is refused unread (a table's is a few MB)
 MAX_UNPACKED_BYTES = 4 * MAX_BACKUP_BYTES  # what its files may hold once unpacked: no archive bomb fills a card
@@ -175,24 +176,27 @@ def _check_database(raw: bytes) -> None:
 
 
 def restore(backup: Backup, config: Path | None, database: Path) -> list[str]:
-    """Put a checked backup's files in place of the table's (the daemon stopped); what was replaced.
+    """Put a checked backup's files in place of the table's; what was replaced. InUse (nothing replaced) while
+    any program has the database open: a daemon writing to the old file would lose what it wrote.
 
     Both files are written beside their places first; only then is each renamed over the old one, so a
     disk that refuses leaves the table as it was."""
     staged = [(data, Path(path)) for data, path in ((backup.config, config), (backup.database, database))
               if data is not None and path is not None]
     written = []
+    Path(database).parent.mkdir(parents=True, exist_ok=True)
     try:
-        for data, path in staged:
-            written.append((_beside(path, data), path))
-        replaced = []
-        for new, path in written:
-            if path.name == Path(database).name:
-                for side in ("-wal", "-shm", "-journal"):  # the old file's: they would be read into the new one
-                    Path(f"{path}{side}").unlink(missing_ok=True)
-            os.replace(new, path)
-            replaced.append(str(path))
-        return replaced
+        with replacing(database):
+            for data, path in staged:
+                written.append((_beside(path, data), path))
+            replaced = []
+            for new, path in written:
+                if path.name == Path(database).name:
+                    for side in ("-wal", "-shm", "-journal"):  # the old file's: they would be read into the new one
+                        Path(f"{path}{side}").unlink(missing_ok=True)
+                os.replace(new, path)
+                replaced.append(str(path))
+            return replaced
     finally:
         for new, _ in written:
             new.unlink(missing_ok=True)
@@ -266,6 +270,8 @@ def apply_pending(config) -> str | None:
         return f"the backup waiting to be restored was refused and set aside as restore-refused.tar.gz: {e}"
     try:
         restore(backup, config.path, config.database)
+    except InUse as e:  # another program has the file: it stays waiting, the table starts on its files as they are
+        return f"the backup waiting to be restored stays waiting: {e}"
     except OSError as e:  # never a table that cannot start for a backup it cannot write: it starts as it was
         path.replace(path.with_name("restore-refused.tar.gz"))
         return f"the backup waiting to be restored could not be written ({e.strerror or e}): set aside as " \

@@ -50,6 +50,7 @@ def cmd_backup(args) -> int:
 
 def cmd_restore(args) -> int:
     from companion.appliance.backup import MAX_BACKUP_BYTES, read_backup, restore, too_big
+    from companion.records.holding import InUse
 
     source = Path(args.file)
     try:
@@ -65,6 +66,8 @@ def cmd_restore(args) -> int:
         subprocess.run(["systemctl", "stop", UNIT], check=True)
     try:
         replaced = restore(backup, config.path, config.database)
+    except InUse as e:  # a daemon systemd does not run (or a command) has the file: it is not replaced under it
+        raise Refusal(str(e), code=1) from None
     except OSError as e:
         raise Refusal(f"cannot restore ({e.strerror or e}): run it as root (sudo); nothing was replaced", code=1) \
             from None

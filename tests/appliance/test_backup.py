@@ -70,8 +70,10 @@ def test_a_backup_restored_over_a_changed_table_brings_back_its_config_and_datab
     db.close()
     config.write_text('[table]\nname = "Changed"\n')
     Database(database, TABLE_FILE).close()
-    with Database(database, TABLE_FILE).transaction() as tx:
+    other = Database(database, TABLE_FILE)
+    with other.transaction() as tx:
         tx.execute("UPDATE players SET name = 'Someone else'")
+    other.close()
     replaced = restore(read_backup(data), config, database)
     assert replaced == [str(config), str(database)]
     assert config.read_text() == CONFIG_TEXT  # comments and the calibration included
@@ -220,3 +222,27 @@ def test_a_waiting_backup_that_no_longer_reads_is_set_aside_and_the_table_starts
     assert said.startswith("the backup waiting to be restored was refused and set aside")
     assert not pending_path(database).exists() and (database.parent / "restore-refused.tar.gz").is_file()
     assert config.read_text() == CONFIG_TEXT and apply_pending(SimpleNamespace(path=config, database=database)) is None
+
+
+def test_restore_is_refused_while_another_program_has_the_database_open(table, tmp_path):
+    """A daemon that systemd does not run: the restore must not replace the file (and its -wal) under it."""
+    config, database, db = table
+    config.write_text(CONFIG_TEXT.replace('name = "Kitchen"', f'name = "Kitchen"\ndatabase = "{database}"'))
+    assert cli("backup", str(tmp_path / "table.tar.gz"), "--config", str(config)).returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", "import sys; from companion.records import Store;"
+                               f" store = Store({str(database)!r}); print('open', flush=True); sys.stdin.read()"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "open\n"
+        db.close()
+        with Database(database, TABLE_FILE).transaction() as tx:
+            tx.execute("INSERT INTO players (position, name) VALUES (2, 'Ben')")  # acknowledged while it runs
+        back = cli("restore", str(tmp_path / "table.tar.gz"), "--config", str(config))
+    finally:
+        holder.communicate("", timeout=60)
+    assert back.returncode == 1 and back.stderr.strip().splitlines() == [
+        "companion restore: the table's file is open in another program (its daemon, or a command): stop it first;"
+        " nothing was replaced"]
+    assert players(database) == ["Aiko", "Ben"]
+    assert cli("restore", str(tmp_path / "table.tar.gz"), "--config", str(config)).returncode == 0  # once it stopped
+    assert players(database) == ["Aiko"]
