@@ -66,7 +66,17 @@ def make_backup(config: Path | None, database: Path, *, now: float | None = None
         files[CONFIG] = Path(config).read_bytes()
     if Path(database).is_file():
         files[DATABASE] = snapshot(Path(database))
-    manifest = {"format": FORMAT, "made": iso(time.time() if now is None else now),
+    return _pack(files, iso(time.time() if now is None else now))
+
+
+def database_alone(backup: Backup) -> bytes:
+    """The archive of a checked backup's database alone: what a player with the PIN may restore (the scores),
+    without the config (the table's PIN, hosts and broker are the owner's to change)."""
+    return _pack({DATABASE: backup.database} if backup.database is not None else {}, backup.made)
+
+
+def _pack(files: dict[str, bytes], made: str) -> bytes:
+    manifest = {"format": FORMAT, "made": made,
                 "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}}
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:

@@ -42,13 +42,15 @@ class TableSetup(Bench):
         now = time.time()
         return backup_name(now), make_backup(self._configured.now.path, self._configured.now.database, now=now)
 
-    def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> dict:
-        """A piece of a backup sent from a page; once whole, checked and kept to be put in place at the next start."""
+    def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None, *,
+                       with_config: bool = False) -> dict:
+        """A piece of a backup sent from a page; once whole, checked and kept to be put in place at the next start
+        (its config too only `with_config`: the owner's key, not the PIN)."""
         from companion.appliance.upload import Upload
 
         if getattr(self, "_upload", None) is None:
             self._upload = Upload(self._configured.now.database.parent)
-        return self._upload.receive(piece, part, parts, size, upload)
+        return self._upload.receive(piece, part, parts, size, upload, with_config=with_config)
 
     def setup_code(self) -> str | None:
         """The setup code while setup is open (for the session's keyed mark), else None."""

@@ -1,7 +1,10 @@
 """The maintenance area's routes: a backup downloaded, a backup restored (docs/install.md, Backup and restore).
 
 Both need the table PIN (the header, or an unlocked page); the restore's
-pieces carry the page's CSRF token. The table checks a backup whole once
+pieces carry the page's CSRF token. The PIN restores the backup's database
+(the scores a player keeps anyway); its config (the PIN itself, the hosts,
+the broker) is put back only for a session holding the setup code, the
+owner's key (`companion restore` as root puts back both). The table checks a backup whole once
 its last piece is in: one that does not read is refused with 400 naming what
 is wrong (backup.config.toml.timers.red.pins, ...) and nothing is kept; a
 good one is kept for the next start, and a daemon under systemd restarts on
@@ -18,6 +21,7 @@ from werkzeug.exceptions import NotFound
 from companion import fields
 from companion.web import setup
 from companion.web.backup import bp
+from companion.web.setup import access
 from companion.web.errors import coded
 from companion.web.security import needs_pin
 
@@ -44,7 +48,7 @@ def download():
 
 
 @bp.post("/api/maintenance/restore")
-@needs_pin
+@access.needs_setup_access
 def restore():
     receive = _desk("receive_backup")
     args = request.args
@@ -52,7 +56,7 @@ def restore():
     parts = fields.digits(args.get("parts"), "parts", part, MAX_PIECES)
     size = fields.digits(args.get("size", "0"), "size", 0, MAX_SIZE)
     upload = fields.line(args["upload"], "upload", 64) if "upload" in args else None
-    answer = receive(request.get_data(cache=False), part, parts, size, upload)
+    answer = receive(request.get_data(cache=False), part, parts, size, upload, with_config=access.holds_code())
     if answer.get("restore") != "pending":
         return jsonify(answer), 202
     restarts = bool(os.environ.get("NOTIFY_SOCKET"))  # under systemd, which starts it again
