@@ -6,7 +6,9 @@ format, when it was made, and each file's SHA-256), `config.toml` and
 the daemon runs). Reading one checks everything before anything is written:
 its size, its members, the list's digests, the config through the config's
 own reader and the database through the records' (it must open as a table
-file this program can read); a refusal names what is wrong. Restoring
+file this program can read, of its version's shape, resume as the table
+would as it starts, and have every record read back as the history import
+reads it); a refusal names what is wrong. Restoring
 replaces the config and the database, each by a rename, only after both are
 written beside them.
 
@@ -177,12 +179,34 @@ def _check_config(raw: bytes) -> None:
 
 
 def _check_database(raw: bytes) -> None:
-    """The database opens as a table file of a version this program reads (on a copy: nothing is changed)."""
+    """The database opens as a table file of a version this program reads and of its shape, and every record
+    in it reads back as the history import reads it (the API's own checks): a table restored from it starts,
+    and its history can be moved to another table. Checked on a copy: nothing is changed."""
+    where = fields.at(FIELD, DATABASE)
     try:
-        check_table_file(raw)
-    except sqlite3.Error as e:
-        raise BadInput(fields.at(FIELD, DATABASE), f"not a table database this program can read ({e})",
+        check_table_file(raw, _records_read_back)
+    except BadInput as e:
+        raise BadInput(where, f"holds a record the table would refuse ({e})", code="errors.backup.database",
+                       params={"reason": str(e)}) from None
+    except (sqlite3.Error, ValueError, TypeError) as e:  # a row that does not even export (not JSON, not text)
+        raise BadInput(where, f"not a table database this program can read ({e})",
                        code="errors.backup.database", params={"reason": str(e)}) from None
+
+
+def _records_read_back(copy: Path) -> None:
+    """What the table does as it starts (resume the show that was running, or set it aside), then the history
+    export read back: a start that would fail, or a record that would not move, refuses the backup."""
+    from companion.records import GameShelf, Store
+    from companion.records.history import export_history, read_history
+    from companion.table.games import KINDS
+    from companion.table.recovery import resume
+
+    store = Store(copy)
+    try:
+        resume(store, 0.0)
+        read_history(export_history(store.database, wall=0.0), GameShelf(store.database, KINDS))
+    finally:
+        store.close()
 
 
 def restore(backup: Backup, config: Path | None, database: Path) -> list[str]:
