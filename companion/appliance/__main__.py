@@ -27,22 +27,42 @@ def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=tim
         network.save(wifi)
         asked.set()
 
-    server = serve(WifiPage(code_file, save, clock), port)
+    wifi_page, server = WifiPage(code_file, save, clock), None
     state = hotspot.Watch()
     try:
         while True:
             seen = replace(network.seen(), asked=asked.is_set())
             asked.clear()
             state, do = hotspot.decide(state, seen, clock(), timing)
+            ap_on = seen.ap_on
             if do == hotspot.START_AP:
                 logging.info("no home network for %.0f s: the access point is open", timing.grace_s)
                 network.start_ap()
+                ap_on = True
             elif do == hotspot.STOP_AP:
                 logging.info("leaving the access point: %s", "a network is back" if seen.online else "trying the home network")
                 network.stop_ap()
+                ap_on = False
+            server = _page_while(ap_on, server, wifi_page, network.page_address, port)
             asked.wait(timing.look_s)
     finally:
+        _page_while(False, server, wifi_page, network.page_address, port)
+
+
+def _page_while(ap_on: bool, server, wifi_page, host: str, port: int):
+    """The Wi-Fi page served on the access point's address while it is up, and not at all otherwise (so no one on
+    the home network reaches it); the server now. An address not there yet is tried again at the next look."""
+    if ap_on and server is None:
+        try:
+            return serve(wifi_page, port, host)
+        except OSError as e:
+            logging.warning("the Wi-Fi page cannot listen on %s:%s yet (%s)", host, port, e.strerror or e)
+            return None
+    if not ap_on and server is not None:
         server.shutdown()
+        server.server_close()
+        return None
+    return server
 
 
 def main(argv=None) -> None:

@@ -21,7 +21,6 @@ from werkzeug.exceptions import NotFound
 from companion import fields
 from companion.web import setup
 from companion.web.backup import bp
-from companion.web.setup import access
 from companion.web.errors import coded
 from companion.web.security import needs_pin
 
@@ -47,9 +46,21 @@ def download():
         "Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 
+def owners_access():
+    """The setup area's door (imported when first used: the areas are imported in order, and importing the
+    setup package from here, first, would make its name hide companion.web's setup() from the areas after it)."""
+    from companion.web.setup import access
+
+    return access
+
+
 @bp.post("/api/maintenance/restore")
-@access.needs_setup_access
 def restore():
+    return owners_access().needs_setup_access(_restore)()
+
+
+def _restore():
+    access = owners_access()
     receive = _desk("receive_backup")
     args = request.args
     part = fields.digits(args.get("part"), "part", 1, MAX_PIECES)

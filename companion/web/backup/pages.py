@@ -3,11 +3,10 @@
 from flask import render_template, request
 
 from companion.web.backup import bp
-from companion.web.backup.api import PIECE_BYTES
-from companion.web.setup import access
+from companion.web.backup.api import PIECE_BYTES, owners_access
 
 
 @bp.get("/maintenance/")
 def index():
-    return render_template("backup/index.html", area="maintenance", unlocked=access.allowed(), next=request.path,
+    return render_template("backup/index.html", area="maintenance", unlocked=owners_access().allowed(), next=request.path,
                            piece_bytes=PIECE_BYTES)
