@@ -65,6 +65,44 @@ def test_first_boot_applies_the_cards_files(tmp_path):
     assert firstboot.apply(boot, root, run=lambda c, **kw: commands.append(c), set_hostname=names.append) == []
 
 
+def test_the_wifi_files_secret_is_overwritten_where_it_lay_before_the_file_is_removed(tmp_path):
+    """FAT does not wipe what it deletes: the password's bytes are overwritten in the file's own place first
+    (read here through the file as it was opened before first boot: the same place on the card)."""
+    import os
+
+    boot, root = tmp_path / "boot", tmp_path / "root"
+    boot.mkdir()
+    (root / "etc").mkdir(parents=True)
+    (boot / bootfiles.WIFI_FILE).write_text(WIFI)
+    where_it_lay = os.open(boot / bootfiles.WIFI_FILE, os.O_RDONLY)
+    try:
+        firstboot.apply(boot, root, run=lambda c, **kw: None, set_hostname=lambda n: None)
+        left = os.pread(where_it_lay, 4096, 0)
+    finally:
+        os.close(where_it_lay)
+    assert not (boot / bootfiles.WIFI_FILE).exists()
+    assert len(left) == len(WIFI.encode()) and b"correct horse" not in left and b"ssid=" not in left
+
+
+@pytest.mark.parametrize("file, error", [(bootfiles.WIFI_FILE, firstboot.WIFI_ERROR),
+                                         (bootfiles.NAME_FILE, firstboot.NAME_ERROR)])
+def test_a_file_that_is_not_utf8_is_kept_as_it_is_with_the_reason_beside_it(tmp_path, file, error):
+    """Windows-1252 `ssid=Café` is never a profile for `Caf\ufffd`: nothing is mangled, nothing removed."""
+    boot, root = tmp_path / "boot", tmp_path / "root"
+    boot.mkdir()
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/hostname").write_text("companion\n")
+    raw = ("ssid=Café\npassword=correct horse\ncountry=FR\n" if file == bootfiles.WIFI_FILE else "Café\n")
+    (boot / file).write_bytes(raw.encode("cp1252"))
+    done = firstboot.apply(boot, root, run=lambda c, **kw: None, set_hostname=lambda n: None)
+    assert (boot / file).read_bytes() == raw.encode("cp1252")
+    reason = (boot / error).read_text()
+    assert reason.startswith(f"{file}: not UTF-8 text") and "\n" == reason[-1] and reason.count("\n") == 1
+    assert not (root / "etc/NetworkManager/system-connections/companion-wifi.nmconnection").exists()
+    assert (root / "etc/hostname").read_text() == "companion\n"
+    assert any(line.startswith(f"refused {file}") for line in done)
+
+
 def test_a_refused_wifi_file_stays_with_its_reason_beside_it(tmp_path):
     (tmp_path / "etc").mkdir()
     (tmp_path / bootfiles.WIFI_FILE).write_text("ssid=a\ncountry=XX\n")
