@@ -72,3 +72,22 @@ def test_the_wifi_pages_code_field_takes_letters_and_its_limits_are_the_readers(
     form = WifiPage(Path("/nonexistent"), print).form("en")
     assert 'inputmode="numeric"' not in form and 'autocapitalize="characters"' in form
     assert f'maxlength="{SSID_BYTES}"' in form
+
+
+@pytest.mark.parametrize("rest_after_s", [None, 1, 16, 64, 128, 256], ids=lambda s: f"rest after {s} s")
+def test_one_address_is_heard_at_most_850_times_a_day_as_docs_security_says(rest_after_s):
+    """The figure the arithmetic in docs/security.md stands on, played against the real guard for a day: a
+    guesser who tries at every wait's end, or who rests a quarter hour (its count forgotten) once the waits
+    reach `rest_after_s`."""
+    from companion.guessing import FORGET_AFTER_S, setup_code_guard
+
+    guard, now, heard = setup_code_guard(clock=lambda: now), 0.0, 0
+    while now < 24 * 3600:
+        wait = guard.wait_s("10.42.0.66", now)
+        if wait > 0:
+            resting = rest_after_s is not None and wait >= rest_after_s
+            now += FORGET_AFTER_S + 1 if resting else wait
+            continue
+        guard.failed("10.42.0.66", now)
+        heard += 1
+    assert 280 <= heard <= 850
