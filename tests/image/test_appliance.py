@@ -238,3 +238,18 @@ def test_the_fake_network_keeps_what_the_watcher_did(tmp_path):
     assert fake.seen() == hotspot.Seen(online=False, ap_on=True, known=True)
     Path(tmp_path / "net.json").write_text('{"online": true, "ap_on": true}')
     assert fake.seen().online
+
+
+def test_the_setup_code_reaches_the_card_as_a_code_and_nothing_else(tmp_path):
+    """The daemon keeps its code in its own folder; root copies it to the card only if it reads as a code."""
+    from companion.appliance.__main__ import show_code
+
+    kept, card = tmp_path / "setup-code", tmp_path / "boot" / "companion-setup-code.txt"
+    card.parent.mkdir()
+    assert show_code(kept, card) == "setup is closed: no code on the card"
+    kept.write_text("ABCDEFGHJK\n")
+    assert show_code(kept, card).startswith("put the setup code on the card") and card.read_text() == "ABCDEFGHJK\n"
+    assert show_code(kept, card).endswith("holds the setup code already")
+    kept.write_text("dtoverlay=anything\n")  # a daemon taken over writes what it likes in its own file
+    assert show_code(kept, card).startswith("setup is closed: removed") and not card.exists()
+    assert [p.name for p in card.parent.iterdir()] == []
