@@ -46,7 +46,7 @@ def hold_shared(path: Path | str) -> BinaryIO:
     """Hold `path` shared while it is open (InUse while a restore replaces it); the handle to release.
 
     A file object, so a Database dropped without being closed lets go of its hold as it is collected."""
-    held = os.fdopen(_lock_file(path), "rb")
+    held = open(f"{path}{SUFFIX}", "rb", opener=lambda name, flags: _lock_file(path))  # noqa: SIM115 (kept open)
     try:
         fcntl.flock(held.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -55,8 +55,16 @@ def hold_shared(path: Path | str) -> BinaryIO:
     return held
 
 
-def release(held: BinaryIO) -> None:
+def release(held: BinaryIO, *, made: bool = False) -> None:
+    """Let go of a hold; `made`: the hold made the lock file and the file was refused, so nothing stays beside
+    what was not a table's file."""
     held.close()  # the lock goes with its descriptor
+    if made:
+        Path(held.name).unlink(missing_ok=True)
+
+
+def lock_exists(path: Path | str) -> bool:
+    return Path(f"{path}{SUFFIX}").exists()
 
 
 @contextmanager
