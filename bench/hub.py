@@ -100,16 +100,16 @@ def frames_to_phone(turns: int) -> list[float]:
         server = ServerThread(make_server(table))
         phone = Phone(server.server.effective_port, "/api/show/events")
         try:
-            snap = table.start_show(SIX)
+            snap = table.desk.start_show(SIX)
             while snap["timers"]["red"]["fault"] is not None:  # until the hub's first snapshot
-                snap = table.wait_for_change(snap["seq"], 5)
+                snap = table.desk.wait_for_change(snap["seq"], 5)
             delivered = []
             for i in range(turns):
                 before = snap["timers"]["red"]["pose"]
                 start = time.perf_counter()
                 hub.turn("red", "b_up" if i % 2 == 0 else "a_up")
                 while snap["timers"]["red"]["pose"] == before:
-                    snap = table.wait_for_change(snap["seq"], 5)
+                    snap = table.desk.wait_for_change(snap["seq"], 5)
                 delivered.append((phone.arrival(snap["seq"]) - start) * 1000)
                 time.sleep(0.005)
             return delivered

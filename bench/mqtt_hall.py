@@ -178,10 +178,10 @@ def running_state() -> dict:
     clock = FakeClock()
     folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     table = demo_table(folder / "t.sqlite3", clock=clock)
-    table.start_show("training")
+    table.desk.start_show("training")
     clock.advance(3.0)
     table.pump()
-    state = table.snapshot()
+    state = table.desk.snapshot()
     table.stop()
     return state
 

@@ -89,7 +89,7 @@ class TurnedGlass:
         self._switch_a, self._switch_b = (pins.pin(p) for p in self.table.rig.pins_of("red"))
         self._switch_a.drive_low()  # red stands end A up in its cradle
         time.sleep(0.1)
-        self._seq = self.table.start_show(ONLY_RED)["seq"]
+        self._seq = self.table.desk.start_show(ONLY_RED)["seq"]
         self._turns = 0
 
     def _note(self, snapshot: dict) -> None:
@@ -122,7 +122,7 @@ class TurnedGlass:
             seq = self._phone.first(lambda data: json.loads(data)["timers"]["red"]["pose"] == target, self._seq,
                                     max(0.0, give_up - time.monotonic()))
             if seq is None:
-                snap = self.table.snapshot()
+                snap = self.table.desk.snapshot()
                 raise Stalled(f"edge {i + 1} of {edges}: red's turn to {target} not on the phone within "
                               f"{edge_deadline_s:g} s (table shows {snap['timers']['red']['pose']}, outcome "
                               f"{snap['outcome']}; {len(published)} edges measured)")
@@ -214,7 +214,7 @@ def edges_in_turn(edges: int, blocks: int, deadline_s: float) -> tuple[list[floa
     so that load from elsewhere on the machine weighs on both alike."""
     ends = time.monotonic() + deadline_s
     published, delivered, bare = [], [], []
-    with TurnedGlass() as glass, Floor(glass.table.snapshot_text(glass.table.snapshot())) as floor:
+    with TurnedGlass() as glass, Floor(glass.table.desk.snapshot_text(glass.table.desk.snapshot())) as floor:
         for block in range(blocks):
             count = edges * (block + 1) // blocks - edges * block // blocks
             p, d = glass.turn(count, deadline_s=max(1.0, ends - time.monotonic()))

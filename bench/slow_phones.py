@@ -87,11 +87,11 @@ class Flipper(threading.Thread):
         self.table, self.stop, self.last, self.flips = table, threading.Event(), None, 0
 
     def run(self):
-        self.table.start_show("training")
+        self.table.desk.start_show("training")
         while not self.stop.is_set():
-            self.table.flip("green")
+            self.table.desk.flip("green")
             self.flips += 1
-        self.last = self.table.snapshot()["seq"]
+        self.last = self.table.desk.snapshot()["seq"]
 
 
 def serve(db: Path):

@@ -459,9 +459,9 @@ class ContractFloor(OneThreadFloor):
     fault) are the table's, as they stood: they do not change at a flip."""
 
     def __init__(self, table):
-        snapshot = table.snapshot()
-        super().__init__(table.snapshot_text(snapshot))
-        self.setup, self.spliced = table.show.setup, Spliced()
+        snapshot = table.desk.snapshot()
+        super().__init__(table.desk.snapshot_text(snapshot))
+        self.setup, self.spliced = table.desk.show.setup, Spliced()
         self._new_show()
         result = self.show.result()
         self.table_fields = {key: value for key, value in snapshot.items() if key not in result}
@@ -526,7 +526,7 @@ class Bench:
         self.server = ServerThread(make_server(self.table, "127.0.0.1", 0))  # the daemon's own configuration
         self.port = urlsplit(self.server.url).port
         self.fresh_show()
-        payload = self.table.snapshot_text(self.table.snapshot())  # the product's own bytes of a state
+        payload = self.table.desk.snapshot_text(self.table.desk.snapshot())  # the product's own bytes of a state
         self.one = OneThreadFloor(payload)
         floor, self.publish_queue, self.stop_queue = floor_app(payload)
         self.queue_server = ServerThread(make_server(None, "127.0.0.1", 0, threads=most + 8, app=floor))
@@ -537,8 +537,8 @@ class Bench:
     def fresh_show(self):
         for attempt in range(BUSY_TRIES):
             try:
-                self.table.abort()
-                self.table.start_show(BENCH_EVENT)
+                self.table.desk.abort()
+                self.table.desk.start_show(BENCH_EVENT)
                 break
             except RecordsBusy:  # the box so busy that a commit outlasted the store's busy wait: as a phone would, again
                 if attempt == BUSY_TRIES - 1:
@@ -549,17 +549,17 @@ class Bench:
     def flip(self) -> int:
         """A flip of purple; a show lost while the box was too busy to flip in time is started again."""
         try:
-            return self.table.flip("purple")["seq"]
+            return self.table.desk.flip("purple")["seq"]
         except Conflict:
             self.fresh_show()
-            return self.table.flip("purple")["seq"]
+            return self.table.desk.flip("purple")["seq"]
 
     def table_run(self, count, samples, pi_sized):
         return retried(lambda: run_once(self.port, "/api/show/events", count, samples, self.flip, pi_sized,
                                         self.fresh_show))
 
     def one_run(self, count, samples, pi_sized):
-        self.table.abort()  # the table idle meanwhile: its show's work is not charged to the floor
+        self.table.desk.abort()  # the table idle meanwhile: its show's work is not charged to the floor
         try:
             return retried(lambda: run_once(self.one.port, "/events", count, samples,
                                             lambda: self.one.publish(next(self.counter)), pi_sized))
@@ -567,7 +567,7 @@ class Bench:
             self.one.stop()
 
     def queue_run(self, count, samples, pi_sized):
-        self.table.abort()
+        self.table.desk.abort()
         try:
             return retried(lambda: run_once(self.queue_port, "/events", count, samples,
                                             lambda: self.publish_queue(next(self.counter)), pi_sized))
@@ -575,7 +575,7 @@ class Bench:
             self.stop_queue()  # the streams of the phones just gone end now, freeing their threads
 
     def contract_run(self, count, samples, pi_sized):
-        self.table.abort()
+        self.table.desk.abort()
         try:
             return retried(lambda: run_once(self.contract.port, "/events", count, samples,
                                             lambda: self.contract.publish(next(self.counter)), pi_sized))
@@ -822,7 +822,7 @@ def main(argv=None) -> int:
         print(f"SSE update latency ({budget.mode(args.pi_sized)}), flip -> every phone's receipt, ms "
               f"({args.samples} changes each; phones in another process, each from its own address)")
         bench.fresh_show()
-        change_ms = timed(lambda: table.flip("purple"), args.samples)
+        change_ms = timed(lambda: table.desk.flip("purple"), args.samples)
         print(summary("the flip call (publish, then journal)", change_ms))
         for clients in args.clients:
             ran = {"table": bench.table_run(clients, args.samples, args.pi_sized),  # interleaved, one after another

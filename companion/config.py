@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from companion.errors import BadInput
-from companion.fields import items, line, record, text, whole, yes_no
+from companion.fields import items, line, mapping, record, text, whole, yes_no
 from companion.ports import LANGUAGES
 from companion.hardware.buttons import ButtonConfig
 from companion.hardware.buzzer import BuzzerConfig
@@ -31,6 +31,7 @@ DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_DATABASE = Path("/var/lib/companion/companion.sqlite3")
 SOURCES = ("tilt", "hub", "emulated")
 MAX_TABLE_NAME = 40  # characters: a phone's title bar and the kiosk show it whole
+MAX_ALLOWED_HOSTS = 64  # names a table answers to besides its own: a typo'd list, not a real one, is longer
 
 __all__ = ["ButtonConfig", "BuzzerConfig", "Config", "HubConfig", "StripConfig", "TiltConfig", "TimerConfig",
            "WebConfig", "demo_config", "load_config", "load_or_fresh", "mark_set_up", "parse_config", "set_duration",
@@ -245,13 +246,10 @@ def _web(s: "Section") -> WebConfig:
 
 def _allowed_hosts(names) -> tuple[str, ...]:
     """web.allowed_hosts: host names (or addresses) the table also answers to, or "*" for any."""
-    if not isinstance(names, list) or len(names) > 64:
-        raise BadInput("web.allowed_hosts", 'expected a list of host names, e.g. ["table.example.lan"]',
-                       code="errors.host_list")
+    items(names, "web.allowed_hosts", 0, MAX_ALLOWED_HOSTS, expected='a list of host names, e.g. ["table.example.lan"]',
+          code="errors.host_list")
     for i, name in enumerate(names):
-        if not isinstance(name, str):
-            raise BadInput(f"web.allowed_hosts[{i}]", "expected a host name", code="errors.host")
-        if name != "*":
+        if text(name, f"web.allowed_hosts[{i}]", expected="a host name", code="errors.host") != "*":
             check_host(name, f"web.allowed_hosts[{i}]")
     return tuple(names)
 
@@ -426,14 +424,12 @@ def _put_all(table, values: dict) -> None:
 
 def _page_settings(settings: object) -> dict:
     """The page's settings, each key known and of the right kind (values are the config's to judge)."""
-    if not isinstance(settings, dict):
-        raise BadInput("settings", "expected an object of sections", code="errors.shape")
-    record(settings, "", (*PAGE_KEYS, "timers"))  # a section the setup page may not change is refused by name
+    # A section the setup page may not change is refused by name.
+    record(mapping(settings, "settings", expected="an object of sections"), "", (*PAGE_KEYS, "timers"))
     shaped: dict = {}
     for section, values in settings.items():
         known = PAGE_KEYS.get(section)
-        if not isinstance(values, dict):
-            raise BadInput(str(section), "expected a section", code="errors.shape")
+        mapping(values, str(section), expected="a section")
         if section == "timers":
             shaped["timers"] = {}
             for colour, keys in values.items():
@@ -445,8 +441,6 @@ def _page_settings(settings: object) -> dict:
 
 
 def _page_keys(values: object, known: dict, where: str) -> dict:
-    if not isinstance(values, dict):
-        raise BadInput(where, "expected a section", code="errors.shape")
     record(values, where, tuple(known))
     for key, value in values.items():
         _READS[known[key]](value, f"{where}.{key}")  # of the right kind: the config's own checks judge its value

@@ -21,11 +21,15 @@ from datetime import datetime
 
 from companion.errors import BadInput
 from companion.jsonin import check_text
-from companion.players import check_name
 
 # Characters that are not text: C0/C1 controls and lone surrogates. (U+2028 and U+2029 are text: a log
 # splits lines at \n only, and every file of ours is read the same way.)
 NOT_TEXT = frozenset({"Cc", "Cs"})
+# A name is written with letters, marks, numbers, punctuation, symbols and the space separators; never with a
+# control, format or bidirectional character (NUL, ESC, line breaks, U+202E, zero-width spaces), which could hide
+# or reorder what the other players read.
+NAME_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No",
+                             "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs"})
 SHOWN = 30  # characters of a refused value quoted back: enough to recognise it, never a page of it
 
 
@@ -33,7 +37,7 @@ def at(field: str, key) -> str:
     """The path of `key` inside `field`: `at("card", "n")` is "card.n", `at("players", 2)` is "players[2]"."""
     if isinstance(key, int):
         return f"{field}[{key}]"
-    return f"{field}.{key}" if field else str(key)
+    return f"{field}.{key}" if field and key != "" else field or str(key)  # the whole of `field`: its own name
 
 
 def shown(value) -> str:
@@ -80,10 +84,20 @@ def yes_no(value, field: str) -> bool:
     return value
 
 
-def text(value, field: str) -> str:
-    """`value` if it is a string that can be written back out as UTF-8 (no lone surrogate)."""
+class BadName(BadInput):
+    """A name that breaks the name rule (a page shows it by its code, in the page's language)."""
+
+    error_code = "errors.name.characters"
+
+
+def text(value, field: str, *, expected: str = "text", code: str = "errors.text", params: dict | None = None) -> str:
+    """`value` if it is a string that can be written back out as UTF-8 (no lone surrogate).
+
+    `code` (and its `params`) is the refusal a page shows when it is not text: the owner's word for what was
+    expected ("a host name", "a broker address"), so a person reads what the field is for.
+    """
     if not isinstance(value, str):
-        raise BadInput(field, f"expected text, got {shown(value)}", code="errors.text")
+        raise BadInput(field, f"expected {expected}, got {shown(value)}", code=code, params=params)
     check_text(value, field)
     return value
 
@@ -109,33 +123,62 @@ def line(value, field: str, limit: int, *, keep: str = "", empty: bool = False) 
 
 
 def name(value, field: str, limit: int) -> str:
-    """A name a person typed, by the one name rule of every game (companion.players), trimmed and in NFC."""
-    return check_name(value, field, limit=limit)
+    """A name a person typed, by the one name rule of every game, the API, the pages and `companion score`:
+    trimmed and in NFC, so the same name typed on two phones is one name.
+
+    >>> name("Cafe\u0301 ", "players[0]", 40)
+    'Café'
+    >>> name("ann\u202e", "players[1]", 40)
+    Traceback (most recent call last):
+    companion.fields.BadName: players[1]: a name may not hold U+202E (a control, format or bidirectional character)
+    """
+    text(value, field, expected=f"a name of 1 to {limit} characters", code="errors.name.length",
+         params={"limit": limit})
+    for ch in value:
+        if unicodedata.category(ch) not in NAME_CATEGORIES:
+            raise BadName(field, f"a name may not hold U+{ord(ch):04X} "
+                                 "(a control, format or bidirectional character)")
+    value = unicodedata.normalize("NFC", value).strip()
+    if not value or len(value) > limit:
+        raise BadInput(field, f"expected a name of 1 to {limit} characters", code="errors.name.length",
+                       params={"limit": limit})
+    return value
 
 
-def choice(value, field: str, options):
-    """`value` if it is one of `options` (compared as given: "1" is not 1)."""
+def choice(value, field: str, options, *, code: str = "errors.choice"):
+    """`value` if it is one of `options` (compared as given: "1" is not 1); `code`: the owner's refusal."""
     if isinstance(value, bool) or not isinstance(value, (str, int)) or value not in options:
-        raise BadInput(field, f"expected one of {', '.join(map(str, options))}, got {shown(value)}",
-                       code="errors.choice")
+        raise BadInput(field, f"expected one of {', '.join(map(str, options)) or 'none'}, got {shown(value)}",
+                       code=code)
     return value
 
 
-def items(value, field: str, low: int, high: int) -> list:
-    """`value` if it is a list of `low` to `high` entries (each entry is its reader's to check)."""
+def items(value, field: str, low: int, high: int, *, expected: str = "", code: str = "",
+          params: dict | None = None) -> list:
+    """`value` if it is a list of `low` to `high` entries (each entry is its reader's to check).
+
+    The owner may say in its own words what the list holds (`expected`) and give its one refusal for both
+    faults, not a list and not that many (`code` and its `params`), as a person reads them alike.
+
+    >>> items([4, 17, 27], "timers.red.pins", 1, 2, expected="a list of one or two GPIO numbers")
+    Traceback (most recent call last):
+    companion.errors.BadInput: timers.red.pins: expected a list of one or two GPIO numbers, got [4, 17, 27]
+    """
     if not isinstance(value, list):
-        raise BadInput(field, f"expected a list, got {shown(value)}", code="errors.shape")
+        raise BadInput(field, f"expected {expected or 'a list'}, got {shown(value)}", code=code or "errors.shape",
+                       params=params)
     if not low <= len(value) <= high:
-        raise BadInput(field, f"expected {low} to {high} entries, got {len(value)}",
-                       code="errors.count", params={"low": low, "high": high})
+        told = f"{expected}, got {shown(value)}" if expected else f"{low} to {high} entries, got {len(value)}"
+        raise BadInput(field, f"expected {told}", code=code or "errors.count",
+                       params=params if code else {"low": low, "high": high})
     return value
 
 
-def mapping(value, field: str) -> dict:
+def mapping(value, field: str, *, expected: str = "an object", code: str = "errors.shape") -> dict:
     """`value` if it is an object: its fields are each their reader's to check, and fields nobody reads are let be
-    (a message from a newer program may carry more)."""
+    (a message from a newer program may carry more). The owner may name what it expected in its own words."""
     if not isinstance(value, dict):
-        raise BadInput(field or "body", f"expected an object, got {shown(value)}", code="errors.shape")
+        raise BadInput(field, f"expected {expected}, got {shown(value)}", code=code)
     return value
 
 

@@ -15,7 +15,7 @@ companion.errors.BadInput: web.prot: unknown key
 
 from companion import fields
 from companion.errors import BadInput
-from companion.hardware.pins import GPIO_NUMBERS
+from companion.hardware.pins import GPIO_NUMBERS, PIN_LIST
 from companion.skyrockets.colours import check_seconds
 
 
@@ -23,9 +23,8 @@ class Section:
     """One [table] of the file: typed getters that name the key, and a check for unknown keys."""
 
     def __init__(self, data: object, name: str):
-        if not isinstance(data, dict):
-            raise BadInput(name, f"expected a [{name}] table, got {type(data).__name__}", code="errors.shape")
-        self.data, self.name, self.used = data, name, set()
+        self.data = fields.mapping(data, name, expected=f"a [{name}] table")
+        self.name, self.used = name, set()
 
     def _key(self, key: str) -> str:
         key = key or '""'  # an empty key (TOML allows one) is still named
@@ -54,9 +53,7 @@ class Section:
 
     def text(self, key: str, default):
         value = self._get(key, default)
-        if value is not None and not isinstance(value, str):
-            raise BadInput(self._key(key), f"expected text in quotes, got {value!r}", code="errors.text")
-        return value
+        return None if value is None else fields.text(value, self._key(key), expected="text in quotes")
 
     def boolean(self, key: str, default: bool) -> bool:
         return fields.yes_no(self._get(key, default), self._key(key))
@@ -81,9 +78,8 @@ class Section:
     def pins(self, key: str, default: tuple[int, ...], *, single: bool = False) -> tuple[int, ...]:
         value = self._get(key, list(default))
         values = [value] if single and not isinstance(value, list) else value
-        if not isinstance(values, list) or not 1 <= len(values) <= (1 if single else 2):
-            raise BadInput(self._key(key), f"expected {'a GPIO number' if single else 'a list of one or two GPIO numbers'}",
-                           code="errors.setup.pins")
+        fields.items(values, self._key(key), 1, 1 if single else 2, expected="a GPIO number" if single else PIN_LIST,
+                     code="errors.setup.pins")
         for pin in values:
             fields.whole(pin, self._key(key), 0, max(GPIO_NUMBERS) * 2)  # a number first; then a GPIO there is
             if pin not in GPIO_NUMBERS:

@@ -185,8 +185,10 @@ def grams_and_minutes(volume: float, area: float) -> tuple[float, int]:
     """Filament (g) and print time (min) for a part of `volume` mm³ and surface `area` mm².
 
     The outer SHELL_MM of material is solid (perimeters and skins), the rest INFILL; the time is
-    that volume at FLOW_MM3_PER_S.
+    that volume at FLOW_MM3_PER_S. The figures are plain numbers, as the table prints them, whatever
+    the mesh library measured them in (numpy's floats print as np.float64(...)).
     """
+    volume, area = float(volume), float(area)
     shell = min(volume, area * SHELL_MM)
     printed = shell + INFILL * (volume - shell)
     return round(printed / 1000 * PLA_G_PER_CM3, 1), round(printed / FLOW_MM3_PER_S / 60)
@@ -201,7 +203,7 @@ def figures(stl: Path, log: str = "") -> dict:
              "minutes": minutes}
     f = facts(log)
     if "finger_z" in f:
-        found["strain"] = round(strain(mesh, f), 4)
+        found["strain"] = round(float(strain(mesh, f)), 4)
     return found
 
 

@@ -22,6 +22,7 @@ CONFIG_DIR=/etc/companion
 STATE_DIR=/var/lib/companion
 UNIT=/etc/systemd/system/companion.service
 SYSUSERS=/etc/sysusers.d/companion.conf
+UDEV_RULES=/etc/udev/rules.d/60-companion.rules  # the pins and the SPI bus to their groups
 KIOSK_BIN=/usr/local/bin/companion-kiosk
 KIOSK_AUTOSTART=/etc/xdg/autostart/companion-kiosk.desktop
 DROP_IN_DIR=/etc/systemd/system/companion.service.d
@@ -249,6 +250,19 @@ install_wrapper() {
     put 755 "$HERE/companion-command" "$WRAPPER"
 }
 
+# Raspberry Pi OS gives the GPIO chips and the SPI bus to the gpio and spi groups by its own udev rules; plain
+# Debian (the card image) leaves them to root alone, and the daemon could open neither. The same two rules.
+install_udev_rules() {
+    put_text 644 "$UDEV_RULES" <<'EOF'
+# The hourglass table companion (written by install.sh): the pins and the LED strip's SPI bus to the groups
+# the table's user is in, as Raspberry Pi OS's own rules give them.
+SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"
+SUBSYSTEM=="spidev", GROUP="spi", MODE="0660"
+EOF
+    [ -n "$ROOT" ] || [ "$OFFLINE" = yes ] || ! command -v udevadm > /dev/null ||
+        udevadm trigger --subsystem-match=gpio --subsystem-match=spidev || true
+}
+
 install_config() {
     mkdir -p "$ROOT$CONFIG_DIR"
     chmod 750 "$ROOT$CONFIG_DIR"
@@ -338,7 +352,7 @@ uninstall() {
     elif [ -f "$UNIT" ]; then
         systemctl disable --now companion.service || true
     fi
-    for path in "$UNIT" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART" "$WRAPPER"; do
+    for path in "$UNIT" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART" "$WRAPPER" "$UDEV_RULES"; do
         if [ -e "$ROOT$path" ]; then
             rm -rf "$ROOT$path"
             say "removed $path"
@@ -381,6 +395,7 @@ install_packages
 install_user
 install_program
 install_wrapper
+install_udev_rules
 install_config
 [ "$SPI" = no ] || install_spi
 install_unit

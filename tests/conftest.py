@@ -215,3 +215,11 @@ def table(tmp_path, clock):
     table = demo_table(tmp_path / "table.sqlite3", clock=clock)
     yield table
     table.stop()
+
+
+@pytest.fixture
+def client(table):
+    """A test client of the web on `table` (the demo table, or the table a module's own fixture builds)."""
+    from companion.web import create_app
+
+    return create_app(table, testing=True).test_client()

@@ -29,6 +29,14 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: {printable(message)} (see {self.prog} --help)\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        """The arguments, with `prog`: the command as typed down to its deepest subcommand ("companion geese
+        simulate"), which its refusals then start with (the deepest parser answers first)."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if not hasattr(namespace, "prog"):
+            namespace.prog = self.prog
+        return namespace, extras
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="companion", description="The hourglass table companion.")
@@ -53,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 128 + signal.SIGPIPE  # what a shell shows for a filter whose reader went away
     except (Refusal, BadInput) as e:
-        line = f"companion {args.command}: {e}"
+        line = f"{args.prog}: {e}"
         print(line, file=sys.stderr)
         say_why_and_leave(line)  # under systemd, `systemctl status` shows it
         return e.code if isinstance(e, Refusal) else 2

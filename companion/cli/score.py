@@ -12,8 +12,7 @@ import sys
 from companion import jsonin
 from companion.cli.common import Refusal
 from companion.errors import BadInput
-
-GAMES = ("flock", "geese")
+from companion.table.games import KINDS
 
 ORDER = 40  # place in `companion --help`
 
@@ -41,6 +40,6 @@ def cmd_score(args) -> int:
 
 def register(sub) -> None:
     score = sub.add_parser("score", help="score an Über den Wolken stage (flock) or a 帰る雁 game (geese)")
-    score.add_argument("game", choices=GAMES)
+    score.add_argument("game", choices=tuple(KINDS))
     score.add_argument("file", metavar="FILE", help="the JSON input, or - for stdin")
     score.set_defaults(func=cmd_score)

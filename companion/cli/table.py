@@ -6,13 +6,15 @@ import tempfile
 import threading
 from pathlib import Path
 
-from companion.cli.common import Refusal, checked_option
+from companion.cli.common import MOCK_HELP, Refusal, checked_option
+from companion.clock import MAX_SPEED, MIN_SPEED
 from companion.config import check_host, check_pin, check_port
+from companion import fields
 from companion.errors import BadInput
 
 ORDER = 10  # place in `companion --help`
 SERVICE_STOP = "sudo systemctl stop companion stops it."
-DEMO_CONFIG = "companion-demo.toml"
+DEMO_CONFIG = ".demo.toml"  # after the database's name: each kept demo database has its own setup
 
 
 NO_MDNS_HELP = "do not announce the table on mDNS (_http._tcp); phones still open its address"
@@ -23,20 +25,40 @@ def cmd_demo(args) -> int:
         db = Path(args.db)
         if not db.parent.is_dir():  # a mistyped path is refused, never made
             raise Refusal(f"{db}: no such folder {db.parent} (--db)")
-        return _demo(args, db)
+        if db.is_dir():
+            raise Refusal(f"{db}: a folder, not a database file (--db)", code=1)
+        return _kept_demo(args, db)
     # A fresh database lives only as long as the demo: its folder goes when the demo stops, however it stops.
     with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:
         return _demo(args, Path(folder) / "companion.sqlite3")
 
 
+def _kept_demo(args, db: Path) -> int:
+    """A demo on a database the user named: a refused start leaves none of the files it made."""
+    made = [path for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), _config_of(db)) if not path.exists()]
+    try:
+        return _demo(args, db)
+    except Refusal:
+        for path in made:
+            path.unlink(missing_ok=True)
+        raise
+
+
+def _config_of(db: Path) -> Path:
+    """The demo's config file: beside its database, named after it (two kept demos in a folder, two setups)."""
+    return db.with_name(db.name + DEMO_CONFIG)
+
+
 def _demo(args, db: Path) -> int:
+    from companion.appliance.keeping import Backups
     from companion.table import demo_table
 
     mqtt = _broker(args)
     # Its config file lies beside its database, not set up yet: the setup page can be walked on the demo.
-    config_path = db.with_name(DEMO_CONFIG)
+    config_path = _config_of(db)
     try:
-        table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin, config_path=config_path))
+        table = _open_table(db, lambda: demo_table(db, speed=args.speed, pin=args.pin, config_path=config_path,
+                                                   keeping=Backups()))
     except BadInput as e:  # a demo config kept with --db and edited by hand
         raise Refusal(f"{config_path}: {e}") from None
     print(f"Hourglass table companion demo: mock pins, six LED-emulated hourglasses, database {db}")
@@ -45,6 +67,7 @@ def _demo(args, db: Path) -> int:
 
 def cmd_run(args) -> int:
     from companion.appliance.backup import apply_pending
+    from companion.appliance.keeping import Backups
     from companion.config import load_config, load_or_fresh
     from companion.hardware.pins import HardwareUnavailable, open_pin_factory
     from companion.records import Store
@@ -63,7 +86,8 @@ def cmd_run(args) -> int:
     except HardwareUnavailable as e:
         raise Refusal(str(e), code=1) from None
     try:
-        table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory))
+        table = _open_table(config.database, lambda: Table(config, Store(config.database), pin_factory,
+                                                           keeping=Backups()))
     except BadInput as e:  # a key the hardware refused (a pin in use, a source it cannot read)
         raise Refusal(f"{config.path}: {e}" if config.path else str(e)) from None
     host = args.host or config.web.host
@@ -102,7 +126,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
         table.stop()
         raise Refusal(f"cannot listen on {host}:{port} ({e.strerror or e}): try another --port", code=1) from None
     listening = Listening(host, bound_port(server))
-    table.door.listening = (listening.host, listening.port)
+    table.listening_at(listening.host, listening.port)
     stop = threading.Event()
     stop_on_signals(server)  # systemctl stop and Ctrl-C: the loop ends, then everything stops in order
     table.start()
@@ -117,15 +141,16 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
             bridge.stop()
         bridge = Bridge(table, after.mqtt).start() if after.mqtt else None
 
-    table.setup.reconfigured.append(rejoin)
+    table.on_new_settings(rejoin)
     advert = None
     try:
         addresses = lan_addresses()
         advert = Advertisement(listening, addresses).start() if mdns else None
         how_to_stop = SERVICE_STOP if os.environ.get("NOTIFY_SOCKET") else "Ctrl-C stops."  # in the journal: systemctl
-        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, table.door.pin, how_to_stop):
+        pin = table.ports.door.pin
+        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, pin, how_to_stop):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
-        table.first_run.announce()  # a table not set up yet: the setup code, for the phone that sets it up
+        table.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")
         keep_watchdog_fed(table.alive, stop)
         server.run()
@@ -143,12 +168,24 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
     return 0
 
 
+def check_speed_option(text: str, name: str) -> float:
+    """--speed: a number, in the show clock's range."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = text  # not a number: the reader says so
+    return fields.real(value, name, MIN_SPEED, MAX_SPEED)
+
+
 def register(sub) -> None:
     demo = sub.add_parser("demo", help="run the table on mock pins with six LED-emulated hourglasses")
-    demo.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option(check_host, "--host"))
-    demo.add_argument("--port", default=8000, metavar="P", type=checked_option(check_port, "--port"))
+    demo.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option(check_host, "--host"),
+                      help="the address to listen on (default 127.0.0.1: this computer only; 0.0.0.0: phones too)")
+    demo.add_argument("--port", default=8000, metavar="P", type=checked_option(check_port, "--port"),
+                      help="the port to listen on (default 8000; 0: any free one)")
     demo.add_argument("--pin", type=checked_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
-    demo.add_argument("--speed", type=float, metavar="X", default=1.0, help="run the show clock this many times faster")
+    demo.add_argument("--speed", type=checked_option(check_speed_option, "--speed"), metavar="X", default=1.0,
+                      help=f"run the show clock this many times faster ({MIN_SPEED:g}-{MAX_SPEED:g})")
     demo.add_argument("--db", metavar="FILE", help="SQLite file (default: a fresh one)")
     demo.add_argument("--mqtt", metavar="URL", help="join a broker: mqtt://host:port[/table name], or mqtts://")
     demo.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
@@ -156,7 +193,7 @@ def register(sub) -> None:
 
     run = sub.add_parser("run", help="run the table daemon")
     run.add_argument("--config", metavar="FILE", help="config file (default /etc/companion/config.toml)")
-    run.add_argument("--mock", action="store_true", help="use mock pins (no GPIO needed)")
+    run.add_argument("--mock", action="store_true", help=MOCK_HELP)
     run.add_argument("--host", metavar="H", type=checked_option(check_host, "--host"))
     run.add_argument("--port", metavar="P", type=checked_option(check_port, "--port"))
     run.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)

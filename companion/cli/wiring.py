@@ -5,7 +5,7 @@ import sys
 import time
 from dataclasses import replace
 
-from companion.cli.common import Refusal
+from companion.cli.common import MOCK_HELP, Refusal
 from companion.table.wiring import BEEP, STEP_S, Timing, part_frame, readout, strip_parts, turn_of
 
 ORDER = 20  # place in `companion --help`
@@ -136,7 +136,7 @@ def register(sub) -> None:
     check = sub.add_parser("check-hw", help="live readout of every switch, pose and fault (and, on request, "
                                             "the strip and buzzer), for wiring a table")
     check.add_argument("--config", metavar="FILE", help="config file (default /etc/companion/config.toml)")
-    check.add_argument("--mock", action="store_true")
+    check.add_argument("--mock", action="store_true", help=MOCK_HELP)
     check.add_argument("--once", action="store_true", help="print one readout and stop")
     check.add_argument("--outputs", action="store_true",
                        help="first light each strip segment in its colour in turn and beep the buzzer")
@@ -146,6 +146,6 @@ def register(sub) -> None:
     calibrate.add_argument("colour", metavar="COLOUR")
     calibrate.add_argument("--config", metavar="FILE",
                            help="config file to store the durations in (default /etc/companion/config.toml)")
-    calibrate.add_argument("--mock", action="store_true")
+    calibrate.add_argument("--mock", action="store_true", help=MOCK_HELP)
     calibrate.add_argument("--runs", type=int, metavar="N", default=2, help="runs to time each way (default 2)")
     calibrate.set_defaults(func=cmd_calibrate)

@@ -37,7 +37,6 @@ MOVES_FIELDS = RECORD_FIELDS
 SHEET_FIELDS = ("mode", "players", "seed", "start_board", "stages", "names")
 CARD_TYPES = ("nest", "movement")
 MAX_CARDS = 200  # cards kept per table: every nest and movement card of the game, many times over
-MAX_STATE_BYTES = 256 * 1024  # a whole three-stage game with its move log fits many times
 WIDEST = max(COLUMNS.values())  # a kept movement card serves every player count: it may mark any column
 
 
@@ -48,7 +47,17 @@ class FlockKind:
     max_log = MAX_LOG
     max_cards = MAX_CARDS
     max_card_name = MAX_CARD_NAME
-    max_state_bytes = MAX_STATE_BYTES
+    max_state_bytes = 256 * 1024  # a whole three-stage game with its move log fits many times
+
+    def __init__(self):
+        # The state the last move made, with its game: that move replayed the log and tried the move on it, so the
+        # shelf's check of the state and the answer's view use this game instead of replaying the log twice more
+        # (once inside the write). One slot, swapped whole: a thread that misses it replays, as any other door.
+        self._played: tuple[dict | None, Game | None] = (None, None)
+
+    def _replayed(self, state: dict) -> Game:
+        made, game = self._played
+        return game if made is state else Game.replay(state)
 
     # ---- a state ------------------------------------------------------------------------
 
@@ -76,7 +85,7 @@ class FlockKind:
         try:
             players = read_players(state["players"])
             if mode == "moves":
-                Game.replay(state)  # the setup from its seed, then every move by the rules
+                self._replayed(state)  # the setup from its seed, then every move by the rules
             else:
                 seed = whole(state["seed"], "seed", 0, MAX_SEED)
                 if state["start_board"] != setup(players, random.Random(seed))["board"]:
@@ -98,8 +107,11 @@ class FlockKind:
         if len(state["log"]) >= MAX_LOG:
             raise BadInput("action", f"the game has {MAX_LOG} actions already",
                            code="errors.game_full", params={"limit": MAX_LOG})
-        Game.replay(state).apply(action)
-        return {**state, "log": [*state["log"], action]}
+        game = Game.replay(state)  # a fresh game: the move changes it
+        game.apply(action)
+        played = {**state, "log": [*state["log"], action]}
+        self._played = (played, game)
+        return played
 
     def enter_stage(self, state: dict, stage) -> dict:
         """The sheet with the next stage's end entered (read, and scored so that the sheet can always be shown)."""
@@ -129,7 +141,7 @@ class FlockKind:
     def view(self, state: dict) -> dict:
         """What the pages show of a state: the game as it stands, and who plays each species (names, if given)."""
         if state["mode"] == "moves":
-            shown = Game.replay(state).view()
+            shown = self._replayed(state).view()
             shown["last"] = state["log"][-1] if state["log"] else None
         else:
             shown = sheet(state["players"], state["stages"], state["start_board"])
@@ -137,13 +149,16 @@ class FlockKind:
         return shown
 
     def summary(self, game: dict) -> dict:
-        """A saved game as the list of games shows it: who played, when, and the result once it is over."""
+        """A saved game as the list of games shows it: who played, who started, when, and the result once it is over."""
         state = game["state"]
         shown = self.view(state)
         totals = shown.get("scores", shown.get("totals", {}))
-        return {"id": game["id"], "mode": state["mode"], "players": state["players"], "names": shown["names"],
+        laid = setup(state["players"], random.Random(state["seed"]), state.get("movement_set", DEFAULT_MOVEMENT_SET))
+        return {"id": game["id"], "version": game["version"], "mode": state["mode"], "players": state["players"],
+                "names": shown["names"],
                 "updated": game["updated"], "over": shown["over"], "totals": totals,
-                "winners": shown.get("winners", []), "stage": shown.get("stage")}
+                "winners": shown.get("winners", []), "stage": shown.get("stage"),
+                "start": laid["start_player"]}  # who the setup named to start the game
 
     def export_rows(self, game: dict) -> list[list]:
         """A game's scores as CSV rows: a header, then one row a player, most points first."""

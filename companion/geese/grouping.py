@@ -29,10 +29,6 @@ class Group:
         return self.score.vp
 
 
-def usable_cards(hand, ground: WinteringGround, value: int) -> list[Card]:
-    return [card for card in hand if ground.usable(card, value)]
-
-
 def best_group(hand, ground: WinteringGround, value: int, *, avoid_geese: bool = False) -> Group | None:
     """The highest-scoring `value` cards of `hand` usable as `value` now (None if too few).
 

@@ -26,7 +26,6 @@ from companion.players import MAX_PLAYERS, check_name
 
 KIND = "geese"
 STATE_FIELDS = ("players", "wintering", "actions")
-MAX_STATE_BYTES = 256 * 1024  # a whole game's turns (a few hundred at most) fit many times
 
 
 class GeeseKind:
@@ -36,7 +35,7 @@ class GeeseKind:
     max_log = MAX_ACTIONS
     max_cards = 0  # the players enter no cards of their own: the deck is printed in the rules
     max_card_name = 0
-    max_state_bytes = MAX_STATE_BYTES
+    max_state_bytes = 256 * 1024  # a whole game's turns (a few hundred at most) fit many times
 
     def new(self, players) -> dict:
         """A game with nothing laid out yet; each name by the one name rule (trimmed, in NFC)."""

@@ -18,10 +18,17 @@ from companion.geese.scoring import score_migration
 
 
 def ground_view(replay: Replay) -> list[dict]:
-    """Each number's cards in the ground, w(n) and the range a card of it may be used as."""
+    """Each number's cards in the ground, w(n) and the range a card of it may be used as; a number left out of
+    the deck for this many players has no row (no card of it can arrive).
+
+    >>> three = game_view({"players": ["a", "b", "c"], "wintering": [], "actions": []})
+    >>> [row["n"] for row in three["ground"]]
+    [1, 2, 3, 4, 5]
+    """
     ground = replay.ground
+    left_out = ground.rules.removed_numbers(len(replay.players))
     rows = []
-    for n in range(1, ground.rules.max_number + 1):
+    for n in (n for n in range(1, ground.rules.max_number + 1) if n not in left_out):
         cards = [{"n": c.n, "suit": c.suit, "count": ground.cards[c]} for c in sorted(ground.cards, key=_order)
                  if c.n == n]
         rows.append({"n": n, "w": ground.w[n], "low": n, "high": ground.top(n), "cards": cards})

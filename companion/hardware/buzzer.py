@@ -4,9 +4,8 @@ Tunes are data: (note, seconds) steps, a None note being a rest. Every note
 lies within A3..A5, the range of a gpiozero TonalBuzzer with its defaults.
 A TunePlayer plays them on its own thread, so a notice never waits for a tune.
 
->>> from gpiozero import TonalBuzzer                      # doctest: +SKIP
->>> buzzer = Buzzer(TonalBuzzer(19))                       # doctest: +SKIP
->>> buzzer.notice({"kind": "runout", "timer": "red", "t": 30.0})  # doctest: +SKIP
+On a Pi, `Buzzer(TonalBuzzer(19)).notice({"kind": "runout", "timer": "red",
+"t": 30.0})` plays the run-out tune on GPIO 19 (gpiozero's TonalBuzzer).
 """
 
 import logging

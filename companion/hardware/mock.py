@@ -13,8 +13,8 @@ up. The demo, the tests, the docs and the benchmarks all use these.
 >>> folder = tempfile.TemporaryDirectory()
 >>> table = demo_table(pathlib.Path(folder.name) / "demo.sqlite3", clock=FakeClock())
 >>> hands = Hands(table)
->>> _ = table.start_show("training")
->>> hands.press("red"); table.snapshot()["timers"]["red"]["pose"]
+>>> _ = table.desk.start_show("training")
+>>> hands.press("red"); table.desk.snapshot()["timers"]["red"]["pose"]
 'b_up'
 >>> table.stop(); folder.cleanup()
 """

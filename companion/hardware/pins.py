@@ -17,10 +17,11 @@ from importlib.resources import files
 from pathlib import Path
 
 from companion.errors import BadInput
-from companion.fields import whole
+from companion.fields import items, mapping, whole
 from companion.skyrockets.colours import COLOURS, check_colour
 
 GPIO_NUMBERS = range(2, 28)  # BCM GPIOs on the 40-pin header (0 and 1 belong to the HAT EEPROM)
+PIN_LIST = "a list of one or two GPIO numbers"  # what a timer's pins are: one switch or a tilt sensor's two
 
 
 class HardwareUnavailable(RuntimeError):
@@ -68,6 +69,9 @@ def _not_in_group(chip: Path) -> str:
         user = pwd.getpwuid(os.geteuid()).pw_name
     except KeyError:
         user = f"uid {os.geteuid()}"
+    if info.st_gid == 0:  # plain Debian leaves the chip to root: no group of the table's may be given it
+        return (f"{chip}: permission denied: it belongs to root alone, not to the gpio group (the udev rule that "
+                "gives it to gpio is missing: systemd/install.sh writes it; then sudo udevadm trigger)")
     if info.st_gid in os.getgroups():
         return f"{chip}: permission denied though {user} is in its group {group} (mode {info.st_mode & 0o777:o})"
     return (f"{chip}: permission denied: the user {user} is not in the group {group} that owns it "
@@ -155,17 +159,14 @@ def load_pinout(path: Path | str | None = None) -> dict:
 
 def check_pinout(pinout: dict) -> None:
     """Raise BadInput unless every timer colour has one or two pins and no GPIO is wrong or used twice."""
-    timers = pinout.get("timers")
-    if not isinstance(timers, dict):
-        raise BadInput("timers", "missing: expected a [timers.<colour>] table per colour", code="errors.missing")
+    timers = mapping(pinout.get("timers"), "timers", expected="a [timers.<colour>] table per colour",
+                     code="errors.missing")
     for colour in timers:
         check_colour(colour, f"timers.{colour}")
     for colour in COLOURS:
         timer = timers.get(colour)
         pins = timer.get("pins") if isinstance(timer, dict) else None
-        if not isinstance(pins, list) or len(pins) not in (1, 2):
-            raise BadInput(f"timers.{colour}.pins", "expected a list of one or two GPIO numbers",
-                           code="errors.setup.pins")
+        items(pins, f"timers.{colour}.pins", 1, 2, expected=PIN_LIST, code="errors.setup.pins")
     used: dict[int, str] = {}
     for field, value in _numbers(pinout):
         whole(value, field, 0, max(GPIO_NUMBERS) * 2)  # a number first; then a GPIO there is

@@ -20,6 +20,7 @@ module imports on any machine. A driver that cannot start raises
 """
 
 import logging
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -270,8 +271,18 @@ def open_strip(kind: str = "spi", n: int = 104, *, order: str = "GRB", brightnes
     return strip
 
 
-def _open_spi(n: int, order: str, brightness: float):
+def _import_board():
+    """Blinka's `board`, told never to offer a pip install: on a terminal (an ssh shell running check-hw) its
+    import asks whether to install "missing" extras and waits for an answer. What the table needs comes
+    from its own install; a driver that is truly missing fails here with its name, as any import does."""
+    os.environ["BLINKA_SKIP_DEPENDENCY_CHECK"] = "1"
     import board
+
+    return board
+
+
+def _open_spi(n: int, order: str, brightness: float):
+    board = _import_board()
     import neopixel_spi
 
     return neopixel_spi.NeoPixel_SPI(board.SPI(), n, pixel_order=order, brightness=brightness, auto_write=False)
@@ -280,7 +291,7 @@ def _open_spi(n: int, order: str, brightness: float):
 def _open_gpio(kind: str, n: int, order: str, brightness: float, pin: int | None):
     if kind == "pi5":
         import adafruit_raspberry_pi5_neopixel_write  # noqa: F401 - neopixel writes through it on a Pi 5
-    import board
+    board = _import_board()
     import neopixel
 
     data = getattr(board, f"D{DEFAULT_PIN if pin is None else pin}")

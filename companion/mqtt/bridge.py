@@ -13,8 +13,8 @@ show may lag its state by a moment, so such a state waits for the record
 and being put right a moment later — which a watcher would take for two
 changes of the table.
 
->>> bridge = Bridge(table, from_url("mqtt://127.0.0.1:1883", table="t1")).start()  # doctest: +SKIP
->>> bridge.stop()  # doctest: +SKIP
+A table joins a broker with `Bridge(table, from_url("mqtt://127.0.0.1:1883",
+table="t1")).start()`, and leaves it with the bridge's `stop()`.
 """
 
 import json

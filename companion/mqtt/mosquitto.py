@@ -3,9 +3,8 @@
 It runs Debian's `mosquitto` on a free port of 127.0.0.1 with a config file
 written for it; the tests, the benchmark and a laptop demo start one.
 
->>> with Mosquitto(Path("/tmp/broker")) as broker:   # doctest: +SKIP
-...     print(broker.url)
-mqtt://127.0.0.1:41883
+Used as `with Mosquitto(folder) as broker:`, it answers at `broker.url`
+(`mqtt://127.0.0.1:41883`, a port free a moment before) until the block ends.
 """
 
 import os

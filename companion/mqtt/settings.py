@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from companion.errors import BadInput
+from companion.fields import text
 from companion.section import Section
 
 SECTION = "mqtt"
@@ -77,15 +78,16 @@ def host_name() -> str:
 
 
 def check_name(value: object, field: str) -> str:
-    if not isinstance(value, str) or not NAME_PATTERN.fullmatch(value):
+    """The table's name on the broker (a topic level): refused as a name, never as the broker's address."""
+    if not NAME_PATTERN.fullmatch(text(value, field, code="errors.mqtt.name")):
         raise BadInput(field, f"expected 1 to 64 letters, digits, '-' or '_', got {value!r}",
-                       code="errors.setup.broker_url")
+                       code="errors.mqtt.name")
     return value
 
 
 def check_base(value: object, field: str) -> str:
     """A topic prefix: names joined by '/' (no wildcards, no empty levels)."""
-    if not isinstance(value, str) or not all(NAME_PATTERN.fullmatch(level) for level in value.split("/")):
+    if not all(NAME_PATTERN.fullmatch(level) for level in text(value, field, code="errors.mqtt.base").split("/")):
         raise BadInput(field, f"expected names of letters, digits, '-' or '_' joined by '/', got {value!r}",
                        code="errors.mqtt.base")
     return value
@@ -95,10 +97,8 @@ def from_url(url: object, field: str = "mqtt", *, table: str | None = None, base
              username: str | None = None, password_file: Path | None = None,
              ca_file: Path | None = None) -> BrokerSettings:
     """Settings from `mqtt://host[:port][/table]` or `mqtts://host[:port][/table]`."""
-    if not isinstance(url, str):
-        raise BadInput(field, f"expected a URL in quotes, got {url!r}", code="errors.setup.broker_url")
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(text(url, field, expected="a URL in quotes", code="errors.setup.broker_url"))
         port = parts.port
     except ValueError as e:
         raise BadInput(field, f"{url!r} is not a broker URL ({e})", code="errors.setup.broker_url") from None

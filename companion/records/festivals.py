@@ -24,15 +24,6 @@ from companion.skyrockets.festivals import MAX_FESTIVALS, custom_festival
 
 log = logging.getLogger(__name__)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS festivals (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    name TEXT NOT NULL,
-    events TEXT NOT NULL,
-    saved TEXT NOT NULL
-);
-"""
-
 
 def save_festival(database: Database, name: str, events: list[str], wall: float, limit: int) -> int:
     """Keep a custom festival; its id. Refused past `limit` festivals."""

@@ -12,7 +12,10 @@ from companion.records.database import MAX_ROW_ID
 from companion.records.kinds import Kind, Known
 from companion.records.shows import MAX_COUNT, MAX_WALL
 
-GAMES = ("flock", "geese")
+
+def _kind(data: dict, known: Known) -> str:
+    """The line's game kind: one the shelf keeps (its kinds are the table's one list)."""
+    return fields.choice(data["kind"], "kind", tuple(known.shelf.kinds))
 
 
 def _game_lines(db):
@@ -22,7 +25,7 @@ def _game_lines(db):
 
 
 def _read_game(data: dict, known: Known) -> dict:
-    kind = fields.choice(data["kind"], "kind", GAMES)
+    kind = _kind(data, known)
     return {"id": fields.whole(data["id"], "id", 1, MAX_ROW_ID), "kind": kind,
             "version": fields.whole(data["version"], "version", 1, MAX_COUNT),
             "state": known.shelf.check(kind, data["state"]),
@@ -43,7 +46,7 @@ def _card_lines(db):
 
 
 def _read_card(data: dict, known: Known) -> dict:
-    kind = fields.choice(data["kind"], "kind", GAMES)
+    kind = _kind(data, known)
     return {"kind": kind, "name": data["name"], "card": known.shelf.check_card(kind, data["name"], data["card"]),
             "saved": fields.real(data["saved"], "saved", 0, MAX_WALL)}
 

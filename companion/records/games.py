@@ -35,32 +35,9 @@ from typing import Protocol, runtime_checkable
 
 from companion.bells import Bells
 from companion.errors import BadInput, Conflict, NotKept
-from companion.fields import choice
+from companion.fields import choice, mapping
 from companion.records.database import Database, DamagedRow
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    state TEXT NOT NULL,
-    created REAL NOT NULL,
-    updated REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS game_requests (
-    game INTEGER NOT NULL,
-    key TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    PRIMARY KEY (game, key)
-);
-CREATE TABLE IF NOT EXISTS game_cards (
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    card TEXT NOT NULL,
-    saved REAL NOT NULL,
-    PRIMARY KEY (kind, name)
-);
-"""
+from companion.records.schema import TABLE_FILE
 
 KEYS_KEPT = 64  # request keys remembered per game: a phone retries its last few changes, not older ones
 
@@ -120,7 +97,7 @@ class GameShelf:
     def __init__(self, database: Database | Path | str, kinds: Mapping[str, GameKind], *, wall=time.time):
         self.kinds = dict(kinds)  # name → GameKind: the games this shelf keeps, each checked by its own rules
         self._owned = not isinstance(database, Database)
-        self._db = Database(database, SCHEMA) if self._owned else database
+        self._db = Database(database, TABLE_FILE) if self._owned else database  # a file: the table's own
         self._wall = wall
         self._bells = Bells()  # a following page's stream sleeps on its own bell until a game changes
 
@@ -252,9 +229,8 @@ def _game(kind: str, row) -> dict:
 
 def _object(text: str, where: str) -> dict:
     try:
-        value = json.loads(text)
+        return mapping(json.loads(text), "state", code="errors.stored")
     except ValueError:
         raise DamagedRow(where, BadInput("state", "stored data is not JSON", code="errors.stored")) from None
-    if not isinstance(value, dict):
-        raise DamagedRow(where, BadInput("state", "stored data is not a JSON object", code="errors.stored"))
-    return value
+    except BadInput as e:
+        raise DamagedRow(where, e) from None

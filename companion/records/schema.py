@@ -4,10 +4,10 @@ The table's file is TABLE_FILE; the hall's board has its own (mqtt/hall/board.py
 
 A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
 each step past its version, in order, in one transaction with the new
-version, so a file is at one version or the one before, never between. The
-tables are created here (the shows, their journals, the players, the score
-pad) or by their record module's own statements (festivals.py, games.py),
-and the steps say in which order they came.
+version, so a file is at one version or the one before, never between. Every
+table of the file is created here (the shows, their journals, the players,
+the score pad, the board games, the festivals), and the steps say in which
+order they came.
 
 A file written before the version moved to `user_version` (version 0 there)
 kept it in its `meta` table under 'schema' (1 or 2): its steps run from
@@ -30,7 +30,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from companion.records import festivals, games
+from companion.records import festivals
 from companion.records.shape import WrongShape, difference, shape  # noqa: F401  (WrongShape: raised from here)
 from companion.records.tally import score_pad
 
@@ -135,6 +135,41 @@ class Schema:
         return self.__dict__["_shape"]
 
 
+# The board games, kept as versioned records (games.py), the keys of the changes made, and the cards entered.
+GAMES = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_requests (
+    game INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (game, key)
+);
+CREATE TABLE IF NOT EXISTS game_cards (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    card TEXT NOT NULL,
+    saved REAL NOT NULL,
+    PRIMARY KEY (kind, name)
+);
+"""
+
+# Custom festivals (festivals.py); AUTOINCREMENT: a deleted festival's id is never given to another.
+FESTIVALS = """
+CREATE TABLE IF NOT EXISTS festivals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    events TEXT NOT NULL,
+    saved TEXT NOT NULL
+);
+"""
+
 def script(sql: str) -> Step:
     """A step of plain statements (each statement run in the step's transaction)."""
     def run(db) -> None:
@@ -181,7 +216,7 @@ def _festival_ids_never_reused(db) -> None:
     if "AUTOINCREMENT" in row["sql"].upper():
         return
     db.execute("ALTER TABLE festivals RENAME TO festivals_before")
-    script(festivals.SCHEMA)(db)
+    script(FESTIVALS)(db)
     db.execute("INSERT INTO festivals (id, name, events, saved) SELECT id, name, events, saved FROM festivals_before")
     db.execute("DROP TABLE festivals_before")
 
@@ -198,8 +233,8 @@ def _shape_made_whole(db) -> None:
 
 
 TABLE_FILE = Schema(steps=(
-    script(SHOWS + games.SCHEMA),  # 1: the shows, their journals, the players, the board games
-    script(festivals.SCHEMA),  # 2: custom festivals
+    script(SHOWS + GAMES),  # 1: the shows, their journals, the players, the board games
+    script(FESTIVALS),  # 2: custom festivals
     _count_pad,  # 3: the score pad kept by triggers (a file of before them carried a 'pad' mark in meta)
     _festival_ids_never_reused,  # 4
     festivals.renumber_old_encore,  # 5: the encore is events 29 and 30 of the box's 30, no longer 31 and 32

@@ -8,6 +8,7 @@ most the batch in flight, and a show's log read back is exactly what
 
 import json
 import logging
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -118,6 +119,19 @@ class Store:
                 raise DamagedRow("meta row 'boots'", e) from None
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('boots', ?)", (str(boots),))
         return boots
+
+    def table_id(self) -> str:
+        """This table's own id, made once, the first time it is asked for, and kept in the file: what another app
+        keeps from two tables (or from one table before and after its records were reset) apart, as show 1 of
+        each is show 1.
+
+        >>> store = Store(":memory:")
+        >>> store.table_id() == store.table_id(), len(store.table_id())
+        (True, 12)
+        """
+        with self.database.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('table', ?)", (secrets.token_hex(6),))
+            return db.execute("SELECT value FROM meta WHERE key = 'table'").fetchone()["value"]
 
     # ---- events ---------------------------------------------------------
 
@@ -246,16 +260,17 @@ class Store:
         """Past shows, newest first (every one with `limit=None`); an ended show's `show_s` is its length in show
         time (its journal's last t)."""
         rows = self.database.read("SELECT * FROM shows ORDER BY id DESC LIMIT ?", (-1 if limit is None else limit,))
-        ended = [r["id"] for r in rows if r["ended"]]
-        lengths = {}
-        if ended:
-            marks = ",".join("?" * len(ended))
-            for last in self.database.read(
-                    "SELECT j.show_id, j.line FROM journal j JOIN (SELECT show_id, MAX(n) AS n FROM journal"
-                    f" WHERE show_id IN ({marks}) GROUP BY show_id) m ON j.show_id = m.show_id AND j.n = m.n",
-                    tuple(ended)):
-                lengths[last["show_id"]] = _line_t(last["line"])
+        lengths = self._lengths([r["id"] for r in rows if r["ended"]])
         return [{**_show_row(r), "show_s": lengths.get(r["id"])} for r in rows]
+
+    def _lengths(self, ended: list[int]) -> dict[int, float | None]:
+        """Each ended show's length in show time: its journal's last t."""
+        if not ended:
+            return {}
+        marks = ",".join("?" * len(ended))
+        return {last["show_id"]: _line_t(last["line"]) for last in self.database.read(
+            "SELECT j.show_id, j.line FROM journal j JOIN (SELECT show_id, MAX(n) AS n FROM journal"
+            f" WHERE show_id IN ({marks}) GROUP BY show_id) m ON j.show_id = m.show_id AND j.n = m.n", tuple(ended))}
 
     def each_show(self) -> Iterator[dict]:
         """Every show, oldest first, read in SQLite's batches as they are asked for (one read: one moment)."""
@@ -264,8 +279,11 @@ class Store:
                 yield _show_row(row)
 
     def show(self, show_id: int) -> dict | None:
+        """One show, with its `show_s` as `shows` gives it."""
         rows = self.database.read("SELECT * FROM shows WHERE id = ?", (show_id,))
-        return _show_row(rows[0]) if rows else None
+        if not rows:
+            return None
+        return {**_show_row(rows[0]), "show_s": self._lengths([show_id] if rows[0]["ended"] else []).get(show_id)}
 
     # ---- score pad and players -------------------------------------------
 

@@ -9,7 +9,7 @@ import math
 from typing import NamedTuple
 
 from companion.errors import BadInput
-from companion.fields import real, record, shown
+from companion.fields import mapping, real, record, shown
 
 COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "purple")
 
@@ -47,7 +47,7 @@ MIN_GLASS_S = 1.0  # a glass of under a second is a typo
 
 def check_colour(value: object, field: str) -> str:
     """Return `value` if it names a timer colour, else raise BadInput for `field`."""
-    if isinstance(value, str) and value in COLOURS:
+    if value in COLOURS:  # compared with each colour's name: no other kind of value equals one
         return value
     raise BadInput(field, f"{value!r} is not a timer colour (expected one of {', '.join(COLOURS)})",
                    code="errors.colour.unknown")
@@ -87,9 +87,8 @@ def check_durations(value: object, field: str = "durations") -> dict[str, tuple[
     >>> check_durations({"red": 30, "blue": {"a_up": 69.5, "b_up": 71}})
     {'red': (30.0, 30.0), 'blue': (69.5, 71.0)}
     """
-    if not isinstance(value, dict):
-        raise BadInput(field, f"expected an object of colour: seconds, got {type(value).__name__}", code="errors.shape")
-    return {check_colour(c, f"{field}.{c}"): check_directions(s, f"{field}.{c}") for c, s in value.items()}
+    return {check_colour(c, f"{field}.{c}"): check_directions(s, f"{field}.{c}")
+            for c, s in mapping(value, field, expected="an object of colour: seconds").items()}
 
 
 def check_directions(value: object, field: str) -> tuple[float, float]:

@@ -8,7 +8,7 @@ event, files a table keeps, and inline objects in show logs all pass through
 from dataclasses import asdict, dataclass, field, replace
 
 from companion.errors import BadInput
-from companion.fields import line, record, whole
+from companion.fields import choice, items, line, mapping, record, whole
 from companion.skyrockets.colours import COLOURS, check_colour, next_longer
 
 MAX_START_SPACE = 9
@@ -84,14 +84,8 @@ def parse_event(data: object, where: str = "event", known: dict[str, Event] | No
     """An Event from an id (looked up in `known`, default the built-ins) or an inline object."""
     known = BUILTIN_EVENTS if known is None else known
     if isinstance(data, str):
-        if data in known:
-            return known[data]
-        raise BadInput(where, f"unknown event id {data!r} (known: {', '.join(sorted(known)) or 'none'})",
-                       code="errors.event.unknown")
-    if not isinstance(data, dict):
-        raise BadInput(where, f"expected an event id or an event object, got {type(data).__name__}",
-                       code="errors.shape")
-    record(data, where, EVENT_FIELDS)
+        return known[choice(data, where, sorted(known), code="errors.event.unknown")]
+    record(mapping(data, where, expected="an event id or an event object"), where, EVENT_FIELDS)
 
     def need(key: str, default: object = None) -> object:
         if key in data:
@@ -129,9 +123,7 @@ def _text(value: object, field: str, *, required: bool = False, limit: int, keep
 
 
 def _colour_list(value: object, field: str) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise BadInput(field, f"expected a list of colours, got {type(value).__name__}", code="errors.shape")
-    colours = [check_colour(c, f"{field}[{i}]") for i, c in enumerate(value)]
+    colours = [check_colour(c, f"{field}[{i}]") for i, c in enumerate(items(value, field, 0, len(COLOURS), expected="a list of colours"))]  # more names a colour twice
     if len(set(colours)) != len(colours):
         dup = next(c for c in colours if colours.count(c) > 1)
         raise BadInput(field, f"{dup} is listed twice", code="errors.colour.twice", params={"colour": dup})

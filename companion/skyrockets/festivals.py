@@ -22,7 +22,7 @@ nothing here keeps state.
 from dataclasses import dataclass
 
 from companion.errors import BadInput
-from companion.fields import record
+from companion.fields import items, record, text
 from companion.skyrockets.events import MAX_EVENT_ID, MAX_EVENT_NAME, TRAINING
 from companion.skyrockets.show import CROWD_TOKENS
 
@@ -91,20 +91,20 @@ def custom_festival(data: object, known_events, key: str = "") -> Festival:
     >>> custom_festival({"name": "Reds", "events": ["training"]}, {"training"}).events
     ('training',)
     """
-    if not isinstance(data, dict):
-        raise BadInput("festival", f"expected an object, got {type(data).__name__}", code="errors.shape")
     record(data, "festival", ("name", "events"))
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_EVENT_NAME or not name.isprintable():
-        raise BadInput("festival.name", f"expected a name of 1-{MAX_EVENT_NAME} printable characters",
-                       code="errors.festival.name", params={"limit": MAX_EVENT_NAME})
-    events = data.get("events")
-    if not isinstance(events, list) or not 1 <= len(events) <= MAX_FESTIVAL_EVENTS:
-        raise BadInput("festival.events", f"expected a list of 1-{MAX_FESTIVAL_EVENTS} event ids",
-                       code="errors.festival.events", params={"limit": MAX_FESTIVAL_EVENTS})
+    expected = f"a name of 1-{MAX_EVENT_NAME} printable characters"
+    name = text(data.get("name"), "festival.name", expected=expected, code="errors.festival.name",
+                params={"limit": MAX_EVENT_NAME})
+    if not name.strip() or len(name) > MAX_EVENT_NAME or not name.isprintable():
+        raise BadInput("festival.name", f"expected {expected}", code="errors.festival.name",
+                       params={"limit": MAX_EVENT_NAME})
+    events = items(data.get("events"), "festival.events", 1, MAX_FESTIVAL_EVENTS,
+                   expected=f"a list of 1-{MAX_FESTIVAL_EVENTS} event ids", code="errors.festival.events",
+                   params={"limit": MAX_FESTIVAL_EVENTS})
     for i, event in enumerate(events):
-        if not isinstance(event, str) or not 0 < len(event) <= MAX_EVENT_ID:
-            raise BadInput(f"festival.events[{i}]", "expected an event id", code="errors.event.unknown")
+        field = f"festival.events[{i}]"
+        if not 0 < len(text(event, field, expected="an event id", code="errors.event.unknown")) <= MAX_EVENT_ID:
+            raise BadInput(field, "expected an event id", code="errors.event.unknown")
         if event not in known_events and event_number(event) is None:
             raise BadInput(f"festival.events[{i}]", f"{event!r} is not an event this table knows",
                            code="errors.event.unknown")

@@ -8,7 +8,7 @@ line instead of a traceback.
 import json
 from typing import Iterable
 
-from companion import jsonin
+from companion import fields, jsonin
 from companion.errors import BadInput
 from companion.fields import yes_no
 from companion.skyrockets.colours import COLOURS, check_colour, check_durations, check_seconds, directions_json
@@ -106,13 +106,10 @@ class LogReader:
         if not text.strip():
             return None
         try:
-            data = jsonin.parse(text, "")  # huge integers, NaN and lone surrogates are refused here
+            data = fields.mapping(jsonin.parse(text, ""), "", expected="a JSON object")  # huge numbers, NaN too
         except BadInput as e:
             raise LogError(self.line, e.field, e.problem, code=getattr(e, "error_code", None),
                            params=e.params) from None
-        if not isinstance(data, dict):
-            raise LogError(self.line, "", f"expected a JSON object, got {type(data).__name__}",
-                           code="errors.shape")
         try:
             return self._check(data)
         except LogError:

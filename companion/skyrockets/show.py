@@ -116,7 +116,7 @@ class Timer:
             return "out_of_play"
         if not self.glass.pose.upright:
             return "lying"
-        return "running" if self.glass.top(t) > 0 else "empty"
+        return "running" if _seconds(self.glass.top(t)) > 0 else "empty"  # as told: no sand shown is empty
 
     def due(self, grace: float, lead: float) -> list[tuple[float, int]]:
         """What this glass will do on its own, as (instant, kind)."""

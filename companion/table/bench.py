@@ -6,6 +6,7 @@ and `companion calibrate` print; every call runs holding the runtime.
 
 from companion.errors import Conflict
 from companion.fields import whole
+from companion.hardware.source import ButtonAction
 from companion.skyrockets.beams import MAX_RUNS
 from companion.skyrockets.colours import check_colour, directions_json
 from companion.table import wiring
@@ -59,9 +60,24 @@ class Bench:
         runs = whole(runs, "runs", 1, MAX_RUNS)
         if self._live.running:
             raise Conflict("timer", "a show is running: time the glass between shows", code="errors.show.running")
-        tilts = self._fitted.rig.tilts
-        self.timing = wiring.Timing(colour, runs, tilts[colour].pose if colour in tilts else None)
+        rig = self._fitted.rig
+        sensed = colour in rig.physical()  # an LED glass's turn is its button's press, or the player's tap
+        self.timing = wiring.Timing(colour, runs, rig.tilts[colour].pose if colour in rig.tilts else None, sensed)
         return self.timing.status()
+
+    @on_runtime
+    def turn_timed(self) -> dict:
+        """The glass being timed turned over now, as the player says from the page: for a glass whose sensors the
+        table does not read (an LED glass), the tap is the turn, as its button's press is."""
+        if self.timing is None:
+            raise Conflict("timer", "no glass is being timed", code="errors.setup.not_timing")
+        self.timing.see(ButtonAction(self.timing.colour, "flip", self.runtime.clock.monotonic()))
+        return self.timing.status()
+
+    @on_runtime
+    def stop_timing(self) -> None:
+        """Give up timing the glass: nothing is kept."""
+        self.timing = None
 
     @on_runtime
     def timing_status(self) -> dict | None:

@@ -12,10 +12,13 @@ Every move of the model that the sensors cause goes through `apply`, the
 table's one way to put a line into the show.
 """
 
+import logging
 from dataclasses import dataclass
 
 from companion.skyrockets import Pose
 from companion.skyrockets.beams import beam_durations
+
+log = logging.getLogger(__name__)
 
 @dataclass
 class Cradle:
@@ -105,6 +108,9 @@ class Cradles(dict):
         if self.window_until is not None:
             if change.name in show.event.running and change.pose.upright:
                 self.orient(change.name, swapped=change.pose is Pose.B_UP)  # turned to start: sand on top
+            # Said in the log, as the phones see no flip: the glass follows its sensors when the window closes.
+            log.info("%s seen %s within the start window (the first %g s of a show): taken as setting the table "
+                     "up, not as a flip", change.name, change.pose.value, self.start_window_s)
             return
         if self.follow(show, change.name, change.t, apply) and change.resync:
             cradle.changed_while_down = True  # it moved while its source could not see it

@@ -27,6 +27,10 @@ class TableLedger:
         self._games = shelf  # the board games' shelf: an imported game is checked by its kind, as the API checks it
         self._caught_up = caught_up  # the show in progress's writes all in the store (or given up waiting)
 
+    def table_id(self) -> str:
+        """This table's own id, kept in its records (a play it sends away is told apart from another table's)."""
+        return self.store.table_id()
+
     def events(self) -> list[dict]:
         return [dict(e.to_json(), builtin=e.builtin) for e in self.store.events().values()]
 

@@ -21,9 +21,11 @@ from companion.table.runtime import on_runtime
 class TableSetup(Bench):
     """The setup page's side of the table: its door and code, its settings, the wiring check and timing."""
 
-    def __init__(self, *, runtime, live, fitted, configured, first_run, door, republish):
+    def __init__(self, *, runtime, live, fitted, configured, first_run, door, republish, keeping=None):
         super().__init__(runtime=runtime, live=live, fitted=fitted, configured=configured)
         self.first_run, self._door, self._republish = first_run, door, republish
+        self._keeping = keeping  # the appliance's backups, handed in by the program that serves the table (or none)
+        self._upload = None
         self._saved = False  # settings saved since the setup flow opened: Finish needs them (or a PIN there is)
         self.reconfigured = []  # listener(old config, new config), called after new settings are applied
 
@@ -35,22 +37,20 @@ class TableSetup(Bench):
 
     def back_up(self) -> tuple[str, bytes]:
         """The table's config (its calibration in it) and database as one backup archive: its file name, its bytes."""
-        import time
-
-        from companion.appliance.backup import backup_name, make_backup
-
-        now = time.time()
-        return backup_name(now), make_backup(self._configured.now.path, self._configured.now.database, now=now)
+        return self._kept().back_up(self._configured.now.path, self._configured.now.database)
 
     def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None, *,
                        with_config: bool = False) -> dict:
         """A piece of a backup sent from a page; once whole, checked and kept to be put in place at the next start
         (its config too only `with_config`: the owner's key, not the PIN)."""
-        from companion.appliance.upload import Upload
-
-        if getattr(self, "_upload", None) is None:
-            self._upload = Upload(self._configured.now.database.parent)
+        if self._upload is None:
+            self._upload = self._kept().receiver(self._configured.now.database.parent)
         return self._upload.receive(piece, part, parts, size, upload, with_config=with_config)
+
+    def _kept(self):
+        if self._keeping is None:
+            raise Conflict("backup", "this table keeps no files to back up", code="errors.backup.none")
+        return self._keeping
 
     def setup_code(self) -> str | None:
         """The setup code while setup is open (for the session's keyed mark), else None."""

@@ -3,7 +3,8 @@
 Every input (a sensor's pose, a button's flip, a page's flip) reaches the
 rules as one show-log line through `input`, stamped in show time and kept
 for the journal, so a replay of the journal is the live show. Notices the
-rules raise (low sand, a run-out, the end) go to `on_notice`; a show that
+rules raise (low sand, a run-out) and its end go to the step that listens
+(`listen`, step.py); a show that
 ends is written off with its `end` line at once. The journal stays a log
 that `companion replay` takes: no line after the end instant is written, and
 a show that would outrun a log's length is ended, as aborted, at its limit.
@@ -28,12 +29,12 @@ FIRING = ("low_sand", "empty", "runout")  # notices that happen at an instant of
 class LiveShow:
     """The table's current show (or none), in show time."""
 
-    def __init__(self, clock, journal: Journal, speed: float, *, on_notice, on_end, changed,
-                 turned_by_table: set[str] = frozenset()):
+    def __init__(self, clock, journal: Journal, speed: float, *, changed, turned_by_table: set[str] = frozenset()):
         self.clock, self.journal = clock, journal
         self.turned_by_table = frozenset(turned_by_table)
         self.time = TimeBase(clock, speed)
-        self._on_notice, self._on_end, self._changed = on_notice, on_end, changed
+        self._changed = changed
+        self._step = None  # told each notice and the end: the runtime's step, once it is built (listen)
         self.begin(None, None, 0.0, speed, 0.0)
 
     def begin(self, show: Show | None, show_id: int | None, t: float, speed: float, started_wall: float) -> None:
@@ -43,6 +44,10 @@ class LiveShow:
         self._settled = self._fired = -math.inf
         self.journal.begin(show_id)
         self._changed()
+
+    def listen(self, step) -> None:
+        """Tell `step` (its `notice(notice)` and `ended()`) what the show raises, from now on."""
+        self._step = step
 
     @property
     def running(self) -> bool:
@@ -114,7 +119,7 @@ class LiveShow:
                 self._fired = max(self._fired, notice["t"])
             if notice["kind"] == "runout":
                 ran_out.append(notice["timer"])
-            self._on_notice(notice)
+            self._step.notice(notice)
         if self.show.outcome != "running" and not self.finished:
             self.finish(self.show.outcome, self.show.ended_at)
         for colour in ran_out:
@@ -124,7 +129,7 @@ class LiveShow:
     def finish(self, outcome: str, t: float) -> None:
         """Close the show as `outcome` at show time `t`: its journal ends there."""
         self.finished = True
-        self._on_end()
+        self._step.ended()
         self.journal.finish(t, outcome, self.show.stars, self.clock.wall())
         self._changed()
 

@@ -115,10 +115,11 @@ class Timing:
     {'a_up': 31.0, 'b_up': 30.0}
     """
 
-    def __init__(self, colour: str, runs: int = 2, upright=None):
+    def __init__(self, colour: str, runs: int = 2, upright=None, sensed: bool = True):
         self.colour = colour
         self.calibration = Calibration(runs)
         self.started = False
+        self.sensed = sensed  # the table sees this glass turn (sensors or a button); else the player says so
         self._upright = upright
 
     def see(self, change) -> float | None:
@@ -139,7 +140,8 @@ class Timing:
         """The runs so far each way, the median of each way, and whether enough runs are in."""
         by_way = self.calibration.by_direction
         medians = dict(zip(DIRECTIONS, self.calibration.result())) if self.calibration.durations else None
-        return {"timer": self.colour, "started": self.started, "runs_each_way": self.calibration.runs,
+        return {"timer": self.colour, "started": self.started, "sensed": self.sensed,
+                "runs_each_way": self.calibration.runs,
                 "runs": {way: [round(r, 2) for r in by_way[way]] for way in DIRECTIONS},
                 "median": {way: round(s, 2) for way, s in medians.items()} if medians else None,
                 "done": self.calibration.done}

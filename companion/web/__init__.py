@@ -5,9 +5,11 @@ time, so tests build as many apps as they like, each on its own table. The app
 takes the table's ports once (companion.ports), and each area asks only the
 port it needs: `desk()`, `ledger()`, `games()`, `setup()`, `door()`.
 
->>> app = create_app(demo_table("demo.sqlite3"))        # doctest: +SKIP
->>> app.test_client().get("/api/show").json["outcome"]  # doctest: +SKIP
+>>> import tempfile; from companion.table import demo_table
+>>> table = demo_table(f"{tempfile.mkdtemp()}/demo.sqlite3")
+>>> create_app(table).test_client().get("/api/show").json["outcome"]
 'idle'
+>>> table.stop()
 
 Areas, one blueprint package each (companion.web.areas), each with its
 `pages.py` and `api.py`: `show` (the live show, the page people call "the table"),

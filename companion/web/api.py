@@ -36,9 +36,7 @@ def json_body(*allowed: str, any_field: bool = False) -> dict:
     if not raw.strip():
         return {}
     data = jsonin.parse(raw, "body")  # no NaN, huge integers, lone surrogates or deep nesting get past here
-    if not isinstance(data, dict):
-        raise BadInput("body", f"expected a JSON object, got {type(data).__name__}", code="errors.shape")
-    return data if any_field else fields.record(data, "", allowed)
+    return fields.mapping(data, "body", expected="a JSON object") if any_field else fields.record(data, "", allowed)
 
 
 def need(data: dict, field: str):

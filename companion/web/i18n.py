@@ -109,6 +109,12 @@ def translate(key: str, **params) -> str:
     return fill(text if text is not None else own_catalog(lang).get(key, key), params)
 
 
+def listed(items) -> str:
+    """Items joined as the page's language lists them: "a, b" in English, "a、b" in Japanese. A sentence built of
+    parts takes its joiners (join.sep, join.colon, join.open, join.close) from the catalog, never from code."""
+    return translate("join.sep").join(str(item) for item in items)
+
+
 def event_name(event_id: str, name: str) -> str:
     """A built-in event's name in the catalog's words; a players' own event as they named it."""
     return own_catalog(language()).get(f"events.{event_id}", name)
@@ -166,7 +172,7 @@ def init_app(app, areas=()) -> None:
         clear()
     nav = [(a.name, a.index) for a in areas if a.index is not None]
     app.jinja_env.globals.update(_=translate, language=language, other_language=other_language,
-                                 event_name=event_name, when=when, iso_time=iso_time,
+                                 event_name=event_name, listed=listed, when=when, iso_time=iso_time,
                                  nav_areas=nav, page_area=page_area)
 
 

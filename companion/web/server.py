@@ -22,9 +22,11 @@ refusals (a bad request line, a body or head too large) carry the same strict
 headers as the app's answers.
 The Flask development server is for development only.
 
->>> server = make_server(table, "127.0.0.1", 0)            # doctest: +SKIP
->>> with ServerThread(server) as running: print(running.url)  # doctest: +SKIP
-http://127.0.0.1:40143/
+>>> import tempfile; from companion.table import demo_table
+>>> table = demo_table(f"{tempfile.mkdtemp()}/demo.sqlite3")
+>>> with ServerThread(make_server(table, "127.0.0.1", 0)) as running: print(running.url)  # doctest: +ELLIPSIS
+http://127.0.0.1:.../
+>>> table.stop()
 """
 
 import contextlib

@@ -91,11 +91,13 @@ def _player_id(name: str) -> str:
     return name.strip().casefold()
 
 
-def show_result(show: dict, players: list[str], words, ran_out: list[str] = (), zone: tzinfo | None = None) -> dict:
+def show_result(show: dict, players: list[str], words, ran_out: list[str] = (), *, table: str,
+                zone: tzinfo | None = None) -> dict:
     """A finished Skyrockets show: its share text, emoji line and BG Stats play.
 
     `words(key, **params)` is the catalogue in the page's language; `ran_out`
-    the glasses that ran out, in order, each told by its symbol and name.
+    the glasses that ran out, in order, each told by its symbol and name;
+    `table` the table's own id, which makes the play's id this table's alone.
     Skyrockets is co-operative and scores no points: all win or all lose
     together, and the stars are told in the comments (the share text).
     """
@@ -104,28 +106,30 @@ def show_result(show: dict, players: list[str], words, ran_out: list[str] = (), 
     emoji = (SPARK + " " + STAR * stars + NO_STAR * (3 - stars)) if won else MISS + " " + NO_STAR * 3
     outcome = words("share.show_won", stars=stars) if won else words("share.show_lost")
     title = show["event_name"] + (" · " + words("start.challenge") if show.get("challenge") else "")
-    timers = ", ".join(f"{LOOKS[c]['symbol']} {words('timer.' + c)}" for c in ran_out)
-    runouts = [words("share.runouts", timers=timers)] if ran_out else []
+    runouts = [words("share.runouts", timers=words("join.sep").join(
+        f"{LOOKS[c]['symbol']} {words('timer.' + c)}" for c in ran_out))] if ran_out else []
     text = "\n".join([words("share.show_title", event=title), outcome, emoji, *runouts, words("share.hashtag")])
     minutes = _minutes(show.get("started"), show.get("ended"))
     names = players or ([show["start_player"]] if show.get("start_player") else [])
     play = bgstats_play(
         game={"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True, "noPoints": True,
               "cooperative": True},
-        play_id=f"skyrockets-show-{show['id']}", played=show["started"], minutes=minutes, board=title,
+        play_id=f"{table}-skyrockets-show-{show['id']}", played=show["started"], minutes=minutes, board=title,
         comments=text, zone=zone,
         players=[{"name": n, "winner": won, "start": n == show.get("start_player")} for n in names])
     return {"text": text, "emoji": emoji, "play": play}
 
 
 def game_result(game_name: str, source_id: str, play_id: str, ranking: list[tuple[str, int]], played: str, words,
-                start: str | None = None, winners: set[str] | None = None, zone: tzinfo | None = None) -> dict:
+                start: str | None = None, winners: set[str] | None = None, zone: tzinfo | None = None,
+                title: str | None = None) -> dict:
     """A finished bird game: `ranking` is (name, points), winner first, in the game's own tie order;
-    `play_id` the game's id on this table."""
+    `play_id` the game's id, made this table's alone by the table's own id; `title` the game's name in the
+    text's language (BG Stats keeps `game_name`, the name it knows the game by)."""
     medals = ["🥇", "🥈", "🥉"]
     lines = [f"{medals[i] if i < 3 else '🐦'} {name} {points}" for i, (name, points) in enumerate(ranking)]
     emoji = "🪶" * min(len(ranking), 5)
-    text = "\n".join([words("share.game_title", game=game_name), *lines, emoji])
+    text = "\n".join([words("share.game_title", game=title or game_name), *lines, emoji])
     play = bgstats_play(
         game={"name": game_name, "sourceGameId": source_id, "highestWins": True, "noPoints": False,
               "cooperative": False},

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.appliance.backup import MANIFEST, MAX_BACKUP_BYTES, apply_pending, pending_path, read_backup
+from companion.appliance.keeping import Backups
 from companion.clock import FakeClock
 from companion.config import load_or_fresh
 from companion.hardware.mock import mock_pin_factory
@@ -30,7 +31,7 @@ def table(tmp_path):
     text += f'\n[web]\npin = "{PIN}"\n' if "\n[web]" not in text else ""
     (tmp_path / "config.toml").write_text(text, encoding="utf-8")
     config = load_or_fresh(tmp_path / "config.toml")
-    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock())
+    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock(), keeping=Backups())
     yield table
     table.stop()
 
@@ -95,7 +96,8 @@ def restored_from_the_page(client, table, headers: dict) -> str:
     table.stop()
     said = apply_pending(load_or_fresh(config))
     assert said.startswith("restored the backup made ") and not pending_path(database).exists()
-    restarted = Table(load_or_fresh(config), Store(database), mock_pin_factory(), clock=FakeClock())
+    restarted = Table(load_or_fresh(config), Store(database), mock_pin_factory(), clock=FakeClock(),
+                      keeping=Backups())
     try:
         assert restarted.ledger.scorepad()["players"] == []
     finally:
@@ -164,7 +166,7 @@ def test_a_restore_needs_the_pin(client, table):
 
 
 def test_the_demos_backup_holds_its_database_alone(tmp_path):
-    demo = demo_table(tmp_path / "demo.sqlite3", pin=PIN)
+    demo = demo_table(tmp_path / "demo.sqlite3", pin=PIN, keeping=Backups())
     try:
         client = create_app(demo, testing=True).test_client()
         answer = client.get("/maintenance/backup.tar.gz", headers={"X-Table-Pin": PIN})

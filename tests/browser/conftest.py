@@ -3,7 +3,7 @@
 Without /usr/bin/chromium or the playwright package these tests are skipped,
 saying why; with COMPANION_REQUIRE_BROWSER=1 (as in CI) they fail instead.
 Every test gets a fresh demo table served on 127.0.0.1, a fresh browser
-profile, and a check at the end that no request left 127.0.0.1 and no script
+context (in the one Chromium of its test process), and a check at the end that no request left 127.0.0.1 and no script
 failed; `serve` and `phone` do the same for a table the test builds itself (on
 tilt pins, or a clock the test moves), with the phone's sound watched.
 Screenshots go to tests/artifacts/.
@@ -143,20 +143,27 @@ def demo(tmp_path):
 MISSING_MESSAGE = "Message missing from the page's catalog:"  # what t() in static/js/i18n.js reports
 
 
+@pytest.fixture(scope="session")
+def chromium(playwright):
+    """One Chromium for every test of a test process: starting one took a second or two of each browser test,
+    and a fresh context (below) is as new a phone as a fresh profile was: its own cookies, storage and cache."""
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+    yield browser
+    browser.close()
+
+
 @pytest.fixture
-def launch(playwright, tmp_path):
-    """Start Chromium with a fresh profile: launch() -> a browser context at a phone's viewport
-    (keyword options such as user_agent or timezone_id are Playwright's).
+def launch(chromium):
+    """A new phone: launch() -> a fresh browser context at a phone's viewport (keyword options such as
+    user_agent or timezone_id are Playwright's).
 
     Every page of every context it starts is watched for a message its script asked for and its
     catalog lacks (shown as the raw key): the test fails at the end naming them. Every context is
-    closed at the end, its Chromium with it, whether the test closed it or not."""
+    closed at the end, whether the test closed it or not."""
     missing, started = [], []
 
     def start(viewport=PHONE, **options):
-        profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
-        context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=ARGS, viewport=viewport, **options)
+        context = chromium.new_context(viewport=viewport, **options)
         context.on("console", lambda m: missing.append(f"{m.page and m.page.url}: {m.text}")
                    if MISSING_MESSAGE in m.text else None)
         started.append(context)

@@ -7,13 +7,9 @@ other apps (https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other
 """
 
 import json
-import random
 import re
 from datetime import datetime
-from urllib.parse import parse_qs, urlsplit
 
-from companion.geese.game import Game
-from companion.geese.strategies import STRATEGIES
 from companion.records.fakes import played_show
 from companion.skyrockets.festivals import event_id
 from companion.table import demo_table
@@ -22,8 +18,8 @@ from companion.web.server import ServerThread, make_server
 
 from .conftest import unlock
 from .layout import assert_inside
+from .plays import ANDROID, finished_geese_game, link_play
 
-ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126 Mobile Safari/537.36"
 WALL = 1_746_387_000.0  # 2025-05-04 19:30:00 UTC
 PIN = {"X-Table-Pin": "1234"}
 PLAY_FIELDS = {"sourceName", "sourcePlayId", "board", "comments", "durationMin", "game", "location", "playDate",
@@ -70,12 +66,6 @@ def local(wall: float) -> str:
     return datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def link_play(href: str) -> dict:
-    parts = urlsplit(href)
-    assert (parts.scheme, parts.netloc, parts.path) == ("https", "app.bgstatsapp.com", "/createPlay.html")
-    return json.loads(parse_qs(parts.query)["data"][0])
-
-
 def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expect, shot):
     festival_one(demo.table)
     page = browser.page
@@ -111,7 +101,7 @@ def test_the_festival_pad_after_three_events_of_one_festival(browser, demo, expe
     page.context.clear_cookies()
     page.context.add_cookies([{"name": "lang", "value": "ja", "url": browser.url}])
     page.goto(f"{browser.url}scorepad")
-    expect(first.locator(".festival-progress")).to_have_text("3イベント中3成功・★6/9")
+    expect(first.locator(".festival-progress")).to_have_text("成功 3/3・★6/9")
     expect(page.locator("#next-event")).to_contain_text("イベント1 · トレーニング")
     shot(page, "festival-pad")
 
@@ -135,7 +125,7 @@ def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, laun
         # A co-operative show without points, one play however often it is pushed, in the table's own time;
         # its stars travel in the comments.
         assert play == {
-            "sourceName": SOURCE, "sourcePlayId": "skyrockets-show-3", "board": "Event 3 · Night 3",
+            "sourceName": SOURCE, "sourcePlayId": f"{demo.table.ledger.table_id()}-skyrockets-show-3", "board": "Event 3 · Night 3",
             "comments": text, "location": "Hourglass table", "playDate": local(WALL), "durationMin": 6,
             "game": {"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True, "noPoints": True,
                      "cooperative": True},
@@ -148,7 +138,7 @@ def test_a_finished_show_shares_its_text_and_its_bgstats_play(demo, expect, laun
         page.goto(f"{demo.url}shows/2")
         expect(page.locator("#share-text")).to_contain_text("The crowd went home: lost\n💨 ☆☆☆")
         lost = link_play(page.locator("#bgstats-link").get_attribute("href"))
-        assert {p["winner"] for p in lost["players"]} == {False} and lost["sourcePlayId"] == "skyrockets-show-2"
+        assert {p["winner"] for p in lost["players"]} == {False} and lost["sourcePlayId"] == f"{demo.table.ledger.table_id()}-skyrockets-show-2"
     finally:
         phone.close()
 
@@ -160,32 +150,8 @@ def test_the_bgstats_link_is_offered_only_on_the_phones_it_runs_on(browser, demo
     expect(browser.page.locator("#bgstats-link")).to_have_count(0)  # a desktop browser: no BG Stats app
 
 
-def finished_geese_game(app) -> int:
-    """A whole 4-player game of 帰る雁 recorded through the API, moves chosen by the rules core's greedy planner."""
-    client = app.test_client()
-    rng = random.Random(1)
-    game = Game(4, rng)
-    names = ["ann", "ben", "cho", "dan"]
-    gid = client.post("/api/geese/games", json={"players": names}, headers=PIN).json["id"]
-    for card in game.setup:
-        assert client.post(f"/api/geese/games/{gid}/setup", json={"card": card.to_json()}, headers=PIN).status_code == 200
-    while not game.over:
-        player = names[game.seat]
-        move = STRATEGIES["greedy"](game, rng)
-        cards = [c.to_json() for c in move.cards]
-        action = ({"player": player, "arrive": cards, **({"take": move.take.to_json()} if move.take else {})}
-                  if move.kind == "arrive" else {"player": player, "migrate": {"value": move.value, "cards": cards}})
-        answer = client.post(f"/api/geese/games/{gid}/actions", json={"action": action}, headers=PIN)
-        assert answer.status_code == 200, answer.json
-        if move.kind == "arrive":
-            game.arrive(list(move.cards), move.take)
-        else:
-            game.migrate(move.value, list(move.cards))
-    return gid
-
-
 def test_a_finished_bird_game_shares_its_scores_and_its_bgstats_play(demo, expect, launch):
-    gid = finished_geese_game(demo.app)
+    gid = finished_geese_game(demo.app.test_client())
     phone = launch(user_agent=ANDROID)
     try:
         page = phone.pages[0] if phone.pages else phone.new_page()
@@ -205,7 +171,7 @@ def test_a_finished_bird_game_shares_its_scores_and_its_bgstats_play(demo, expec
         assert [(p["name"], p["score"], p["rank"], p["winner"]) for p in play["players"]] == [
             (name, points, place, place == 1) for place, (name, points) in enumerate(ranking, start=1)]
         assert [p["name"] for p in play["players"] if p["startPlayer"]] == ["ann"]
-        assert play["sourcePlayId"] == f"kaeru-kari-game-{gid}" and play["game"]["cooperative"] is False
+        assert play["sourcePlayId"] == f"{demo.table.ledger.table_id()}-kaeru-kari-game-{gid}" and play["game"]["cooperative"] is False
         assert play["comments"] == text
     finally:
         phone.close()

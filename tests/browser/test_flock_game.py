@@ -21,6 +21,7 @@ from companion.flock.game import Game
 from .accessibility import no_axe_violations
 from .conftest import COUNT_POSTS, api, held_back, unlock
 from .layout import assert_inside
+from .plays import finished_flock_game, page_play, second_table
 
 SEED = 11  # a flock other walks lay out again (?seed=11) to play the same moves
 NAMES = ["Ann", "Ben"]
@@ -80,7 +81,7 @@ def in_language(page, url: str, lang: str) -> None:
     page.wait_for_load_state("load")
 
 
-def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, launch, expect, shot):
+def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, demo, launch, expect, shot, tmp_path):
     url = browser.url
     page = browser.page
     page.context.add_init_script(COUNT_TAPS)
@@ -137,6 +138,7 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
                    if game.board[r][c] and game.board[r][c]["owner"] == other)
     cell(page, foreign).click()
     expect(page.locator("#move-error")).to_contain_text("cannot fly now")
+    expect(page.locator("#move-error")).to_have_text(re.compile(r"^[A-Z]"))  # a sentence, whatever bird it names
     seen(page, expect, page.locator("#move-error"), "another player's bird refused")
 
     # The first tap lights up exactly the legal targets, those only a movement card reaches marked apart
@@ -237,6 +239,8 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
                 cubes_left(phone, expect, game)
         entry = page.locator("#stage-entry")
         expect(entry).to_be_visible()
+        # The Pass that ended the stage is off now: the focus goes on to the stage's entry, never to the page.
+        expect(page.locator("#stage-entry :focus")).to_have_count(1)
         page.fill("#stage-entry .nest-points", NEST[0])
         page.fill("#stage-entry .nest-pair", NEST[1])
         entry.locator(".score-stage").click()
@@ -255,6 +259,25 @@ def test_a_whole_game_of_two_named_players_to_its_sheet_and_winner(browser, laun
             expect(phone.locator(f"#players-table tr[data-player='{p}'] .total-points")).to_have_text(
                 str(view["scores"][p]))
     shot(page, "flock-game-over")
+
+    # The phone that landed the last stage shows the result to share at once, the focus on it (Land went away with
+    # the game), and nothing that plays or undoes a move. The play it sends BG Stats names who the setup let start
+    # and is this table's own: the same game 1 finished on another table is another play.
+    expect(page.locator("#share-title")).to_be_focused()
+    expect(page.locator("#share-text")).to_contain_text("Über den Wolken: final scores")
+    expect(page.locator("#share-button")).to_be_enabled()
+    expect(page.locator("#prices")).to_be_empty()
+    expect(page.locator("#undo")).to_be_hidden()
+    expect(viewer.locator("#share-text")).to_contain_text("Über den Wolken: final scores")
+    play = page_play(demo.app.test_client(), f"/flock/games/{game_id}")
+    starter = Game(players, kept["seed"]).start_player
+    assert [p["name"] for p in play["players"] if p["startPlayer"]] == [named[starter]]
+    with second_table(tmp_path) as other:
+        other_play = page_play(other, f"/flock/games/{finished_flock_game(other, players, kept['seed'])}")
+    assert other_play["sourcePlayId"].endswith(f"-ueber-den-wolken-game-{game_id}")
+    assert other_play["sourcePlayId"] != play["sourcePlayId"]
+    in_language(page, url, "ja")
+    expect(page.locator("#share-text")).to_contain_text("雲の上を飛んで：最終得点")
 
     # The sheet's every column (Total too) and every control fit a 390 px phone, in English and Japanese,
     # and no English word is broken inside ("Playe|r", "greyl|ag").

@@ -170,7 +170,7 @@ def test_the_pages_fit_a_phone_and_speak_japanese(browser, expect):
         expect(page.locator(".flock-board, #setup-form").first).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
     page.goto(f"{browser.url}/lang/ja?next=/flock/stage")
-    expect(page.locator("h1")).to_have_text("ステージの精算")
+    expect(page.locator("h1")).to_have_text("ステージの得点計算")
     expect(page.locator(".stage-editor label[data-brush='2']")).to_contain_text("ツルのメス")
     # The movement-card list and the board name a space the same way, in the rule text's words.
     tap(page, ".card-board", 1, 3)

@@ -21,6 +21,7 @@ from companion.geese.strategies import STRATEGIES, Move
 
 from .conftest import unlock
 from .layout import assert_inside
+from .plays import finished_geese_game, page_play, second_table
 
 SEED = 1
 NAMES = ["ann", "ben", "cho", "dan"]
@@ -212,7 +213,7 @@ def tap_turn(taps: Taps, expect, move: Move) -> None:
     taps.tap("#arrive" if move.kind == "arrive" else "#migrate")
 
 
-def test_a_whole_game_of_three_without_sixes(browser, expect, shot):
+def test_a_whole_game_of_three_without_sixes(browser, demo, expect, shot, tmp_path):
     """Three players: the picker offers no 6 (they are out of the deck); the last setup card, laid wrong, is
     tapped out of the full ground again; each turn is its cards and one button. The taps are counted."""
     url = browser.url
@@ -243,6 +244,9 @@ def test_a_whole_game_of_three_without_sixes(browser, expect, shot):
                                                       "cards in the wintering ground")
     taps.tap(f'#picker button[data-card="{key(last)}"]')
     expect(keeper.locator("#next-turn")).to_have_text("Next turn: ann")
+    expect(keeper.locator("#lay-out")).to_be_hidden()  # the ground is full: no more setup cards
+    expect(keeper.locator('#ground tr[data-number="6"]')).to_have_count(0)  # no 6 among three players
+    expect(keeper.locator("#ground tr[data-number]")).to_have_count(5)
     assert_inside(keeper, "the 3-player tracker after setup")
 
     turns, moves = 0, []
@@ -255,6 +259,18 @@ def test_a_whole_game_of_three_without_sixes(browser, expect, shot):
         expect(keeper.locator("#actions li")).to_have_count(turns)
     result = score(game.record(names, deal=True))
     expect(keeper.locator("#next-turn")).to_have_text(f"Game over: {result['ranking'][0]} wins")
+    # The last turn hid the turn's buttons: the focus goes to the game's end, where the result to share comes in
+    # at once. Its play is this table's own: the same game 1 finished on another table is another play.
+    expect(keeper.locator("#over-title")).to_be_focused()
+    expect(keeper.locator("#game-over #share-text")).to_contain_text("帰る雁 (Kaeru Kari): final scores")
+    expect(keeper.locator("#game-over #share-button")).to_be_enabled()
+    game_id = keeper.url.rstrip("/").rsplit("/", 1)[1]
+    play = page_play(demo.app.test_client(), f"/geese/games/{game_id}/score")
+    assert [p["name"] for p in play["players"] if p["startPlayer"]] == [names[0]]
+    with second_table(tmp_path) as other:
+        other_play = page_play(other, f"/geese/games/{finished_geese_game(other, names)}/score")
+    assert other_play["sourcePlayId"].endswith(f"-kaeru-kari-game-{game_id}")
+    assert other_play["sourcePlayId"] != play["sourcePlayId"]
     # A goose in a migration cost its player the no-goose bonus: the score says why beside it.
     for seat, name in enumerate(names):
         lost = any(card.suit == "goose" for _, cards in game.migrations[seat] for card in cards)
@@ -268,7 +284,6 @@ def test_a_whole_game_of_three_without_sixes(browser, expect, shot):
     assert taps.count == len(game.setup) + 2 + sum(len(m.cards) + (m.take is not None) + 1 for m in moves)
 
     # The checker with this game's ground offers its deck alone too; every page fits the phone in en and ja.
-    game_id = keeper.url.rstrip("/").rsplit("/", 1)[1]
     keeper.goto(f"{url}geese/check?game={game_id}")
     expect(keeper.locator("#picker button").first).to_be_visible()
     expect(keeper.locator('#picker button[data-card^="6-"]')).to_have_count(0)
@@ -280,5 +295,7 @@ def test_a_whole_game_of_three_without_sixes(browser, expect, shot):
             assert_inside(keeper, f"{path} of a 3-player game in {lang}")
         keeper.goto(f"{url}lang/{lang}?next=/geese/games/{game_id}")
         expect(keeper.locator("#totals .total").first).to_be_visible()
+        expect(keeper.locator("#share-text")).to_contain_text(
+            "帰る雁 (Kaeru Kari): final scores" if lang == "en" else "帰る雁：最終得点")
         assert_inside(keeper, f"the 3-player tracker's scores with their reasons in {lang}")
     shot(keeper, "geese-game-three-ja")

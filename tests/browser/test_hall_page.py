@@ -71,7 +71,7 @@ def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phon
     expect(beta.locator(".hall-online")).to_have_text("● Online")
     expect(beta.locator(".hall-event")).to_have_text("No show is running")
 
-    hall_world.tables["alpha"].start_show("training")
+    hall_world.tables["alpha"].desk.start_show("training")
     expect(alpha.locator(".hall-event")).to_have_text("Training")
     expect(alpha.locator(".hall-countdown")).to_have_text("▲ Space 4, Orange")
     expect(alpha.locator(".hall-countdown .symbol")).to_have_attribute("aria-hidden", "true")
@@ -87,7 +87,7 @@ def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phon
     expect(beta.locator(".hall-online")).to_have_text("○ Offline")
     expect(beta).to_have_class("hall-card offline")
 
-    hall_world.tables["alpha"].abort()
+    hall_world.tables["alpha"].desk.abort()
     expect(phone.locator("#board")).to_contain_text("Training")
     expect(phone.locator("#board")).to_contain_text("alpha")
     shot(phone, "hall-phone")
@@ -117,15 +117,15 @@ def test_the_hall_says_which_table_changed_and_how_and_only_then(hall_world, pho
     assert phone.locator("#hall-status").text_content() == ""  # cards seen for the first time are not news
 
     table = hall_world.tables["alpha"]
-    table.start_show("training")
-    in_play = [c for c, timer in table.snapshot()["timers"].items() if timer["state"] != "out_of_play"]
+    table.desk.start_show("training")
+    in_play = [c for c, timer in table.desk.snapshot()["timers"].items() if timer["state"] != "out_of_play"]
     expect(alpha.locator(".hall-glass")).to_have_count(len(in_play))
     assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-glass', in_play, {c: c.capitalize() for c in in_play})
     assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-countdown', ["orange"], {"orange": "Orange"})
     no_axe_violations(phone, "the hall during a show")
     expect(alpha.locator(".hall-outcome")).to_have_text("Lost", timeout=60_000)
     heard = phone.evaluate("window.heard")
-    runouts = [r["timer"].capitalize() for r in table.snapshot()["runouts"]]
+    runouts = [r["timer"].capitalize() for r in table.desk.snapshot()["runouts"]]
     assert len(runouts) == 3
     said = " ".join(heard)
     assert said.startswith("Table alpha started Training. ")

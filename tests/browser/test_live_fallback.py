@@ -68,10 +68,10 @@ def turn(table: Table, colour: str, pose: str) -> None:
     hands = Hands(table)
     for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
         hands.close(pin, closed)
-    snapshot, ends = table.snapshot(), time.monotonic() + SENSOR_WAIT_S
+    snapshot, ends = table.desk.snapshot(), time.monotonic() + SENSOR_WAIT_S
     while snapshot["sensors"][colour]["pose"] != pose:
         assert time.monotonic() < ends, f"the sensors never read {colour} as {pose}"
-        snapshot = table.wait_for_change(snapshot["seq"], ends - time.monotonic())
+        snapshot = table.desk.wait_for_change(snapshot["seq"], ends - time.monotonic())
 
 
 def test_a_page_past_the_stream_cap_follows_the_show_by_polling(capped, pages, expect):
@@ -83,7 +83,7 @@ def test_a_page_past_the_stream_cap_follows_the_show_by_polling(capped, pages, e
     second = pages()
     expect(second.page.locator("#show-status")).to_have_text("No show is running.")  # read by polling
 
-    capped.table.start_show(ONLY_RED)
+    capped.table.desk.start_show(ONLY_RED)
     expect(second.page.locator("#show-status")).to_have_text("Only red: the show is running")
     expect(second.page.locator("#timer-red")).to_have_attribute("data-state", "running")
     turn(capped.table, "red", "side")  # laid down in its cradle: the sensors, debounced, stop its sand

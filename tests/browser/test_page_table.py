@@ -97,7 +97,7 @@ def test_a_run_out_is_a_banner_until_the_glass_is_turned(serve, phone, expect, s
     shot(page, "page-runout-banner")
     put(table.table, "red", "b_up")
     expect(banner.locator("p[data-colour=red]")).to_have_count(0)
-    state = table.table.current()
+    state = table.table.desk.current()
     assert state["outcome"] == "running" and state["timers"]["red"]["awaiting_turn"] is False  # gone by the turn
 
 
@@ -249,7 +249,7 @@ def test_japanese_labels_never_break_mid_word(serve, phone, expect, shot, tmp_pa
     unlock(page, expect)
     api(served.url, "/api/show/start", {"event": "training"})
     expect(page.locator("#show-title")).to_have_text("トレーニング")
-    expect(page.locator("#countdown li.button")).to_have_text("ボタン")
+    expect(page.locator("#countdown li.button")).to_have_text("ボタンスペース")
     assert one_line_each(page, "nav a, .timer h2, .timer .flip, #countdown li, .tokens li, #abort, #mute") == []
     styles = page.evaluate("""() => ['nav a', 'button', 'label', 'summary'].map((s) =>
         getComputedStyle(document.querySelector(s)).wordBreak)""")

@@ -24,7 +24,7 @@ from companion.table import Table
 from companion.web.i18n import catalog, fill
 from companion.web.server import ServerThread, make_server
 
-from .conftest import held_back
+from .conftest import held_back, unlock
 
 ROOT = Path(__file__).resolve().parents[2]
 EMULATED = ("orange", "yellow", "green", "blue", "purple")
@@ -231,3 +231,22 @@ def test_setup_is_reopened_from_the_tables_own_screen(fresh, phone, expect, shot
     assert table.first_run.code not in (None, code)
     assert tomllib.loads(fresh.path.read_text(encoding="utf-8"))["table"]["set_up"] is False
     shot(page, "setup-6-kiosk")
+
+
+def test_an_led_glass_is_timed_by_taps_on_the_page_and_the_timing_can_be_given_up(browser, expect):
+    """The demo's glasses are LED glasses: the table reads no sensor of theirs, so timing one waited for ever on
+    "Turn the Red glass over to start", with nothing to tap and no way out. The page offers Turned and Cancel."""
+    page = browser.page
+    unlock(page, browser.url, "/setup/")
+    expect(page.locator(SETTINGS)).to_be_visible()
+    page.select_option("#timing-timer", "red")
+    page.fill("#timing-runs", "1")
+    page.click("#timing-start")
+    expect(page.locator("#timing-state")).to_have_text(
+        "The table does not see the Red glass turn: tap “Turned” as you turn it over (its button does the same).")
+    page.click("#timing-turn")
+    expect(page.locator("#timing-state")).to_contain_text("Timing Red: each time its top runs dry")
+    page.click("#timing-cancel")
+    expect(page.locator("#timing-box")).to_be_hidden()
+    expect(page.locator("#timing-timer")).to_be_focused()  # not the page: Cancel went away with the box
+    assert page.request.get(f"{browser.url}api/setup/timing").json() == {"timing": None}

@@ -123,7 +123,7 @@ def test_milestones_are_said_one_at_a_time_and_logged_in_the_same_words(serve, p
     record = page.evaluate("__speech")
     assert record["overlaps"] == 0 and record["cancels"] == 0
     assert {(u["lang"], u["voice"]) for u in record["said"]} == {(lang, words["voice"])}
-    assert table.current()["countdown"]["position"] == 3
+    assert table.desk.current()["countdown"]["position"] == 3
 
     # A reopened page keeps the choice and says nothing of what happened before it.
     page.reload()

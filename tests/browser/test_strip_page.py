@@ -51,7 +51,7 @@ def test_the_page_draws_the_strip_as_the_strip_does_after_a_change_and_holds_sti
     api(served.url, "/api/show/flip", {"timer": "red"})  # a change: the page is sent a picture
 
     def the_strips_own(dots, at):  # both clocks still: the page's frame is the strip's last one, LED for LED
-        return at == table.show_time() and dots == hexes(table.rig.strip.frames[-1][:layout.total])
+        return at == table.desk.show_time() and dots == hexes(table.rig.strip.frames[-1][:layout.total])
 
     settle(page, the_strips_own)
     sent = leds.picture(0, 0)

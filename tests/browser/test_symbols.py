@@ -34,7 +34,7 @@ def test_the_screen_the_timeline_and_the_result_show_every_timer_by_its_symbol(b
 
     # Training is lost at the third run-out (about 7 s at 10x).
     expect(page.locator("#kiosk-status")).to_have_text("Lost", timeout=60_000)
-    runouts = [r["timer"] for r in demo.table.snapshot()["runouts"]]
+    runouts = [r["timer"] for r in demo.table.desk.snapshot()["runouts"]]
     page.goto(browser.url + "shows/1")
     in_play = page.evaluate("() => [...document.querySelectorAll('svg.timeline g.glass')].map((g) => g.dataset.timer)")
     assert in_play and set(in_play) <= set(COLOURS)

@@ -67,7 +67,7 @@ def test_focus_moves_on_when_its_control_goes(table_page, expect):
 
 @pytest.mark.parametrize("lang, said", [
     ("en", "training is a built-in event: give yours another id."),
-    ("ja", "training は組み込みのイベントです。別の ID を付けてください。"),
+    ("ja", "trainingは組み込みのイベントです。別の ID を付けてください。"),
 ])
 def test_a_refused_field_takes_the_focus_with_its_message(serve, phone, tmp_path, expect, lang, said):
     served = serve(demo_table(tmp_path / "demo.sqlite3", clock=FakeClock()))

@@ -6,9 +6,15 @@ to phones (the route list is read from the app, so a new page cannot be left
 out) and fails, naming the page, on:
 - a page wider than the phone (it would scroll sideways);
 - in Japanese, an English word outside a short list of names, or a word the
-  glossary rules out;
+  glossary rules out; ASCII punctuation (`,` `:` `(` `)`) beside Japanese text, or a
+  space between a Japanese word and a player's name put into a sentence (the
+  catalogue's own joiners, 、：（）, go there);
+- unlocked, a game whose board is not all on the first screen (every move would
+  need a scroll);
 and, after a refusal tapped on the pages that take input, on a message outside
-the phone's screen or focus dropped on the page's body.
+the phone's screen or focus dropped on the page's body; and after a tap that
+takes its own control away (the Pass that ends a stage, the Land that ends the
+game), on focus dropped on the page's body, or no result to share on that phone.
 """
 
 import importlib.util
@@ -19,6 +25,7 @@ import pytest
 
 from .conftest import PHONE, SPEED, api, unlock
 from .layout import OUTSIDE
+from .plays import finished_flock_game, finished_geese_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +44,9 @@ NOT_FOR_PHONES = {
     "/maintenance/backup.tar.gz": "a download, not a page",
 }
 MISSING_PAGE = "/no-such-page"  # the error page, in the phone's language
+# The games' pages once a game is over (its winner named in a sentence, its result to share), walked as well.
+OVER = {"/flock/games/<int:game_id>": "flock_over", "/geese/games/<int:game_id>": "geese_over",
+        "/geese/games/<int:game_id>/score": "geese_over"}
 
 # Names a Japanese page may show in Latin letters: units and standards, never words of a sentence.
 LATIN_NAMES = {"PIN", "GPIO", "LED", "QR", "Wi-Fi", "BG", "Stats", "MQTT", "URL", "ID", "SPI", "PWM",
@@ -46,6 +56,30 @@ MACHINE_VALUE = re.compile(r"(?:\w+://|(?<![\w.])/)[^\s）)、。]*"  # an addre
                            r"|\b[a-z]+-\d+\b|\btraining\b")  # a record's id as typed (event-04, the training event's)
 TITLES = ["Über den Wolken", "JSON Lines"]  # a box's own title, a format's name
 PLAYERS = ["はな", "そら", "うみ", "もり"]  # the players the test enters: Japanese names, so none is an English word
+JAPANESE = r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e「」、。・]"
+ASCII_JOINER = re.compile(rf"{JAPANESE}[ ]?[,:()]|[,:()][ ]?{JAPANESE}")  # "あき, ゆう", "ゲーム 5: あき"
+FORMULA = re.compile(r"\b[a-z]\([a-z]\)")  # the rules' own arithmetic: w(n)
+NAME_SPACED = re.compile(rf"{JAPANESE} (?:{'|'.join(PLAYERS)})|(?:{'|'.join(PLAYERS)}) {JAPANESE}")  # "はな の勝ち"
+BOARDS = {"flock": "#game-board"}  # a game's board a move is tapped on: all of it on the first screen
+WHOLE = ["ハイイロガン", "アカトビ", "アマツバメ"]  # words a narrow cell must not break inside
+# Each of `words` laid out on more than one line somewhere on the page: a word broken inside.
+BROKEN = r"""(words) => {
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of words) {
+      for (let at = node.data.indexOf(word); at >= 0; at = node.data.indexOf(word, at + 1)) {
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + word.length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(word);
+      }
+    }
+  }
+  return broken;
+}"""
+PRICE = re.compile(r"\d+[ \u00a0]?●")  # a price: its number and its cube on one line
 
 VISIBLE_TEXT = """() => {
   const skip = (el) => el.closest("script, style, code, kbd, samp, [translate=no], [lang=en], .visually-hidden");
@@ -74,6 +108,13 @@ SHOWN_MESSAGES = """() => [...document.querySelectorAll("[role=alert], .error, [
                  return { text: el.textContent.trim().slice(0, 60), top: b.top, bottom: b.bottom }; })"""
 
 FOCUS = "() => document.activeElement === document.body || document.activeElement === null"
+# The focus lost once the browser has drawn the change (it moves a focus off a control turned off or hidden only
+# then): on the body, or on a control that is off or out of sight.
+LOST_AFTER_A_FRAME = """async () => {
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const active = document.activeElement;
+  return !active || active === document.body || active.disabled === true || !active.checkVisibility();
+}"""
 
 # A page is read once its scripts have their answers: every fetch answered, every live stream's first
 # state in (a stream never ends, so the browser's own "network idle" never comes on a live page).
@@ -158,9 +199,23 @@ def in_use(table):
     api(url, "/api/show/start", {"event": "training"})
     api(url, "/api/show/abort", {})  # on the records: the first show
     api(url, "/api/show/start", {"event": "training"})  # running while the pages are walked
-    flock = api(url, "/api/flock/games", {"players": ["crane", "kite"], "seed": 5})
+    flock = api(url, "/api/flock/games", {"players": ["crane", "goose"], "seed": 5})
     geese = api(url, "/api/geese/games", {"players": PLAYERS})
-    return demo, {"show": 1, "flock": flock["id"], "geese": geese["id"], "pair": "ABCDEFGH"}
+    over = {"flock_over": finished_flock_game(Client(url), ["crane", "goose"], 5),
+            "geese_over": finished_geese_game(Client(url), PLAYERS)}
+    return demo, {"show": 1, "flock": flock["id"], "geese": geese["id"], "pair": "ABCDEFGH", **over}
+
+
+class Client:
+    """The table at `url` as the games' helpers post to it (plays.py): each POST's JSON answer, with the PIN."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def post(self, path: str, json: dict, headers=None):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(status_code=200, json=api(self.url, path, json))
 
 
 def page_path(rule: str, records: dict) -> str:
@@ -193,9 +248,10 @@ def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang,
     page = phone_in(demo, lang)
     if unlocked:
         unlock(page, demo.url, "/")
-    allowed = LATIN_NAMES | {"crane", "kite"}  # the flock's players are named by their colours' birds
+    allowed = LATIN_NAMES | {"crane", "goose"}  # the flock's players are named by their colours' birds
     faults = []
-    for rule in list(PAGES) + [MISSING_PAGE]:
+    over = [re.sub(r"<[^>]+>", str(records[need]), rule) for rule, need in OVER.items()]
+    for rule in list(PAGES) + over + [MISSING_PAGE]:
         path = page_path(rule, records) if rule in PAGES else rule
         page.goto(demo.url.rstrip("/") + path)
         page.wait_for_function(SETTLED)
@@ -206,6 +262,18 @@ def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang,
             if english:
                 faults.append(f"{path}: English on a Japanese page: {english[:12]}")
             faults += [f"{path}: {word}" for word in GLOSSARY.ruled_out(text, games_of(path))]
+            faults += [f"{path}: ASCII punctuation in Japanese: {line.strip()[:60]!r}"
+                       for line in text.splitlines() if ASCII_JOINER.search(FORMULA.sub("", MACHINE_VALUE.sub("", line)))]
+            faults += [f"{path}: a space beside a name: {line.strip()[:60]!r}"
+                       for line in text.splitlines() if NAME_SPACED.search(line)]
+            faults += [f"{path}: {word} broken inside" for word in page.evaluate(BROKEN, WHOLE)]
+        prices = page.evaluate(BROKEN, sorted(set(PRICE.findall(page.evaluate("document.body.innerText")))))
+        faults += [f"{path}: the price {price!r} broken" for price in prices]
+        board = BOARDS.get(PAGES.get(rule))
+        if unlocked and board:
+            bottom = page.evaluate(f"document.querySelector({board!r}).getBoundingClientRect().bottom")
+            if bottom > PHONE["height"]:
+                faults.append(f"{path}: the board ends {bottom:.0f} px down a {PHONE['height']} px screen")
     assert faults == [], f"{lang}, {'unlocked' if unlocked else 'locked'}:\n" + "\n".join(faults)
 
 
@@ -255,3 +323,57 @@ def test_a_refusal_is_seen_on_the_screen_and_keeps_the_focus(table, phone_in, ex
     except PlaywrightTimeout:
         raise AssertionError(f"{refusal}: the focus fell to the page's body") from None
     assert page.evaluate(OUTSIDE) == []
+
+
+# ---- after an action that takes its own control away: the focus stays on the page's parts ------------------
+
+def last_pass_left(url: str, game_id: int, game, stages: int) -> None:
+    """Play `game` through the API to the last Pass of stage `stages`: one tap on the page then ends it."""
+    import copy
+
+    from .plays import NEST
+
+    while True:
+        if game.turn is None:
+            action = {"do": "land", "nest": NEST}
+        else:
+            trial = copy.deepcopy(game)
+            trial.apply({"do": "pass"})
+            if trial.turn is None and len(game.view()["stages"]) + 1 == stages:
+                return
+            action = {"do": "pass"}
+        api(url, f"/api/flock/games/{game_id}/actions", {"action": action})
+        game.apply(action)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_stage_or_a_game_that_ends_on_a_tap_leaves_the_focus_on_the_page_not_its_body(table, phone_in, lang):
+    """The Pass that ends a stage and the Land that ends the game go away with it: the focus went to <body>."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    from companion.flock.game import Game
+
+    page = phone_in(table, lang)
+    unlock(page, table.url, "/")
+    faults = []
+    for stages, tap in ((1, "#pass"), (3, "#stage-entry .score-stage")):
+        game_id = api(table.url, "/api/flock/games", {"players": ["crane", "goose"], "seed": 5})["id"]
+        game = Game(["crane", "goose"], 5)
+        last_pass_left(table.url, game_id, game, stages)
+        if stages == 3:  # the last stage's passes too: the tap is its Land
+            api(table.url, f"/api/flock/games/{game_id}/actions", {"action": {"do": "pass"}})
+        page.goto(f"{table.url}flock/games/{game_id}")
+        page.wait_for_function(SETTLED)
+        if stages == 3:
+            page.fill("#stage-entry .nest-points", "3, 7, 11, 14, 16")
+            page.fill("#stage-entry .nest-pair", "3")
+        page.click(tap)
+        page.wait_for_function("() => !document.querySelector('#flock[aria-busy]')")
+        if stages == 3:  # the game's end brings its result to share: the focus may go there once it is in
+            try:
+                page.wait_for_selector("#share-button:enabled", timeout=10_000)
+            except PlaywrightTimeout:
+                faults.append("the game's end: no result to share on the phone that ended it")
+        if page.evaluate(LOST_AFTER_A_FRAME):
+            faults.append(f"{tap} ending stage {stages}: the focus fell to the page's body")
+    assert faults == [], f"{lang}: {faults}"

@@ -208,7 +208,7 @@ def test_the_command_moves_a_history_to_a_fresh_table_and_names_a_bad_line(tmp_p
     saved.write_text(saved.read_text().replace('"outcome": "loss"', '"outcome": "draw"'))
     done = cli("history", "import", "--db", str(tmp_path / "other.sqlite3"), str(saved))
     assert done.returncode == 2
-    assert done.stderr.strip() == (f"companion history: {saved}: line 5.outcome: expected one of win, loss, aborted,"
+    assert done.stderr.strip() == (f"companion history import: {saved}: line 5.outcome: expected one of win, loss, aborted,"
                                    " got 'draw'")
     assert not (tmp_path / "other.sqlite3").exists()  # a refused import leaves no new empty file behind
 

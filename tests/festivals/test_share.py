@@ -23,11 +23,11 @@ SHOW = {"id": 3, "event": "event-02", "event_name": "Event 2 · Night 2", "outco
 
 
 def test_a_won_show_is_one_cooperative_play_without_points_dated_in_the_tables_time():
-    result = show_result(SHOW, ["Aki", "Ben", "Chiyo"], words, zone=TOKYO)
+    result = show_result(SHOW, ["Aki", "Ben", "Chiyo"], words, table="5e1f", zone=TOKYO)
     text = "Skyrockets: Event 2 · Night 2\nWon with 2 of 3 stars\n🎆 ⭐⭐☆\n#Skyrockets"
     assert result["text"] == text
     assert result["play"] == {
-        "sourceName": SOURCE_NAME, "sourcePlayId": "skyrockets-show-3",
+        "sourceName": SOURCE_NAME, "sourcePlayId": "5e1f-skyrockets-show-3",
         "board": "Event 2 · Night 2", "comments": text,  # the stars travel in the comments
         "game": {"name": "Skyrockets", "sourceGameId": "skyrockets", "highestWins": True, "noPoints": True,
                  "cooperative": True},
@@ -38,14 +38,14 @@ def test_a_won_show_is_one_cooperative_play_without_points_dated_in_the_tables_t
 
 
 def test_a_show_pushed_twice_is_the_same_play_and_a_lost_one_loses_together():
-    first = show_result(SHOW, ["Aki"], words, zone=TOKYO)["play"]
-    again = show_result({**SHOW}, ["Aki"], words, zone=TOKYO)["play"]
+    first = show_result(SHOW, ["Aki"], words, table="5e1f", zone=TOKYO)["play"]
+    again = show_result({**SHOW}, ["Aki"], words, table="5e1f", zone=TOKYO)["play"]
     assert bgstats_link(first) == bgstats_link(again)
     sent = json.loads(parse_qs(urlsplit(bgstats_link(first)).query)["data"][0])
-    assert (sent["sourceName"], sent["sourcePlayId"]) == (SOURCE_NAME, "skyrockets-show-3")
-    other = show_result({**SHOW, "id": 4}, ["Aki"], words, zone=TOKYO)["play"]
-    assert other["sourcePlayId"] == "skyrockets-show-4"
-    lost = show_result({**SHOW, "outcome": "loss", "stars": 0}, ["Aki", "Ben"], words, zone=TOKYO)["play"]
+    assert (sent["sourceName"], sent["sourcePlayId"]) == (SOURCE_NAME, "5e1f-skyrockets-show-3")
+    other = show_result({**SHOW, "id": 4}, ["Aki"], words, table="5e1f", zone=TOKYO)["play"]
+    assert other["sourcePlayId"] == "5e1f-skyrockets-show-4"
+    lost = show_result({**SHOW, "outcome": "loss", "stars": 0}, ["Aki", "Ben"], words, table="5e1f", zone=TOKYO)["play"]
     assert [p["winner"] for p in lost["players"]] == [False, False]
     assert all("score" not in p and "rank" not in p for p in lost["players"])
 
@@ -73,5 +73,6 @@ def test_a_japanese_share_text_names_the_game_as_the_japanese_box_does():
     web = Path(__file__).resolve().parents[2] / "companion" / "web"
     japanese = {**json.loads((web / "static" / "i18n" / "ja.json").read_text("utf-8")),
                 **json.loads((web / "scorepad" / "i18n" / "ja.json").read_text("utf-8"))}
-    text = show_result(SHOW, ["Aki"], lambda key, **params: fill(japanese[key], params), zone=TOKYO)["text"]
+    text = show_result(SHOW, ["Aki"], lambda key, **params: fill(japanese[key], params), table="5e1f",
+                       zone=TOKYO)["text"]
     assert "Skyrockets" not in text and text.startswith("スカイロケット：") and text.endswith("#スカイロケット")

@@ -124,7 +124,7 @@ def test_the_pages_in_both_languages(client):
     assert "every 6" in page and "20 each" in page and ">8<" in page  # 3 players: no 6s, 20 each, 8 to the ground
     client.set_cookie("lang", "ja")
     page = client.get("/geese").get_data(as_text=True)
-    assert "6 をすべて" in page and "越冬地" in page
+    assert "6をすべて" in page and "越冬地" in page
     assert client.get("/geese/check").status_code == 200
 
 

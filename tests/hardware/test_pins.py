@@ -124,7 +124,7 @@ def test_a_bad_pinout_is_one_line_naming_the_file_and_key(tmp_path, change, mess
 
 
 def test_a_pinout_without_timers_is_refused(tmp_path):
-    with pytest.raises(BadInput, match=r"pinout.toml: timers: missing"):
+    with pytest.raises(BadInput, match=r"pinout.toml: timers: expected a \[timers.<colour>\] table per colour"):
         load(tmp_path, "[buzzer]\npin = 19\n")
 
 
@@ -189,11 +189,29 @@ def _refuse_open(monkeypatch, code):
     monkeypatch.setattr(pins.os, "open", refuse)
 
 
+def _chip_owned_by(board, gid: int) -> None:
+    chip = board[0] / "gpiochip0"
+    if chip.stat().st_gid != gid:
+        if os.geteuid() != 0:
+            pytest.skip("giving a file to another group needs root")
+        os.chown(chip, -1, gid)
+
+
 def test_a_user_outside_the_chips_group_is_told_which_group(board, monkeypatch):
+    _chip_owned_by(board, 4242)
     _refuse_open(monkeypatch, errno.EACCES)
     monkeypatch.setattr(pins.os, "getgroups", lambda: [])
     reason = pins.why_no_gpio(*board)
     assert "permission denied: the user" in reason and "is not in the group" in reason and "usermod -aG" in reason
+
+
+def test_a_chip_left_to_root_names_the_missing_udev_rule_not_the_root_group(board, monkeypatch):
+    # Plain Debian (the card image) before install.sh's rule: no user should be put in root's group.
+    _chip_owned_by(board, 0)
+    _refuse_open(monkeypatch, errno.EACCES)
+    monkeypatch.setattr(pins.os, "getgroups", lambda: [])
+    reason = pins.why_no_gpio(*board)
+    assert "belongs to root alone" in reason and "udev rule" in reason and "usermod" not in reason
 
 
 def test_a_sandbox_refusal_names_the_sandbox_not_the_group(board, monkeypatch):

@@ -247,3 +247,19 @@ def test_a_frame_after_others_reaches_the_wire_as_it_would_on_a_fresh_strip(fram
         strip.show(frame)
     fresh.show(frames[-1])
     assert strip.wire == fresh.wire and strip.frames[-1] == tuple(frames[-1])
+
+
+def test_blinka_is_told_never_to_offer_an_install_on_a_terminal(monkeypatch):
+    # From an ssh shell Blinka's import asks whether to pip-install Pi extras and waits: check-hw would hang.
+    # (The virtual Pi's test runs check-hw on a terminal against the real Blinka.)
+    import os
+    import types
+
+    from companion.hardware import strip
+
+    monkeypatch.setenv("BLINKA_SKIP_DEPENDENCY_CHECK", "0")  # so the test's end takes back what the call sets
+    monkeypatch.delenv("BLINKA_SKIP_DEPENDENCY_CHECK")
+    board = types.ModuleType("board")
+    monkeypatch.setitem(sys.modules, "board", board)
+    assert strip._import_board() is board
+    assert os.environ["BLINKA_SKIP_DEPENDENCY_CHECK"] == "1"

@@ -24,7 +24,8 @@ LAYERS = (
     ("companion.mqtt", "companion.mqtt.settings", "companion.mqtt.topics", "companion.mqtt.client",
      "companion.mqtt.discovery", "companion.mqtt.pacer"),                       # the broker's pieces
     ("companion.config",),                                                      # every section, read
-    ("companion.table", "companion.mqtt.bridge", "companion.appliance"),        # the running table, its upkeep
+    ("companion.table", "companion.mqtt.bridge"),                               # the running table
+    ("companion.appliance",),                                                   # its upkeep: handed to the table
     ("companion.web",),                                                         # its pages
     ("companion.mqtt.hall",),                                                   # the hall, on the web's parts
     ("companion.cli", "companion.__main__"),                                    # the commands

@@ -33,9 +33,9 @@ def hub_table(tmp_path):
 
 def wait_for(table, done, what):
     """The table's snapshot once `done(snapshot)` holds (blocking on its publisher, not sleeping)."""
-    snap = table.snapshot()
+    snap = table.desk.snapshot()
     while not done(snap):
-        later = table.wait_for_change(snap["seq"], WAIT_S)
+        later = table.desk.wait_for_change(snap["seq"], WAIT_S)
         if later["seq"] == snap["seq"]:
             pytest.fail(f"gave up waiting for {what}")
         snap = later
@@ -45,7 +45,7 @@ def wait_for(table, done, what):
 def journaled(table) -> list[dict]:
     """The show's journal, once its writer has saved every line queued so far."""
     assert table.journal.wait_for(table.journal.mark(), WAIT_S), "the journal was never written"
-    return [json.loads(line) for line in table.ledger.show_log(table.show_id)]
+    return [json.loads(line) for line in table.ledger.show_log(table.desk.show_id)]
 
 
 def hub_ready(snap):
@@ -54,7 +54,7 @@ def hub_ready(snap):
 
 def turn(table, fake, colour, physical, *, seen=None):
     """A player turns a glass on the hub; the table has taken it when this returns."""
-    before = table.snapshot()["timers"][colour]["pose"]
+    before = table.desk.snapshot()["timers"][colour]["pose"]
     physical[colour] = "b_up" if physical[colour] == "a_up" else "a_up"
     fake.turn(colour, physical[colour])
     wait_for(table, seen or (lambda s: s["timers"][colour]["pose"] != before), f"{colour} turned")
@@ -62,7 +62,7 @@ def turn(table, fake, colour, physical, *, seen=None):
 
 def beam(table, fake, colour, state):
     """A neck beam reports; the table has journaled it (and so published) when this returns."""
-    seq = table.snapshot()["seq"]
+    seq = table.desk.snapshot()["seq"]
     fake.beam(colour, state)
     wait_for(table, lambda s: s["seq"] > seq, f"{colour}'s beam {state}")
 
@@ -75,7 +75,7 @@ def play(table, fake, clock, *, unplug_at: float, replug_at: float, beam_red_at:
     physical = {c: p for c, p in zip(COLOURS, fake.core.poses)}
     beam(table, fake, "red", "flowing")
     unplugged, red_forgotten = False, True
-    while (snap := table.current())["outcome"] == "running":
+    while (snap := table.desk.current())["outcome"] == "running":
         t = snap["t"]
         if not unplugged and unplug_at <= t < replug_at:
             fake.unplug()
@@ -103,12 +103,12 @@ def play(table, fake, clock, *, unplug_at: float, replug_at: float, beam_red_at:
                 turn(table, fake, colour, physical)
         clock.advance(STEP_S)
         table.pump()
-    return table.current()
+    return table.desk.current()
 
 
 def test_a_show_through_the_hub_ends_exactly_as_its_replay_across_an_unplug(hub_table):
     table, fake, clock = hub_table
-    table.start_show("training")  # an idle table shows no glasses: wait for the hub's snapshot in the show
+    table.desk.start_show("training")  # an idle table shows no glasses: wait for the hub's snapshot in the show
     wait_for(table, hub_ready, "the hub's first snapshot")
     end = play(table, fake, clock, unplug_at=50.0, replug_at=53.0, beam_red_at=29.5)  # the model empties red at 30
 
@@ -133,7 +133,7 @@ def pump_until(table, done, what):
     import time
 
     deadline = time.monotonic() + WAIT_S
-    while not done(table.current()):
+    while not done(table.desk.current()):
         if time.monotonic() > deadline:
             pytest.fail(f"gave up waiting for {what}")
         time.sleep(0.002)  # a line crossing the pty; no show time passes meanwhile
@@ -154,14 +154,14 @@ def test_hub_tilt_and_emulated_glasses_share_one_table(tmp_path):
     hands = Hands(table)
     try:
         hands.set("yellow", "a_up")
-        table.start_show("training")
+        table.desk.start_show("training")
         pump_until(table, lambda s: s["timers"]["red"]["fault"] is None, "the hub's first snapshot")
         hands.wait(5.0)
         fake.turn("red", "b_up")
         pump_until(table, lambda s: s["timers"]["red"]["pose"] == "b_up", "red turned on the hub")
         hands.set("yellow", "b_up")
         hands.press("purple")
-        snap = table.current()
+        snap = table.desk.current()
         assert {c: snap["timers"][c]["source"] for c in ("red", "yellow", "purple")} == \
             {"red": "hub", "yellow": "tilt", "purple": "emulated"}
         assert {c: snap["timers"][c]["pose"] for c in ("red", "yellow", "purple")} == \

@@ -536,3 +536,10 @@ def test_the_guide_says_how_to_print_each_timer_s_cradle():
         text = (ROOT / "hw" / guide).read_text(encoding="utf-8")
         assert "-D 'colour=\"red\"'" in text and all(s.glyph in text for s in SYMBOLS.values()), guide
         assert "-D 'part=\"ring\"'" in text, guide
+
+
+def test_the_figures_print_as_plain_numbers_whatever_the_mesh_library_measured_them_in():
+    """printcheck printed np.float64(60.7) for a gram figure the mesh library measured in numpy's floats."""
+    grams, minutes = printcheck.grams_and_minutes(np.float64(27000.0), np.float64(5400.0))
+    assert type(grams) is float and type(minutes) is int
+    assert "np." not in repr({"grams": grams, "minutes": minutes})

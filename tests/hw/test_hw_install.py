@@ -12,12 +12,14 @@ from conftest import ROOT, building_from_the_checkout, need
 
 SCRIPT = ROOT / "systemd" / "install.sh"
 KIOSK = ROOT / "systemd" / "companion-kiosk"
-VENV = "opt/companion"  # the releases, each an environment of its own (tests/systemd/test_releases.py)
+VENV = "opt/companion"  # the releases, each an environment of its own (tests/appliance/test_releases.py)
 TOOLS = ("systemd-sysusers", "systemctl")
-pytestmark = pytest.mark.timeout(600)  # an install builds the program's wheel and a whole environment
+# An install builds the program's wheel and a whole environment, so these are of the whole-system group.
+pytestmark = [pytest.mark.system, pytest.mark.timeout(600)]
 # Everything the script makes outside the program's own environment, with its mode.
 EXPECTED = {
     "etc/sysusers.d/companion.conf": 0o644,
+    "etc/udev/rules.d/60-companion.rules": 0o644,  # the pins and the SPI bus to their groups, as on Raspberry Pi OS
     "etc/passwd": None, "etc/group": None, "etc/shadow": None, "etc/gshadow": None,  # systemd-sysusers
     "etc/companion/config.toml": 0o640,
     "etc/systemd/system/companion.service": 0o644,

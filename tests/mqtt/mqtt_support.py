@@ -91,14 +91,14 @@ def play_to_a_win(table, clock) -> None:
     from companion.skyrockets.snapshot import carried
 
     for _ in range(400):
-        state = carried(table.snapshot(), table.show_time())
+        state = carried(table.desk.snapshot(), table.desk.show_time())
         if state["outcome"] != "running":
             return
         for colour in ("red", "yellow", "purple"):
             if state["timers"][colour]["top_s"] < 4:
-                table.flip(colour)
+                table.desk.flip(colour)
         if state["timers"]["orange"]["state"] == "empty":
-            table.flip("orange")
+            table.desk.flip("orange")
         clock.advance(1.0)
         table.pump()
 
@@ -126,7 +126,7 @@ class LaggingRecords:
 
     def lag(self, looks: int | None = 1) -> None:
         with self._changed:
-            self._frozen, self._mark = self.table.ledger.shows(), self.table.snapshot()["seq"]
+            self._frozen, self._mark = self.table.ledger.shows(), self.table.desk.snapshot()["seq"]
             self._looked, self._looks = 0, looks
 
     def catch_up(self) -> None:
@@ -138,7 +138,7 @@ class LaggingRecords:
             frozen = self._frozen
             if frozen is None:
                 return self.table.ledger.shows()
-            if self.table.snapshot()["seq"] > self._mark:
+            if self.table.desk.snapshot()["seq"] > self._mark:
                 self._looked += 1
                 self._changed.notify_all()
                 if self._looks is not None and self._looked >= self._looks:

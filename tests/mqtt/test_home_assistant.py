@@ -234,12 +234,12 @@ def test_home_assistant_makes_each_entity_of_a_table_and_follows_its_state_and_a
     try:
         started.wait_for(lambda l: BIRTH[1] in l.on(BIRTH[0]), STARTUP_S)
         home_assistant.sign_in()
-        states.wait_for(reads_as(table.snapshot()), STARTUP_S)  # idle
+        states.wait_for(reads_as(table.desk.snapshot()), STARTUP_S)  # idle
 
-        table.start_show("training")
+        table.desk.start_show("training")
         clock.advance(20.0)
         table.pump()
-        shown = table.snapshot()
+        shown = table.desk.snapshot()
         # Red runs low first: its sand on top is within the warning time, while the show runs.
         assert shown["outcome"] == "running" and shown["timers"]["red"]["state"] == "running"
         assert [c for c, t in shown["timers"].items() if t["top_s"] <= shown["warn_lead_s"]] == ["red"]
@@ -253,27 +253,27 @@ def test_home_assistant_makes_each_entity_of_a_table_and_follows_its_state_and_a
         states.wait_for(running)
 
         play_to_a_win(table, clock)  # the whole show
-        won = table.snapshot()
+        won = table.desk.snapshot()
         assert won["outcome"] == "win" and won["stars"] > 0
         states.wait_for(reads_as(won))
-        table.abort()  # dismissed
-        states.wait_for(reads_as(table.snapshot()))
+        table.desk.abort()  # dismissed
+        states.wait_for(reads_as(table.desk.snapshot()))
 
-        table.start_show("training")
-        states.wait_for(reads_as(table.snapshot()))
+        table.desk.start_show("training")
+        states.wait_for(reads_as(table.desk.snapshot()))
         clock.advance(81.0)  # red, yellow, then red again run out
         table.pump()
-        assert table.snapshot()["outcome"] == "loss"
-        states.wait_for(reads_as(table.snapshot()))
-        table.abort()
-        states.wait_for(reads_as(table.snapshot()))
+        assert table.desk.snapshot()["outcome"] == "loss"
+        states.wait_for(reads_as(table.desk.snapshot()))
+        table.desk.abort()
+        states.wait_for(reads_as(table.desk.snapshot()))
 
-        table.start_show("training")
+        table.desk.start_show("training")
         clock.advance(5.0)
         table.pump()
-        states.wait_for(reads_as(table.snapshot()))
-        table.abort()
-        states.wait_for(reads_as(table.snapshot(), "aborted"))
+        states.wait_for(reads_as(table.desk.snapshot()))
+        table.desk.abort()
+        states.wait_for(reads_as(table.desk.snapshot(), "aborted"))
     finally:
         bridge.stop()
 

@@ -38,7 +38,7 @@ def test_state_and_availability_are_retained_for_a_late_subscriber(table, mosqui
     bridge = bridged()
     first = listen(mosquitto.port)
     first.wait_for(lambda l: l.on("companion/t1/availability") == [b"online"])
-    table.start_show("training")
+    table.desk.start_show("training")
     first.wait_for(lambda l: any(json.loads(p)["outcome"] == "running" for p in l.on("companion/t1/state")))
 
     late = listen(mosquitto.port, "companion/#")
@@ -47,7 +47,7 @@ def test_state_and_availability_are_retained_for_a_late_subscriber(table, mosqui
     assert retained["companion/t1/availability"] == b"online"
     state = json.loads(retained["companion/t1/state"])
     assert state["outcome"] == "running" and state["event"]["id"] == "training"
-    assert state == table.snapshot()
+    assert state == table.desk.snapshot()
     assert bridge.online
 
 
@@ -64,14 +64,14 @@ def test_a_clean_stop_leaves_offline_retained(table, mosquitto, bridged, listen)
 def test_a_burst_of_changes_is_coalesced_and_the_newest_wins(table, mosquitto, bridged, listen):
     bridged(interval_s=0.1)
     watcher = listen(mosquitto.port, "companion/t1/state")
-    table.start_show("training")
+    table.desk.start_show("training")
     watcher.wait_for(lambda l: l.on("companion/t1/state")
-                     and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+                     and seq_of(l.on("companion/t1/state")[-1]) == table.desk.snapshot()["seq"])
     before = len(watcher.on("companion/t1/state"))
     began = time.monotonic()
     for _ in range(30):  # thirty changes, far faster than ten a second
-        table.set_muted(not table.snapshot()["muted"])
-    newest = table.snapshot()["seq"]
+        table.desk.set_muted(not table.desk.snapshot()["muted"])
+    newest = table.desk.snapshot()["seq"]
     watcher.wait_for(lambda l: seq_of(l.on("companion/t1/state")[-1]) == newest)
     elapsed = time.monotonic() - began
     seqs = [seq_of(p) for p in watcher.on("companion/t1/state")]
@@ -91,8 +91,8 @@ def test_after_a_quiet_moment_a_few_changes_go_out_at_once_not_a_tenth_of_a_seco
     watcher.wait_for(lambda l: l.on("companion/t1/state"))  # the state it starts with
     bridge_clock.advance(1000.0 * STATE_BURST)  # a quiet while: the whole burst is there again
     for _ in range(STATE_BURST):
-        table.set_muted(not table.snapshot()["muted"])
-        newest = table.snapshot()["seq"]
+        table.desk.set_muted(not table.desk.snapshot()["muted"])
+        newest = table.desk.snapshot()["seq"]
         watcher.wait_for(lambda l: l.on("companion/t1/state") and seq_of(l.on("companion/t1/state")[-1]) == newest)
 
 
@@ -103,8 +103,8 @@ def test_a_change_is_sent_again_soon_after_then_while_quiet_so_a_listener_that_m
     bridge_clock = FakeClock()
     bridged(clock=bridge_clock)
     watcher = listen(mosquitto.port, "companion/t1/state")
-    table.start_show("training")
-    newest = table.snapshot()["seq"]
+    table.desk.start_show("training")
+    newest = table.desk.snapshot()["seq"]
     watcher.wait_for(lambda l: l.on("companion/t1/state") and seq_of(l.on("companion/t1/state")[-1]) == newest)
     for wait_s in (ECHO_S, REFRESH_S):  # once soon after it went out, then every REFRESH_S while nothing changes
         sent = len(watcher.on("companion/t1/state"))
@@ -131,10 +131,10 @@ def test_the_pace_never_lets_more_than_a_burst_and_one_an_interval_through(gaps,
 def test_a_finished_show_is_sent_once_with_its_runouts_and_advances(table, mosquitto, bridged, listen, clock):
     bridged()
     watcher = listen(mosquitto.port, "companion/t1/shows")
-    table.start_show("training")
+    table.desk.start_show("training")
     clock.advance(31.0)  # red (30 s) runs out
     table.pump()
-    table.abort()
+    table.desk.abort()
     watcher.wait_for(lambda l: l.on("companion/t1/shows"))
     (row,) = [json.loads(p) for p in watcher.on("companion/t1/shows")]
     assert row["id"] == table.ledger.shows()[0]["id"] and row["outcome"] == "aborted" and row["event"] == "training"
@@ -149,7 +149,7 @@ def states(watcher) -> list[dict]:
 def published(watcher, table) -> None:
     """Wait until the table's newest state is the newest on the broker."""
     watcher.wait_for(lambda l: l.on("companion/t1/state")
-                     and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+                     and seq_of(l.on("companion/t1/state")[-1]) == table.desk.snapshot()["seq"])
 
 
 def reads(state: dict) -> tuple:
@@ -170,27 +170,27 @@ def test_each_state_is_published_once_and_right_through_a_win_a_loss_and_an_abor
     bridged(records, clock=FakeClock())  # the bridge's own clock stands still: no wait for a record runs out
     watcher = listen(mosquitto.port, "companion/t1/state")
     published(watcher, table)
-    table.start_show("training")
+    table.desk.start_show("training")
     published(watcher, table)
     play_to_a_win(table, clock)
     published(watcher, table)
     records.lag()
-    table.abort()  # the won show is dismissed
+    table.desk.abort()  # the won show is dismissed
     published(watcher, table)
-    table.start_show("training")
+    table.desk.start_show("training")
     published(watcher, table)
     clock.advance(81.0)  # red, yellow, then red again run out
     table.pump()
     published(watcher, table)
     records.lag()
-    table.abort()
+    table.desk.abort()
     published(watcher, table)
-    table.start_show("training")
+    table.desk.start_show("training")
     clock.advance(5.0)
     table.pump()
     published(watcher, table)
     records.lag()
-    table.abort()
+    table.desk.abort()
     published(watcher, table)
 
     seen = states(watcher)
@@ -211,10 +211,10 @@ def test_a_state_between_shows_waits_for_the_record_only_so_long(table, clock, m
     bridged(records, clock=bridge_clock)
     watcher = listen(mosquitto.port, "companion/t1/state")
     published(watcher, table)  # the idle table first: a show started before the bridge's first look is all it sends
-    table.start_show("training")
+    table.desk.start_show("training")
     published(watcher, table)
     records.lag(looks=None)  # the store is failing: the aborted show stays unrecorded
-    table.abort()
+    table.desk.abort()
     records.wait_until_looked()
     bridge_clock.advance(RECORD_WAIT_S)
     published(watcher, table)  # it goes out without the record ...
@@ -225,13 +225,13 @@ def test_a_state_between_shows_waits_for_the_record_only_so_long(table, clock, m
 
 def test_the_broker_restarted_mid_show_gets_the_state_again(table, mosquitto, bridged, listen):
     bridge = bridged()
-    table.start_show("training")
+    table.desk.start_show("training")
     listen(mosquitto.port).wait_for(lambda l: l.on("companion/t1/state"))
     mosquitto.restart()  # no persistence: every retained message is gone
-    table.flip("red")  # the show goes on while the bridge reconnects
+    table.desk.flip("red")  # the show goes on while the bridge reconnects
     late = listen(mosquitto.port, "companion/#")
     late.wait_for(lambda l: l.on("companion/t1/availability") == [b"online"] and l.on("companion/t1/state")
-                  and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+                  and seq_of(l.on("companion/t1/state")[-1]) == table.desk.snapshot()["seq"])
     assert bridge.online
 
 
@@ -240,14 +240,14 @@ def test_a_table_starts_and_plays_with_no_broker_then_joins_it(table, tmp_path, 
     broker = Mosquitto(tmp_path / "late")  # its port is chosen, nothing listens yet
     bridge = Bridge(table, from_url(broker.url, table="t1"), backoff=(0.05, 0.2)).start()
     try:
-        table.start_show("training")
-        table.flip("red")
-        assert table.snapshot()["timers"]["red"]["pose"] == "b_up"
+        table.desk.start_show("training")
+        table.desk.flip("red")
+        assert table.desk.snapshot()["timers"]["red"]["pose"] == "b_up"
         assert not bridge.online
         broker.start()
         watcher = listen(broker.port, "companion/#")
         watcher.wait_for(lambda l: l.on("companion/t1/availability") == [b"online"] and l.on("companion/t1/state")
-                         and seq_of(l.on("companion/t1/state")[-1]) == table.snapshot()["seq"])
+                         and seq_of(l.on("companion/t1/state")[-1]) == table.desk.snapshot()["seq"])
     finally:
         bridge.stop()
         broker.stop()
@@ -262,10 +262,10 @@ def test_a_broker_that_never_answers_does_not_hold_up_the_table(table):
         port = black_hole.getsockname()[1]
         bridge = Bridge(table, from_url(f"mqtt://127.0.0.1:{port}", table="t1"), backoff=(0.05, 0.2)).start()
         try:
-            table.start_show("training")
+            table.desk.start_show("training")
             for _ in range(20):  # each answered at once (a blocked table would hang the test into its timeout)
-                table.flip("red")
-            assert table.snapshot()["timers"]["red"]["pose"] == "a_up"  # twenty flips: back where it was
+                table.desk.flip("red")
+            assert table.desk.snapshot()["timers"]["red"]["pose"] == "a_up"  # twenty flips: back where it was
             assert not bridge.online
         finally:
             bridge.stop()

@@ -68,15 +68,15 @@ def render(template: str, state: dict) -> str:
 
 def test_the_templates_read_the_published_state(table, clock):
     by_id = {config["unique_id"].removeprefix("companion_t1_"): config for config in MESSAGES.values()}
-    idle = table.snapshot()
+    idle = table.desk.snapshot()
     assert render(by_id["outcome"]["value_template"], idle) == "idle"
     assert render(by_id["countdown"]["value_template"], idle) == "None"  # unknown between shows
     assert render(by_id["red_low"]["value_template"], idle) == "OFF"
 
-    table.start_show("training")
+    table.desk.start_show("training")
     clock.advance(21.0)  # red (30 s) has 9 s left, inside the 10 s warning
     table.pump()
-    running = table.snapshot()
+    running = table.desk.snapshot()
     assert render(by_id["outcome"]["value_template"], running) == "running"
     assert render(by_id["countdown"]["value_template"], running) == "4"
     assert render(by_id["crowd_tokens"]["value_template"], running) == "0"
@@ -112,7 +112,7 @@ def test_no_glass_reads_running_low_once_the_show_is_over(table, clock, mosquitt
     bridge = Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2)).start()
     try:
         watcher = listen(mosquitto.port, "companion/t1/state")
-        table.start_show("training")
+        table.desk.start_show("training")
         if ending == "win":
             play_to_a_win(table, clock)
         else:
@@ -120,11 +120,16 @@ def test_no_glass_reads_running_low_once_the_show_is_over(table, clock, mosquitt
             table.pump()
         over = last_state(watcher, lambda state: state["outcome"] == ending)
         assert render(BY_ID["outcome"]["value_template"], over) == ending
-        # The last state still holds a glass as it stood: running, with less sand on top than the warning.
-        assert any(t["state"] == "running" and t["top_s"] <= over["warn_lead_s"] for t in over["timers"].values())
+        # The last state still holds the glasses as they stood: running, and (a loss) one with less sand on top
+        # than the warning (run dry: empty, never "running" with 0 s on top).
+        timers = over["timers"].values()
+        assert any(t["state"] == "running" for t in timers)
+        if ending == "loss":
+            assert any(t["state"] == "empty" and t["top_s"] <= over["warn_lead_s"] for t in timers)
+            assert not any(t["state"] == "running" and t["top_s"] == 0 for t in timers)
         assert [render(BY_ID[low]["value_template"], over) for low in LOW] == ["OFF"] * len(LOW)
 
-        table.abort()  # dismissed: nothing was aborted, the table is idle
+        table.desk.abort()  # dismissed: nothing was aborted, the table is idle
         idle = last_state(watcher, lambda state: state["outcome"] == "idle"
                           and state.get("last_show", {}).get("outcome") == ending)
         assert render(BY_ID["outcome"]["value_template"], idle) == "idle"
@@ -136,10 +141,10 @@ def test_the_show_entity_reads_aborted_from_an_abort_until_the_next_start(table,
     bridge = Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2)).start()
     try:
         watcher = listen(mosquitto.port, "companion/t1/state")
-        table.start_show("training")
+        table.desk.start_show("training")
         clock.advance(5.0)
         table.pump()
-        table.abort()
+        table.desk.abort()
         aborted = last_state(watcher, lambda state: "last_show" in state)
         assert aborted["outcome"] == "idle"  # the table's own state, plus the show that ended last
         assert aborted["last_show"] == {"id": table.ledger.shows()[0]["id"], "outcome": "aborted"}
@@ -152,10 +157,10 @@ def test_the_show_entity_reads_aborted_from_an_abort_until_the_next_start(table,
     again = Bridge(table, from_url(mosquitto.url, table="t1"), backoff=(0.05, 0.2)).start()  # a restarted bridge
     try:
         late = listen(mosquitto.port, "companion/t1/state")
-        table.set_muted(True)  # a change while idle: still the aborted show's aftermath
+        table.desk.set_muted(True)  # a change while idle: still the aborted show's aftermath
         retained = last_state(late, lambda state: state.get("muted") is True)
         assert render(BY_ID["outcome"]["value_template"], retained) == "aborted"
-        table.start_show("training")
+        table.desk.start_show("training")
         running = last_state(late, lambda state: state["outcome"] == "running")
         assert render(BY_ID["outcome"]["value_template"], running) == "running"
     finally:

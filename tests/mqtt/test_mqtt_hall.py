@@ -74,7 +74,7 @@ def two_tables(tmp_path, mosquitto):
 def test_the_hall_shows_every_table_live_and_ranks_their_finished_shows(mosquitto, two_tables, hall_on):
     (alpha, beta), (alpha_bridge, _) = two_tables
     hall, board, _ = hall_on(mosquitto)
-    alpha.start_show("training")
+    alpha.desk.start_show("training")
     view = wait_until(hall, lambda v: card(v, "beta") and card(v, "beta")["online"]
                       and (card(v, "alpha") or {}).get("show", {}) and card(v, "alpha")["show"]["outcome"] == "running")
     show = card(view, "alpha")["show"]
@@ -82,9 +82,9 @@ def test_the_hall_shows_every_table_live_and_ranks_their_finished_shows(mosquitt
     assert set(show["timers"]) == {"red", "orange", "yellow", "green", "blue", "purple"}
     assert card(view, "beta")["show"] == {"outcome": "idle"}
 
-    alpha.abort()
-    beta.start_show("training")
-    beta.abort()
+    alpha.desk.abort()
+    beta.desk.start_show("training")
+    beta.desk.abort()
     view = wait_until(hall, lambda v: len(v["board"]) == 1 and len(v["board"][0]["tables"]) == 2)
     assert view["board"][0]["event"] == "training"
     assert [t["table"] for t in view["board"][0]["tables"]] == ["alpha", "beta"]
@@ -338,7 +338,7 @@ def test_a_state_the_broker_dropped_for_the_hall_shows_within_a_second(tmp_path,
             heard(topic, payload)
 
         listener.hear = behind
-        table.start_show("training")
+        table.desk.start_show("training")
         assert dropped.wait(WAIT_S)
         bridge_clock.advance(1.0)  # the table keeps still; its bridge's clock moves on (its pacing's, its resends')
         view = wait_until(hall, lambda v: (card(v, "alpha")["show"] or {}).get("outcome") == "running")

@@ -70,8 +70,8 @@ def test_a_wrong_password_keeps_the_table_off_the_broker_and_playing(secured, ca
     bridge = Bridge(table, from_url(broker.url, table="t1", username="t1", password_file=folder / "wrong.pw"),
                     backoff=(0.05, 0.2)).start()
     try:
-        table.start_show("training")
-        assert table.snapshot()["outcome"] == "running"
+        table.desk.start_show("training")
+        assert table.desk.snapshot()["outcome"] == "running"
         assert bridge.wait_for_answer(WAIT_S)
         assert bridge.problem.startswith("refused") and not bridge.online
         assert any("cannot join the broker" in r.getMessage() for r in caplog.records)

@@ -6,26 +6,21 @@ it; and the table's card limit was counted outside the transaction that kept
 the card.
 """
 
+import json
 import threading
 
 import pytest
 
 from companion.errors import BadInput
-from companion.flock.kind import FLOCK, MAX_CARDS, MAX_STATE_BYTES
+from companion.flock.kind import FLOCK, MAX_CARDS
 from companion.geese.kind import GEESE
 from companion.records import GameShelf
 from companion.records.games import GameKind
 from companion.table.games import KINDS
-from companion.web import create_app
 
 PIN = {"X-Table-Pin": "1234"}
 NEST = {"points": [3, 7, 11, 14, 16], "pair": 3}
 
-
-@pytest.fixture
-def client(table):
-    table.pin = "1234"
-    return create_app(table, testing=True).test_client()
 
 
 def test_an_empty_geese_state_is_never_kept_and_the_games_still_answer(table, client):
@@ -55,7 +50,7 @@ def test_a_state_of_a_mebibyte_is_refused_by_its_size(table):
     with pytest.raises(BadInput) as refused:
         table.games.new_game("flock", big)
     assert refused.value.field == "state" and refused.value.error_code == "errors.too_large"
-    assert f"{MAX_STATE_BYTES // 1024} KiB" in str(refused.value)
+    assert f"{FLOCK.max_state_bytes // 1024} KiB" in str(refused.value)
     assert table.games.saved_games("flock") == []
 
 
@@ -131,3 +126,23 @@ def test_the_shelf_names_what_it_refuses(tmp_path):
         shelf.check_card("flock", "movement/ M1", card)
     assert refused.value.field == "name"
     shelf.close()
+
+
+def test_a_flock_move_replays_the_game_once(tmp_path, monkeypatch):
+    """A move is proven by replaying the log once and trying the move on it: the shelf's check and the answer's
+    view reuse that game, rather than replaying the whole log twice more (once inside the write)."""
+    from companion.flock.game import Game
+
+    shelf = GameShelf(tmp_path / "g.sqlite3", KINDS)
+    game = shelf.create("flock", FLOCK.new("moves", ["crane", "kite"], 5))
+    for _ in range(3):  # a few moves in: each replays a longer log
+        action = FLOCK.view(game["state"])["legal"][0]
+        replays, replay = [], Game.replay.__func__
+        monkeypatch.setattr(Game, "replay", classmethod(lambda cls, state: replays.append(1) or replay(cls, state)))
+        game = shelf.change("flock", game["id"], lambda state: FLOCK.play(state, action))
+        shown = FLOCK.view(game["state"])
+        monkeypatch.undo()
+        assert len(replays) == 1
+        assert shown == FLOCK.view(json.loads(json.dumps(game["state"])))  # as a fresh replay shows it
+    with pytest.raises(BadInput):  # a state that did not come from a move is still replayed whole
+        FLOCK.check({**game["state"], "log": game["state"]["log"][:-1] + [{"do": "fly_side"}]})

@@ -135,6 +135,37 @@ def test_every_line_break_but_newline_is_text_and_comes_back():
     assert again.shows()[0]["event_name"] == "first\u2028second\u2029third"
 
 
+def test_the_line_breaks_a_file_may_hold_are_the_ones_docs_formats_and_security_name():
+    """docs/formats.md and docs/security.md say the same, and so does the reader: U+2028 and U+2029 are text an
+    event's name may hold but a person's name may not; an event's rules run over lines with \n alone; a lone CR
+    is a control character in every field."""
+    def with_event(**change):
+        return exported(lambda lines: next(line for line in lines if line.get("record") == "event")["event"]
+                        .update(change))
+
+    def with_players(names):
+        return exported(lambda lines: next(line for line in lines if line.get("record") == "players")
+                        .update(names=names))
+
+    assert imported(with_event(name="first\u2028second")).events()["day"].name == "first\u2028second"
+    assert imported(with_event(rules="one\ntwo")).events()["day"].rules == "one\ntwo"
+    assert refused(with_event(rules="one\rtwo")).error_code == "errors.control"
+    assert refused(with_event(name="one\rtwo")).error_code == "errors.control"
+    assert refused(with_players(["Aki\u2028Ben"])).error_code == "errors.name.characters"
+    assert refused(with_players(["Aki\rBen"])).error_code == "errors.name.characters"
+
+
+def test_a_show_gives_its_stars_always_zero_unless_it_was_won():
+    """docs/formats.md: `stars` is in every show, 0 for one not won, as the table's own export writes it."""
+    lines = [json.loads(line) for line in exported().split("\n")[:-1]]
+    assert next(line for line in lines if line.get("outcome") == "loss")["stars"] == 0
+
+    def without_stars(lines):
+        next(line for line in lines if line.get("outcome") == "loss").pop("stars")
+
+    assert refused(exported(without_stars)).field.endswith(".stars")
+
+
 def test_the_board_games_decide_their_own_states_and_cards():
     class Strict(GameShelf):
         def check(self, kind, state):

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from companion.errors import BadInput
 from companion.records import GameShelf, Store
 from companion.records.history import import_history
-from companion.flock.kind import MAX_STATE_BYTES
+from companion.flock.kind import FLOCK
 from companion.table import demo_table
 from companion.table.games import KINDS
 from companion.web import create_app
@@ -91,7 +91,7 @@ def test_festivals(door, name, events):
 
 STATES = st.recursive(VALUE, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
                       max_leaves=12) | st.builds(lambda n: {"notes": "x" * n},
-                                                 st.integers(MAX_STATE_BYTES - 20, MAX_STATE_BYTES + 20))
+                                                 st.integers(FLOCK.max_state_bytes - 20, FLOCK.max_state_bytes + 20))
 
 
 @SLOW

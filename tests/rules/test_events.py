@@ -36,14 +36,14 @@ def test_purple_countdown_has_no_challenge():
 
 
 @pytest.mark.parametrize("data, message", [
-    ("finale", "event: unknown event id 'finale' (known: training)"),
-    (42, "event: expected an event id or an event object, got int"),
+    ("finale", "event: expected one of training, got 'finale'"),
+    (42, "event: expected an event id or an event object, got 42"),
     ({"countdown": "red", "running": ["red"]}, "event.id: missing"),
     ({"id": " ", "countdown": "red", "running": ["red"]}, "event.id: must not be empty"),
     ({"id": "x", "running": ["red"]}, "event.countdown: missing"),
     ({"id": "x", "countdown": "pink", "running": ["red"]}, "event.countdown: 'pink' is not a timer colour"),
     ({"id": "x", "countdown": "red", "running": ["red", "teal"]}, "event.running[1]: 'teal' is not a timer colour"),
-    ({"id": "x", "countdown": "red", "running": "red"}, "event.running: expected a list of colours, got str"),
+    ({"id": "x", "countdown": "red", "running": "red"}, "event.running: expected a list of colours, got 'red'"),
     ({"id": "x", "countdown": "red", "running": ["red", "red"]}, "event.running: red is listed twice"),
     ({"id": "x", "countdown": "red", "running": ["red"], "lying": ["red"]}, "event.lying: red cannot both run and lie"),
     ({"id": "x", "countdown": "blue", "running": ["red"]}, "event.countdown: blue must also be listed in running"),

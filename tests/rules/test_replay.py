@@ -43,7 +43,7 @@ SETUP = '{"t": 0, "type": "setup", "event": "training"}'
     ([SETUP, '{"type": "end"}'], "-:2: t: missing"),
     ([SETUP, '{"t": -1, "type": "end"}'], "-:2: t: must be at least 0 s"),
     ([SETUP, '{"t": 1, "type": "end"'], "-:2: not valid JSON"),
-    ([SETUP, '[1, 2]'], "-:2: expected a JSON object, got list"),
+    ([SETUP, '[1, 2]'], "-:2: expected a JSON object, got [1, 2]"),
     ([SETUP, SETUP], "-:2: type: a show log has only one setup line"),
     (['{"t": 3, "type": "setup", "event": "training"}'], "-:1: t: the setup line is at t = 0"),
     (['{"t": 0, "type": "setup"}'], "-:1: event: missing"),

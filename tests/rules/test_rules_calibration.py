@@ -89,18 +89,18 @@ def test_a_physical_show_runs_each_way_at_its_own_rate_and_replays_the_same(tmp_
         hands = Hands(table)
         for colour in ("red", "orange", "yellow", "purple"):
             hands.set(colour, "a_up")
-        table.start_show("training")
-        setup = json.loads(table.ledger.show_log(table.show_id)[0])
+        table.desk.start_show("training")
+        setup = json.loads(table.ledger.show_log(table.desk.show_id)[0])
         assert setup["durations"]["red"] == {"a_up": 30.0, "b_up": 36.0} and setup["durations"]["orange"] == 40.0
         hands.wait(15.0)
         hands.turn("red")  # the sand that ran A up, on top now, runs 36/30 times as long B up
-        turned = json.loads(table.ledger.show_log(table.show_id)[-1])
+        turned = json.loads(table.ledger.show_log(table.desk.show_id)[-1])
         assert turned["type"] == "pose" and turned["pose"] == "b_up" and 15 < turned["t"] < 15.2
-        t = table.show_time()
-        assert table.current()["timers"]["red"]["top_s"] == pytest.approx(turned["t"] * 1.2 - (t - turned["t"]),
+        t = table.desk.show_time()
+        assert table.desk.current()["timers"]["red"]["top_s"] == pytest.approx(turned["t"] * 1.2 - (t - turned["t"]),
                                                                           abs=0.002)
-        lines = table.ledger.show_log(table.show_id) + [json.dumps({"t": t, "type": "end"})]
-        assert replay(lines).result()["timers"]["red"] == {k: table.current()["timers"]["red"][k]
+        lines = table.ledger.show_log(table.desk.show_id) + [json.dumps({"t": t, "type": "end"})]
+        assert replay(lines).result()["timers"]["red"] == {k: table.desk.current()["timers"]["red"][k]
                                                           for k in ("pose", "top_s", "state")}
     finally:
         table.stop()

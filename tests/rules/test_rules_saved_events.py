@@ -5,7 +5,6 @@ import pytest
 from companion.errors import Conflict
 from companion.skyrockets import parse_event
 from companion.records import Store
-from companion.web import create_app
 
 PIN = {"X-Table-Pin": "1234"}
 SOLO = {"id": "solo", "name": "Solo", "hand_size": 3, "countdown": "red", "running": ["red"], "lying": ["blue"],
@@ -18,10 +17,6 @@ def store(tmp_path):
     yield store
     store.close()
 
-
-@pytest.fixture
-def client(table):
-    return create_app(table, testing=True).test_client()
 
 
 def test_an_event_cannot_take_a_built_in_id(store):

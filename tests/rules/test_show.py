@@ -183,3 +183,12 @@ def test_bad_setup_values():
     from companion.errors import BadInput
     with pytest.raises(BadInput, match="runout_grace_s"):
         Setup(TRAINING, runout_grace_s=-1)
+
+
+def test_a_glass_with_less_sand_than_is_reported_reads_empty_not_running_with_none():
+    """A lost show reported red "running" with 0 s on top: the sand left at the show's end was float noise
+    (under a millisecond). What is reported agrees with itself: no sand shown is an empty glass."""
+    s = show()
+    s.advance(30.0 - 1e-9)
+    red = s.result()["timers"]["red"]
+    assert (red["top_s"], red["state"]) == (0.0, "empty")

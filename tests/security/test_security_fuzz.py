@@ -205,10 +205,10 @@ CELLS = st.one_of(st.none(), st.integers(-2**63, 2**63 - 1), st.floats(), st.bin
 def test_bad_database_rows_are_one_line_and_lose_nothing_else(tmp_path):
     db = tmp_path / "rows.sqlite3"
     table = demo_table(db)
-    table.start_show("training")
-    table.abort()
-    table.start_show("training")
-    running = table.show_id
+    table.desk.start_show("training")
+    table.desk.abort()
+    table.desk.start_show("training")
+    running = table.desk.show_id
     table.stop()
     thrown = {"inputs": 0, "started": 0, "one line": 0}
     pristine = db.read_bytes()

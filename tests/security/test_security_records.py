@@ -60,10 +60,10 @@ def running_show(tmp_path, clock):
     db = tmp_path / "table.sqlite3"
     table = demo_table(db, clock=clock)
     table.start()
-    table.start_show("training")
-    table.abort()
-    table.start_show("training")
-    show_id = table.show_id
+    table.desk.start_show("training")
+    table.desk.abort()
+    table.desk.start_show("training")
+    show_id = table.desk.show_id
     table.runtime.stop()  # as if the power went: the show stays 'running'
     table.store.close()
     return db, show_id
@@ -98,7 +98,7 @@ def test_a_bad_show_row_is_one_line_and_the_show_is_set_aside(tmp_path, clock, c
     assert rows(db, f"SELECT outcome FROM shows WHERE id = {show_id}") == [("aborted",)]
     assert rows(db, "SELECT * FROM journal ORDER BY show_id, n") == journal  # nothing else lost
     table = demo_table(db, clock=clock)  # the next start goes on without it
-    assert table.current()["outcome"] == "idle" and len(table.ledger.shows()) == 2
+    assert table.desk.current()["outcome"] == "idle" and len(table.ledger.shows()) == 2
     table.stop()
 
 
@@ -115,7 +115,7 @@ def test_a_huge_t_in_the_journal_aborts_that_show_only(tmp_path, clock):
     db, show_id = running_show(tmp_path, clock)
     edit(db, "INSERT INTO journal (show_id, n, line) VALUES (?, 99, ?)", (show_id, f'{{"t": {HUGE}, "type": "end"}}'))
     table = demo_table(db, clock=clock)
-    assert table.current()["outcome"] == "idle"
+    assert table.desk.current()["outcome"] == "idle"
     assert [s["outcome"] for s in table.ledger.shows()] == ["aborted", "aborted"]
     table.stop()
 

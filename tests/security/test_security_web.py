@@ -5,15 +5,10 @@ import re
 
 import pytest
 
-from companion.web import create_app
 from companion.web.i18n import catalog
 
 PIN = {"X-Table-Pin": "1234"}
 
-
-@pytest.fixture
-def client(table):
-    return create_app(table, testing=True).test_client()
 
 
 def csrf(client) -> str:

@@ -18,7 +18,7 @@ def tilt_table(tmp_path, clock=None, pin_factory=None, **overrides) -> Table:
 
 
 def journal(table: Table, show_id: int | None = None) -> list[str]:
-    return table.store.show_log(show_id or table.show_id)
+    return table.store.show_log(show_id or table.desk.show_id)
 
 
 def replayed(table: Table, show_id: int | None = None, at: float | None = None) -> dict:
@@ -31,7 +31,7 @@ def replayed(table: Table, show_id: int | None = None, at: float | None = None) 
 
 def live(table: Table) -> dict:
     """The contract's fields of the table's snapshot (the extras are the runtime's own)."""
-    snap = table.snapshot()
+    snap = table.desk.snapshot()
     keys = ("outcome", "t", "stars", "countdown", "crowd_tokens_turned", "runouts", "advances", "warnings")
     result = {k: snap[k] for k in keys}
     result["timers"] = {c: {k: v[k] for k in ("pose", "top_s", "state")} for c, v in snap["timers"].items()}

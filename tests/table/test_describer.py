@@ -12,9 +12,9 @@ from tabletop import tilt_table
 def test_a_flip_hands_out_every_part_it_did_not_change_as_the_object_it_was(tmp_path):
     table = demo_table(tmp_path / "table.sqlite3", clock=FakeClock())  # time stands: only the flip changes a glass
     try:
-        table.start_show("training")
-        before = table.snapshot()
-        after = table.flip("red")
+        table.desk.start_show("training")
+        before = table.desk.snapshot()
+        after = table.desk.flip("red")
         assert after["timers"]["red"] is not before["timers"]["red"]
         for colour in COLOURS:
             if colour != "red":
@@ -29,11 +29,11 @@ def test_a_new_fault_with_the_same_words_is_not_taken_for_the_old_one(tmp_path):
     # A fault's words may repeat with another code (or values): the page reads the code, so it must change too.
     table = tilt_table(tmp_path)
     try:
-        table.start_show("training")
+        table.desk.start_show("training")
         cradle, describe = table.fitted.cradles["red"], Describer()
 
         def seen() -> dict:
-            return describe(table.show, table.show_id, 0.0, table.fitted.cradles, table.configured.now, {})
+            return describe(table.desk.show, table.desk.show_id, 0.0, table.fitted.cradles, table.configured.now, {})
 
         cradle.sensor_fault = Fault("the sensor is odd", "faults.one")
         first = seen()

@@ -23,13 +23,13 @@ ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "
 
 
 def lines(table) -> list[dict]:
-    return [json.loads(line) for line in table.ledger.show_log(table.snapshot()["id"])]
+    return [json.loads(line) for line in table.ledger.show_log(table.desk.snapshot()["id"])]
 
 
 def test_a_flip_stamped_after_the_loss_instant_is_not_journaled(tmp_path, clock):
     table = demo_table(tmp_path / "t.sqlite3", clock=clock)
     try:
-        table.start_show(ONLY_RED)
+        table.desk.start_show(ONLY_RED)
         clock.advance(90.5)  # red ran out at 30, 60 and 90 (the table turning it each time): lost at 90,
         assert table.live.input(None, "flip", "red") is False  # though the runtime has not looked yet
         table.pump()
@@ -37,7 +37,7 @@ def test_a_flip_stamped_after_the_loss_instant_is_not_journaled(tmp_path, clock)
         end = log[-1]["t"]  # each turn the table made lies just after its run-out: a few ulps past 90
         assert log[-1]["type"] == "end" and 90.0 <= end < 90.001 and all(line["t"] <= end for line in log)
         assert [line["type"] for line in log] == ["setup", "flip", "flip", "end"]
-        assert replay(table.ledger.show_log(table.show_id)).result()["outcome"] == "loss"
+        assert replay(table.ledger.show_log(table.desk.show_id)).result()["outcome"] == "loss"
     finally:
         table.stop()
 
@@ -55,18 +55,18 @@ class BusyClock(FakeClock):
 def test_a_journal_always_replays_to_the_live_result(tmp_path_factory, steps):
     table = demo_table(tmp_path_factory.mktemp("j") / "t.sqlite3", clock=BusyClock())
     try:
-        table.start_show("training")
+        table.desk.start_show("training")
         for wait, colour in steps:
             table.clock.advance(wait)
             try:
-                table.flip(colour)
+                table.desk.flip(colour)
             except Conflict:
                 pass  # not in play, or the show is over: refused, and nothing journaled
         table.pump()
-        log = table.ledger.show_log(table.snapshot()["id"])
+        log = table.ledger.show_log(table.desk.snapshot()["id"])
         times = [json.loads(line)["t"] for line in log]
         assert times == sorted(times)
-        snapshot, replayed = table.snapshot(), replay(log + [json.dumps({"t": table.show.now, "type": "end"})])
+        snapshot, replayed = table.desk.snapshot(), replay(log + [json.dumps({"t": table.desk.show.now, "type": "end"})])
         assert replayed.result()["outcome"] == snapshot["outcome"]
         assert replayed.result()["crowd_tokens_turned"] == snapshot["crowd_tokens_turned"]
     finally:
@@ -76,10 +76,10 @@ def test_a_journal_always_replays_to_the_live_result(tmp_path_factory, steps):
 def test_a_show_left_running_past_a_logs_length_is_ended_as_aborted(tmp_path, clock):
     table = demo_table(tmp_path / "t.sqlite3", clock=clock)
     try:
-        table.start_show({**ONLY_RED, "id": "idle", "running": [], "lying": ["purple", "red"]})
+        table.desk.start_show({**ONLY_RED, "id": "idle", "running": [], "lying": ["purple", "red"]})
         clock.advance(MAX_SHOW_S + 60)
         table.pump()
-        assert table.snapshot()["outcome"] == "idle" and table.ledger.shows()[0]["outcome"] == "aborted"
+        assert table.desk.snapshot()["outcome"] == "idle" and table.ledger.shows()[0]["outcome"] == "aborted"
         log = table.ledger.show_log(table.ledger.shows()[0]["id"])
         assert json.loads(log[-1]) == {"t": MAX_SHOW_S, "type": "end"}
         replay(log)  # accepted
@@ -95,11 +95,11 @@ def test_a_flip_on_a_locked_database_is_kept_retried_and_never_lost(tmp_path, mo
     table = demo_table(db, clock=FakeClock()).start()
     blocker = sqlite3.connect(db, isolation_level=None, timeout=0)
     try:
-        table.start_show("training")
+        table.desk.start_show("training")
         blocker.execute("BEGIN EXCLUSIVE")  # another process holds the database
-        answer = table.flip("green")  # lying at the start: stood up with its sand on top
+        answer = table.desk.flip("green")  # lying at the start: stood up with its sand on top
         assert answer["saved"] is False and answer["timers"]["green"]["state"] == "running"
-        assert table.wait_for_change(answer["seq"], 20)["journal_problem"]
+        assert table.desk.wait_for_change(answer["seq"], 20)["journal_problem"]
         assert table.ledger.shows()[0]["outcome"] == "running"  # read as it stands while the writes fail
         blocker.execute("ROLLBACK")
         assert table.journal.wait_for(table.journal.mark(), 30)
@@ -109,7 +109,7 @@ def test_a_flip_on_a_locked_database_is_kept_retried_and_never_lost(tmp_path, mo
         table.stop()
     again = demo_table(db, clock=FakeClock())
     try:
-        assert again.snapshot()["timers"]["green"]["state"] == "running"  # resumed with the flip
+        assert again.desk.snapshot()["timers"]["green"]["state"] == "running"  # resumed with the flip
     finally:
         again.stop()
 
@@ -134,7 +134,7 @@ def stalled(tmp_path):
     table.start()
     store.release.set()
     try:
-        table.start_show("training")
+        table.desk.start_show("training")
         store.release.clear()  # from now on every write stalls
         yield SimpleNamespace(table=table, release=store.release)
     finally:
@@ -145,10 +145,10 @@ def stalled(tmp_path):
 def test_the_runtime_never_waits_for_the_disk(stalled):
     table = stalled.table
     first = table.runtime.submit(table.live.input, None, "flip", "red")
-    seen = table.wait_for_change(table.snapshot()["seq"] - 1, 5)
+    seen = table.desk.wait_for_change(table.desk.snapshot()["seq"] - 1, 5)
     second = table.runtime.submit(table.live.input, None, "flip", "yellow")
     assert first and second  # both applied while the first write still waits
-    assert table.wait_for_change(seen["seq"], 5)["timers"]["yellow"]["pose"] == "b_up"
+    assert table.desk.wait_for_change(seen["seq"], 5)["timers"]["yellow"]["pose"] == "b_up"
     assert table.journal.pending >= 1
     stalled.release.set()
     assert table.journal.wait_for(table.journal.mark(), 30)
@@ -159,9 +159,9 @@ def test_a_read_of_the_shows_waits_for_what_the_phones_were_told(stalled):
     """A past show's page opened the moment the show is lost shows the run-out that lost it."""
     table = stalled.table
     table.runtime.submit(table.live.input, None, "flip", "red")
-    table.wait_for_change(table.snapshot()["seq"] - 1, 5)  # the phones have the flip
+    table.desk.wait_for_change(table.desk.snapshot()["seq"] - 1, 5)  # the phones have the flip
     read = []
-    reader = threading.Thread(target=lambda: read.append(table.ledger.show_log(table.snapshot()["id"])))
+    reader = threading.Thread(target=lambda: read.append(table.ledger.show_log(table.desk.snapshot()["id"])))
     reader.start()
     reader.join(0.2)
     assert reader.is_alive()  # not read while the flip is still on its way to the card

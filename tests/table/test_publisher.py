@@ -73,7 +73,7 @@ POSES = ("a_up", "b_up", "side", "both")  # "both": both switches closed, a sens
 def afresh(table, snapshot: dict) -> dict:
     """The table described now by a describer that keeps nothing: what the published snapshot must equal."""
     extras = {key: snapshot[key] for key in ("speed", "muted", "journal_problem")}
-    described = Describer()(table.show, table.show_id, table.live.started_wall, table.fitted.cradles,
+    described = Describer()(table.desk.show, table.desk.show_id, table.live.started_wall, table.fitted.cradles,
                             table.configured.now, extras)
     return dict(described, seq=snapshot["seq"])
 
@@ -93,7 +93,7 @@ def test_every_published_state_is_the_table_described_afresh_and_its_text_that_s
         table.publisher.listen(lambda snapshot: published.append((snapshot, afresh(table, snapshot))))  # held
         try:
             hands = Hands(table)
-            table.start_show("training")
+            table.desk.start_show("training")
             for colour, pose, wait in moves:
                 hands.set(colour, pose)
                 hands.wait(wait)

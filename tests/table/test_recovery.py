@@ -26,11 +26,11 @@ from companion.clock import FakeClock
 from companion.table import demo_table
 clock = FakeClock(wall={WALL})
 table = demo_table(sys.argv[1], speed=4.0, clock=clock).start()
-table.start_show("training")
-table.flip("yellow")   # at t = 0 all its sand goes to the bottom: it runs out at once, and the table turns it
-table.flip("green")    # stood up, sand on top
+table.desk.start_show("training")
+table.desk.flip("yellow")   # at t = 0 all its sand goes to the bottom: it runs out at once, and the table turns it
+table.desk.flip("green")    # stood up, sand on top
 clock.advance(3.0)     # 12 s of show time at speed 4
-print(json.dumps(table.set_muted(False)), flush=True)
+print(json.dumps(table.desk.set_muted(False)), flush=True)
 threading.Event().wait()
 """
 
@@ -50,7 +50,7 @@ def test_sigkill_mid_show_and_restart_resumes_it(tmp_path):
 
     table = demo_table(db, speed=4.0, clock=FakeClock(wall=WALL + 3.0 + DOWN_S))
     try:
-        after = table.snapshot()
+        after = table.desk.snapshot()
         assert after["id"] == before["id"] and after["outcome"] == "running"
         assert after["t"] == 12.0 + DOWN_S * 4.0
         assert after["countdown"] == before["countdown"]
@@ -70,13 +70,13 @@ def test_glasses_turned_while_the_table_was_down_are_read_afresh_and_flagged(tmp
     clock = FakeClock()
     first = tilt_table(tmp_path, clock)
     hands = Hands(first)
-    first.start_show("training")
+    first.desk.start_show("training")
     for colour in ("red", "orange", "yellow", "purple"):
         hands.set(colour, "a_up")
     hands.wait(10)
     hands.turn("red")
-    show_id, t_down = first.show_id, first.show_time()
-    red_before = first.snapshot()["timers"]["red"]["top_s"]
+    show_id, t_down = first.desk.show_id, first.desk.show_time()
+    red_before = first.desk.snapshot()["timers"]["red"]["top_s"]
     first.rig.close()  # the power goes: nothing more is written
 
     clock.advance(6.0)  # the table is down for 6 s; meanwhile someone turns yellow over
@@ -86,7 +86,7 @@ def test_glasses_turned_while_the_table_was_down_are_read_afresh_and_flagged(tmp
         pins.pin(first.configured.now.timers[colour].pins[switch]).close_switch()
     second = tilt_table(tmp_path, clock, pin_factory=pins)
     try:
-        snap = second.snapshot()
+        snap = second.desk.snapshot()
         assert snap["id"] == show_id and snap["t"] == pytest.approx(t_down + 6.0)
         assert {c: t["changed_while_down"] for c, t in snap["timers"].items()} == {
             "red": False, "orange": False, "yellow": True, "green": False, "blue": False, "purple": False}
@@ -101,13 +101,13 @@ def test_glasses_turned_while_the_table_was_down_are_read_afresh_and_flagged(tmp
 def test_a_loss_while_down_is_recorded_on_restart(tmp_path):
     clock = FakeClock()
     first = demo_table(tmp_path / "t.sqlite3", clock=clock)
-    first.start_show("training")
-    show_id = first.show_id
+    first.desk.start_show("training")
+    show_id = first.desk.show_id
     first.rig.close()
     clock.advance(120)
     second = demo_table(tmp_path / "t.sqlite3", clock=clock)
     try:
-        assert second.snapshot()["outcome"] == "loss"
+        assert second.desk.snapshot()["outcome"] == "loss"
         assert second.store.show(show_id)["outcome"] == "loss"
         assert json.loads(journal(second, show_id)[-1]) == {"t": 60.0, "type": "end"}
     finally:
@@ -117,12 +117,12 @@ def test_a_loss_while_down_is_recorded_on_restart(tmp_path):
 def test_a_wall_clock_set_back_never_rewinds_the_show(tmp_path):
     clock = FakeClock()
     first = demo_table(tmp_path / "t.sqlite3", clock=clock)
-    first.start_show("training")
+    first.desk.start_show("training")
     Hands(first).wait(20)
-    first.flip("red")
+    first.desk.flip("red")
     first.rig.close()
     second = demo_table(tmp_path / "t.sqlite3", clock=FakeClock(wall=clock.wall() - 3600))
     try:
-        assert second.snapshot()["t"] == pytest.approx(20.0)
+        assert second.desk.snapshot()["t"] == pytest.approx(20.0)
     finally:
         second.stop()

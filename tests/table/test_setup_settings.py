@@ -111,7 +111,7 @@ def test_new_settings_rebuild_the_hardware_and_drop_the_old_rigs_items(table):
 
 def test_settings_wait_for_the_show_to_end(table):
     table.setup.change_settings({"timers": {c: {"source": "emulated"} for c in ("red", "orange", "yellow", "green", "blue")}})
-    table.start_show("training")
+    table.desk.start_show("training")
     with pytest.raises(Conflict, match="a show is running"):
         table.setup.change_settings({"table": {"name": "Den"}})
     assert "Den" not in table.configured.now.path.read_text()

@@ -28,7 +28,7 @@ def hands(table):
 
 def start_training(table, hands):
     """Start, then stand the four running glasses up (one the other way round) inside the start window."""
-    table.start_show("training")
+    table.desk.start_show("training")
     for colour in ("red", "orange", "yellow"):
         hands.set(colour, "a_up")
     hands.set("purple", "b_up")
@@ -39,9 +39,19 @@ def test_start_window_absorbs_the_turns_that_start_the_show(table, hands):
     start_training(table, hands)
     assert lines_of(table, "pose") == []
     assert table.fitted.cradles["purple"].swapped is True
-    snap = table.snapshot()
+    snap = table.desk.snapshot()
     assert {c: t["state"] for c, t in snap["timers"].items()} == {
         "red": "running", "orange": "running", "yellow": "running", "green": "lying", "blue": "lying", "purple": "running"}
+
+
+def test_a_turn_in_the_start_window_is_logged_as_setting_up_not_lost_without_a_word(table, hands, caplog):
+    # The phones see no flip for it: the log says why (a player who turned a glass too early finds the reason).
+    with caplog.at_level("INFO", logger="companion.table.cradles"):
+        start_training(table, hands)
+    said = [r.getMessage() for r in caplog.records if r.name == "companion.table.cradles"]
+    assert "purple seen b_up within the start window (the first 5 s of a show): taken as setting the table up, " \
+           "not as a flip" in said
+    assert len(said) == 4  # red, orange, yellow and purple, each stood up once
 
 
 def test_a_tilt_show_to_a_win_replays_to_the_same_result(table, hands):
@@ -50,23 +60,23 @@ def test_a_tilt_show_to_a_win_replays_to_the_same_result(table, hands):
             85: ["red", "yellow"], 105: ["red"], 120: ["orange"], 125: ["red", "yellow"], 135: ["purple"],
             145: ["red"], 160: ["orange"]}
     for at, colours in plan.items():
-        hands.wait(at + 0.5 - table.show_time())
+        hands.wait(at + 0.5 - table.desk.show_time())
         for colour in colours:
             hands.turn(colour)
-    snap = table.snapshot()
+    snap = table.desk.snapshot()
     assert snap["outcome"] == "win" and snap["stars"] == 3
     assert live(table) == replayed(table)
     assert journal(table)[-1] == '{"t": %r, "type": "end"}' % snap["t"]
-    assert table.store.show(table.show_id)["outcome"] == "win"
+    assert table.store.show(table.desk.show_id)["outcome"] == "win"
 
 
 def test_a_tilt_show_to_a_loss_replays_to_the_same_result(table, hands):
     start_training(table, hands)
     hands.wait(40)
     hands.turn("red")  # red ran out at 31 and waited, empty; the players turn it now
-    assert table.snapshot()["timers"]["red"]["awaiting_turn"] is False
+    assert table.desk.snapshot()["timers"]["red"]["awaiting_turn"] is False
     hands.wait(40)
-    snap = table.snapshot()
+    snap = table.desk.snapshot()
     assert snap["outcome"] == "loss" and [r["timer"] for r in snap["runouts"]] == ["red", "yellow", "red"]
     assert live(table) == replayed(table)
     pad = table.store.scorepad()["events"][0]
@@ -85,13 +95,13 @@ def test_a_glass_laid_down_and_stood_up_with_its_other_end_up(table, hands):
     hands.wait(2)
     hands.set("red", "b_up")
     assert [p["pose"] for p in lines_of(table, "pose")] == ["side", "b_up"]
-    assert table.snapshot()["timers"]["red"]["top_s"] == pytest.approx(5.2, abs=0.3)
+    assert table.desk.snapshot()["timers"]["red"]["top_s"] == pytest.approx(5.2, abs=0.3)
 
 
 def test_a_lying_glass_stood_up_puts_its_sand_on_top_whichever_end(table, hands):
     start_training(table, hands)
     hands.set("green", "b_up")
-    snap = table.snapshot()["timers"]["green"]
+    snap = table.desk.snapshot()["timers"]["green"]
     assert snap["state"] == "running" and snap["top_s"] == pytest.approx(60, abs=0.2)
     assert table.fitted.cradles["green"].swapped is True
 
@@ -99,66 +109,66 @@ def test_a_lying_glass_stood_up_puts_its_sand_on_top_whichever_end(table, hands)
 def test_a_run_out_glass_awaits_its_turn_and_runs_from_the_real_turn(table, hands):
     start_training(table, hands)
     hands.wait(26.5)  # red ran out at 31 (30 s + 1 s grace)
-    red = table.snapshot()["timers"]["red"]
+    red = table.desk.snapshot()["timers"]["red"]
     assert red["awaiting_turn"] is True and red["fault"] is None and red["state"] == "empty"
     with pytest.raises(Conflict):
-        table.flip("red")  # healthy sensors: the players turn the glass itself
+        table.desk.flip("red")  # healthy sensors: the players turn the glass itself
     hands.wait(40)  # nobody turns it: a plain reminder, never a sensor fault, and no second token
-    red = table.snapshot()["timers"]["red"]
+    red = table.desk.snapshot()["timers"]["red"]
     assert red["awaiting_turn"] is True and red["fault"] is None
-    assert [r["timer"] for r in table.snapshot()["runouts"]] == ["red", "yellow"]
+    assert [r["timer"] for r in table.desk.snapshot()["runouts"]] == ["red", "yellow"]
     hands.turn("red")
     turned_at = lines_of(table, "pose")[-1]["t"]
-    red = table.snapshot()["timers"]["red"]
+    red = table.desk.snapshot()["timers"]["red"]
     assert red["awaiting_turn"] is False and red["state"] == "running"
-    assert table.show.timers["red"].glass.empties_at() == pytest.approx(turned_at + 30.0)
-    assert live(table) == near(replayed(table, at=table.snapshot()["t"]))
+    assert table.desk.show.timers["red"].glass.empties_at() == pytest.approx(turned_at + 30.0)
+    assert live(table) == near(replayed(table, at=table.desk.snapshot()["t"]))
 
 
 def test_both_switches_closed_too_long_is_a_fault_and_the_show_goes_on(table, hands):
     start_training(table, hands)
     hands.set("yellow", "both")
     hands.wait(3.5)
-    yellow = table.snapshot()["timers"]["yellow"]
+    yellow = table.desk.snapshot()["timers"]["yellow"]
     assert yellow["fault"] and "both tilt switches closed" in yellow["fault"]
-    assert table.snapshot()["outcome"] == "running"
+    assert table.desk.snapshot()["outcome"] == "running"
     before = len(journal(table))
-    table.flip("yellow")
+    table.desk.flip("yellow")
     assert len(journal(table)) == before + 1
     hands.set("yellow", "a_up")  # a clean reading clears it; the model follows the sensors again
-    assert table.snapshot()["timers"]["yellow"]["fault"] is None
+    assert table.desk.snapshot()["timers"]["yellow"]["fault"] is None
     assert lines_of(table, "pose")[-1]["timer"] == "yellow"
-    assert live(table) == near(replayed(table, at=table.snapshot()["t"]))
+    assert live(table) == near(replayed(table, at=table.desk.snapshot()["t"]))
 
 
 def test_flip_refused_for_healthy_sensor_and_out_of_play(table, hands):
     with pytest.raises(Conflict, match="no show is running"):
-        table.flip("red")
-    table.start_show({"id": "duo", "countdown": "red", "running": ["red", "blue"]})
+        table.desk.flip("red")
+    table.desk.start_show({"id": "duo", "countdown": "red", "running": ["red", "blue"]})
     with pytest.raises(Conflict, match="read by its tilt sensors"):
-        table.flip("red")
+        table.desk.flip("red")
     with pytest.raises(Conflict, match="not in play"):
-        table.flip("green")
+        table.desk.flip("green")
     with pytest.raises(Conflict, match="already running"):
-        table.start_show("training")
+        table.desk.start_show("training")
     assert "duo" in [e["id"] for e in table.ledger.events()]
 
 
 def test_abort_records_the_show_and_replays_to_its_last_state(table, hands):
     start_training(table, hands)
     hands.wait(12)
-    show_id = table.show_id
-    assert table.abort()["outcome"] == "idle"
+    show_id = table.desk.show_id
+    assert table.desk.abort()["outcome"] == "idle"
     assert table.store.show(show_id)["outcome"] == "aborted"
     result = replayed(table, show_id)
     assert result["outcome"] == "running" and result["t"] == pytest.approx(17.2, abs=0.5)
 
 
 def test_each_show_is_described_with_its_own_id_event_and_start(demo):
-    first = demo.start_show("training", challenge=True)
-    demo.abort()
+    first = demo.desk.start_show("training", challenge=True)
+    demo.desk.abort()
     demo.clock.advance(61.0)
-    second = demo.start_show({"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "purple",
+    second = demo.desk.start_show({"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "purple",
                               "countdown_start": 4, "running": ["red"], "lying": ["purple"], "rules": ""})
     assert second["id"] == first["id"] + 1
     assert (first["event"]["id"], second["event"]["id"]) == ("training", "only-red")
@@ -167,10 +177,10 @@ def test_each_show_is_described_with_its_own_id_event_and_start(demo):
 
 
 def test_wait_for_change_and_seq(table, hands):
-    first = table.snapshot()["seq"]
-    assert table.wait_for_change(first, timeout=0.01)["seq"] == first
-    table.start_show("training")
-    assert table.wait_for_change(first, timeout=0.01)["seq"] > first
+    first = table.desk.snapshot()["seq"]
+    assert table.desk.wait_for_change(first, timeout=0.01)["seq"] == first
+    table.desk.start_show("training")
+    assert table.desk.wait_for_change(first, timeout=0.01)["seq"] > first
 
 
 # ---- LED-emulated timers on buttons -----------------------------------------
@@ -184,16 +194,16 @@ def demo(tmp_path):
 
 def test_buttons_play_an_emulated_show_to_a_win(demo):
     hands = Hands(demo)
-    demo.start_show("training")
+    demo.desk.start_show("training")
     # A press counts on release (~0.13 s later), so the countdown is pressed a second after it empties.
     plan = {25: ["red"], 41: ["orange"], 45: ["red", "yellow"], 65: ["red"], 70: ["purple"], 82: ["orange"],
             85: ["red", "yellow"], 105: ["red"], 123: ["orange"], 125: ["red", "yellow"], 135: ["purple"],
             145: ["red"], 164: ["orange"]}
     for at, colours in plan.items():
-        hands.wait(at - demo.show_time())
+        hands.wait(at - demo.desk.show_time())
         for colour in colours:
             hands.press(colour)
-    snap = demo.snapshot()
+    snap = demo.desk.snapshot()
     assert snap["outcome"] == "win" and snap["stars"] == 3
     assert live(demo) == replayed(demo)
     assert replayed(demo)["t"] == snap["t"]
@@ -201,20 +211,20 @@ def test_buttons_play_an_emulated_show_to_a_win(demo):
 
 def test_buttons_lay_down_and_stand_up_and_a_loss(demo):
     hands = Hands(demo)
-    demo.start_show("training")
+    demo.desk.start_show("training")
     hands.press("red", hold=1.0)  # a long press lays the glass down
-    assert demo.snapshot()["timers"]["red"]["state"] == "lying"
+    assert demo.desk.snapshot()["timers"]["red"]["state"] == "lying"
     hands.press("red", hold=1.0)  # and stands it up again, sand on top
-    assert demo.snapshot()["timers"]["red"]["state"] == "running"
+    assert demo.desk.snapshot()["timers"]["red"]["state"] == "running"
     hands.wait(200)
-    assert demo.snapshot()["outcome"] == "loss"
+    assert demo.desk.snapshot()["outcome"] == "loss"
     assert live(demo) == replayed(demo)
 
 
 def test_emulated_flip_from_the_page_and_grace_is_zero(demo):
-    demo.start_show("training")
+    demo.desk.start_show("training")
     Hands(demo).wait(10)
-    snap = demo.flip("red")
+    snap = demo.desk.flip("red")
     assert snap["timers"]["red"]["top_s"] == pytest.approx(10, abs=0.01)
     assert snap["runout_grace_s"] == 0 and snap["advance_tolerance_s"] == 0
     assert [line["type"] for line in lines_of(demo, "flip")] == ["flip"]
@@ -223,12 +233,12 @@ def test_emulated_flip_from_the_page_and_grace_is_zero(demo):
 def test_a_flip_from_the_page_reaches_the_phones_before_the_rest_of_the_runtimes_step(demo):
     # Nothing was queued or due as the flip began: the step after it (the rig, the cradles, the show run on by the
     # microseconds since) adds nothing the phones need first, and runs once they have the flip, which goes once.
-    demo.start_show("training")
+    demo.desk.start_show("training")
     order, advance, taken = [], demo.live.advance, demo.live.input
     demo.live.advance = lambda mono: order.append("the step") or advance(mono)
     demo.live.input = lambda *args: order.append("the flip") or taken(*args)
-    demo.write_to(lambda seq, text: order.append(("written", seq)))
-    seq = demo.flip("red")["seq"]
+    demo.desk.write_to(lambda seq, text: order.append(("written", seq)))
+    seq = demo.desk.flip("red")["seq"]
     after = order[order.index("the flip") + 1:]
     assert after[0] == ("written", seq) and "the step" in after
     assert [entry for entry in order if isinstance(entry, tuple)] == [("written", seq)]
@@ -238,11 +248,11 @@ def test_runtime_thread_with_fake_clock(tmp_path):
     clock = FakeClock()
     table = demo_table(tmp_path / "t.sqlite3", clock=clock).start()
     try:
-        seq = table.start_show("training")["seq"]
+        seq = table.desk.start_show("training")["seq"]
         clock.advance(30.0)
-        snap = table.wait_for_change(seq, timeout=5)
+        snap = table.desk.wait_for_change(seq, timeout=5)
         while snap["crowd_tokens_turned"] == 0:
-            snap = table.wait_for_change(snap["seq"], timeout=5)
+            snap = table.desk.wait_for_change(snap["seq"], timeout=5)
         assert snap["runouts"] == [{"timer": "red", "t": 30.0}]
         assert table.alive()
     finally:
@@ -284,3 +294,12 @@ def test_a_clock_that_does_not_move_by_itself_does_not_hold_the_thread_watching_
     assert clock.monotonic() == 0.0
     clock.advance(1.0)  # a fake clock's move is announced as an item (a tick): the thread looks again
     assert runtime._next_item(2.0) is not None
+
+
+def test_a_table_handed_no_backups_refuses_them_by_their_code(table):
+    """The running table keeps backups through what the program serving it hands it (companion.appliance), and
+    imports nothing of the appliance itself: without one, a backup is refused as the page can say it."""
+    for refuse in (table.setup.back_up, lambda: table.setup.receive_backup(b"x", 1, 1, 1, None)):
+        with pytest.raises(Conflict) as refused:
+            refuse()
+        assert refused.value.error_code == "errors.backup.none"

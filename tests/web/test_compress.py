@@ -4,17 +4,9 @@ import gzip
 
 import pytest
 
-from companion.table import demo_table
-from companion.web import create_app
 
 GZIP = {"Accept-Encoding": "gzip, deflate, br"}
 
-
-@pytest.fixture
-def client(tmp_path):
-    table = demo_table(tmp_path / "demo.sqlite3")
-    yield create_app(table, testing=True).test_client()
-    table.stop()
 
 
 @pytest.mark.parametrize("path", ["/table/static/table.js", "/static/css/site.css", "/i18n/ja.json?area=table"])

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.web import create_app
 from companion.web.errors import STATUS_CODES
 from companion.web.i18n import CATALOG_DIR, fill
 
@@ -75,10 +74,6 @@ def japanese(answer: dict) -> str:
     assert not latin, (code, latin)
     return text
 
-
-@pytest.fixture
-def client(table):
-    return create_app(table, testing=True).test_client()
 
 
 @pytest.fixture

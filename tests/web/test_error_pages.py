@@ -7,19 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from companion.clock import FakeClock
-from companion.table import demo_table
-from companion.web import create_app
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "companion" / "web" / "static" / "i18n"
 WORDS = {lang: json.loads((CATALOGUE / f"{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "ja")}
 DETAIL = re.compile(r'<section class="panel error-page">\s*<h1>(.*?)</h1>\s*<p>(.*?)</p>', re.S)
 
-
-@pytest.fixture
-def client(tmp_path):
-    app = create_app(demo_table(tmp_path / "demo.sqlite3", clock=FakeClock()), testing=True)
-    return app.test_client()
 
 
 def page(client, lang, method, path, **kwargs):

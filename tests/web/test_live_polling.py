@@ -123,7 +123,7 @@ def test_a_polling_phone_is_told_when_a_slot_frees_and_gets_its_stream_back(capp
             answer = waiting.poll()
         assert answer.getheader(FREE_HEADER) == "1"
         back = Phone(capped.port, waiting.source)
-        assert back.told is None and back.seq == capped.table.snapshot()["seq"]
+        assert back.told is None and back.seq == capped.table.desk.snapshot()["seq"]
         back.hang_up()
     finally:
         for phone in phones:

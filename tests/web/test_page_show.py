@@ -5,7 +5,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 
 from companion.clock import FakeClock
 from companion.config import Config, TiltConfig, default_timers
@@ -15,18 +14,13 @@ from companion.skyrockets.colours import MAX_DURATION_S
 from companion.skyrockets.show import CROWD_TOKENS
 from companion.records import Store
 from companion.table import Table
-from companion.web import create_app
 from companion.web.i18n import catalog
 from companion.web.looks import SOUNDS
-from companion.web.shows.pages import lasted
+from companion.web.shows.pages import lasted, lasted_at_table
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
 
-
-@pytest.fixture
-def client(table):
-    return create_app(table, testing=True).test_client()
 
 
 def attribute(page: str, name: str) -> str:
@@ -74,7 +68,7 @@ def test_the_japanese_words_are_the_japanese_editions(client):
     japanese = catalog("ja")
     every = " ".join(japanese.values())
     assert "スカイロケット" in every and "スカイロケッツ" not in every
-    assert japanese["countdown.button"] == "ボタン"  # the last space of the countdown track, as the rules name it
+    assert japanese["countdown.button"] == "ボタンスペース"  # the last space of the countdown track, as the rules name it
     assert "ボタンスペース" in japanese["happening.button"] and "観衆トークン" in japanese["tokens.title"]
     english = catalog("en")
     assert set(english) == set(japanese)
@@ -99,19 +93,19 @@ def test_before_a_show_the_snapshot_carries_what_each_glass_reads_and_follows_it
     clock = FakeClock()
     table = tilt_table(tmp_path, clock)
     try:
-        before = table.current()
+        before = table.desk.current()
         assert before["outcome"] == "idle"
         assert set(before["sensors"]) == set(COLOURS)
         assert before["sensors"]["red"] == {"source": "tilt", "pose": "side", "fault": None, "fault_code": None, "fault_params": {}}
         Hands(table).set("red", "a_up", settle=0.5)
-        after = table.current()
+        after = table.desk.current()
         assert after["sensors"]["red"]["pose"] == "a_up" and after["seq"] > before["seq"]
     finally:
         table.stop()
 
 
 def test_emulated_glasses_say_so_and_read_nothing(table):
-    sensors = table.current()["sensors"]
+    sensors = table.desk.current()["sensors"]
     assert all(s == {"source": "emulated", "pose": None, "fault": None, "fault_code": None, "fault_params": {}} for s in sensors.values())
 
 
@@ -120,11 +114,11 @@ def test_a_stuck_tilt_pair_is_a_fault_with_its_code_and_seconds_in_the_snapshot(
     table = tilt_table(tmp_path, clock)
     try:
         Hands(table).set("red", "both", settle=TiltConfig().both_closed_fault_s + 0.5)
-        red = table.current()["sensors"]["red"]
+        red = table.desk.current()["sensors"]["red"]
         assert red["fault"].startswith("both tilt switches closed")  # the words for scripts stay
         assert red["fault_code"] == "faults.tilt.both_closed" and red["fault_params"] == {"seconds": 3.0}
         Hands(table).set("red", "a_up", settle=0.5)
-        assert table.current()["sensors"]["red"]["fault_code"] is None
+        assert table.desk.current()["sensors"]["red"]["fault_code"] is None
     finally:
         table.stop()
 
@@ -145,7 +139,23 @@ def test_past_shows_are_numbered_with_duration_outcome_and_a_time_for_the_phones
 
 def test_a_show_still_running_has_no_duration():
     assert lasted({"started": "2025-05-04T19:30:00Z", "ended": None}) == "–"
-    assert lasted({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T20:31:02Z"}) == "61:02"
+    assert lasted_at_table({"started": "2025-05-04T19:30:00Z", "ended": None}) == "–"
+    assert lasted_at_table({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T20:31:02Z"}) == "61:02"
+
+
+def test_a_shows_two_lengths_are_each_named_for_their_clock(client, table, clock):
+    """The list gave one length and the show's page another under the same word: one was the show's own clock,
+    the other the table's. Each is named for the clock it counts."""
+    client.post("/api/show/start", json={"event": "training"}, headers=PIN)
+    clock.advance(45)
+    table.pump()
+    client.post("/api/show/abort", headers=PIN)
+    listed = client.get("/shows").get_data(as_text=True)
+    assert '<th scope="col">Length</th>' in listed and "<td>0:45</td>" in listed
+    assert "Length: on the show&#39;s own clock" in listed
+    page = client.get("/shows/1").get_data(as_text=True)
+    assert "<dt>Length (show clock)</dt><dd>0:45</dd>" in page
+    assert "<dt>Length (table&#39;s clock)</dt><dd>0:45</dd>" in page
 
 
 # ---- laying a glass down from the page ----------------------------------------------------

@@ -95,7 +95,7 @@ def test_settings_are_written_keeping_comments_and_applied_at_once(client, table
     assert "(ball switches chatter near 45 degrees)" in text and "purple = 80" in text
     assert tomllib.loads(text)["web"] == {"host": "0.0.0.0", "port": 8000, "pin": "97531"}
     assert text.index('pin = "97531"') < text.index("# [mqtt]"), "a new key goes with its section's keys"
-    assert table.door.pin == "97531" and table.has_strip and "red" in table.rig.buttons
+    assert table.door.pin == "97531" and table.desk.has_strip and "red" in table.rig.buttons
     assert '<html lang="ja"' in client.get("/setup/").get_data(as_text=True)  # the table's language by default
 
 
@@ -135,6 +135,24 @@ def test_timing_a_glass_stores_the_medians_with_the_calibration_band(client, tab
     hands.set("orange", "b_up")
     refused = post(client, "/api/setup/timing/save")
     assert refused.status_code == 400 and "is not a 40 s glass" in refused.json["error"]
+
+
+def test_an_led_glass_is_timed_by_the_players_taps_and_a_timing_is_given_up_with_nothing_kept(client, table):
+    """The table reads no sensor of an LED glass: each tap on the page is its turn, as its button's press is."""
+    enter(client, table)
+    assert post(client, "/api/setup/settings", {"timers": {"blue": {"source": "emulated", "pins": [21]}}}).status_code == 200
+    hands = Hands(table)
+    started = post(client, "/api/setup/timing", {"timer": "blue", "runs": 1}).json["timing"]
+    assert started["sensed"] is False and not started["started"]
+    for wait in (0.0, 60.2, 59.8):
+        hands.wait(wait)
+        status = post(client, "/api/setup/timing/turn").json["timing"]
+    assert status["done"] and status["runs"] == {"a_up": [60.2], "b_up": [59.8]}
+    assert post(client, "/api/setup/timing", {"timer": "red"}).json["timing"]["sensed"] is True  # a tilt cradle
+    assert post(client, "/api/setup/timing/cancel").json == {"timing": None}
+    assert client.get("/api/setup/timing").json == {"timing": None}
+    refused = post(client, "/api/setup/timing/turn")
+    assert refused.status_code == 409 and refused.json["code"] == "errors.setup.not_timing"
 
 
 def test_finishing_closes_the_flow_and_changes_then_need_the_pin(client, table):
@@ -368,7 +386,7 @@ def test_the_demo_command_walks_the_first_run_setup(tmp_path):
         assert saved.status_code == 200, saved.json
         assert post(client, "/api/setup/done").status_code == 200
         assert table.configured.now.set_up and table.door.pin == "2468" and table.configured.now.name == "Demo"
-        assert table.has_strip and set(table.rig.buttons) == set(table.configured.now.timers)  # still the demo's rig
+        assert table.desk.has_strip and set(table.rig.buttons) == set(table.configured.now.timers)  # still the demo's rig
     finally:
         table.stop()
 
@@ -378,3 +396,21 @@ def test_the_setup_page_leads_to_the_tables_backup(client, table):
     page = client.get("/setup/").get_data(as_text=True)
     link = re.search(r'<a href="([^"]+)" id="backup-link">', page)[1]
     assert link == "/maintenance/" and client.get(link).status_code == 200
+
+
+def test_the_demos_setup_says_where_its_code_is_and_a_pin_left_blank_keeps_the_one_it_showed(tmp_path):
+    """In the demo the code and PIN are in the terminal alone; the page named the screen and the journal, and its
+    blank PIN field said nothing of what blank means."""
+    table = demo_table(tmp_path / "demo.sqlite3", pin="4321", config_path=tmp_path / "demo.sqlite3.demo.toml")
+    try:
+        client = create_app(table, testing=True).test_client()
+        page = client.get("/setup/").get_data(as_text=True)
+        assert "in the terminal that started it" in page
+        client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        enter(client, table)
+        settings = client.get("/setup/").get_data(as_text=True)
+        assert 'placeholder="unchanged"' in settings and "Left blank, the PIN stays the one" in settings
+        assert post(client, "/api/setup/settings", {"table": {"name": "Demo"}}).status_code == 200
+        assert table.door.pin == "4321" and post(client, "/api/setup/done").status_code == 200
+    finally:
+        table.stop()

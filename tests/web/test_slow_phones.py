@@ -73,10 +73,10 @@ def held(server) -> int:
 
 
 def fast_show(table, flips: int) -> int:
-    table.start_show("training")
+    table.desk.start_show("training")
     for _ in range(flips):
-        table.flip("green")
-    return table.snapshot()["seq"]
+        table.desk.flip("green")
+    return table.desk.snapshot()["seq"]
 
 
 def test_a_phone_that_reads_nothing_holds_a_bounded_backlog_and_loses_its_slot(served):

@@ -257,7 +257,7 @@ def test_a_fault_in_the_table_is_a_500_without_a_traceback(client, table, monkey
     def broken():
         raise RuntimeError("sensor bus on fire")
 
-    monkeypatch.setattr(table, "snapshot", broken)
+    monkeypatch.setattr(table.desk, "snapshot", broken)
     response = client.get("/api/show")
     assert response.status_code == 500 and response.is_json
     assert "fire" not in response.json["error"] and "Traceback" not in response.get_data(as_text=True)
@@ -368,7 +368,7 @@ def test_show_events_sends_the_state_with_its_seq_as_id(client, table):
     response.close()
     assert retry == "retry: 3000"
     lines = first.split("\n")
-    assert lines[0] == f"id: {table.snapshot()['seq']}" and lines[1] == "event: state"
+    assert lines[0] == f"id: {table.desk.snapshot()['seq']}" and lines[1] == "event: state"
     assert json.loads(lines[2].removeprefix("data: "))["outcome"] == "idle"
 
 

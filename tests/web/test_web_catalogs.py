@@ -8,7 +8,7 @@ import pytest
 from flask import Blueprint, Flask
 
 from companion.mqtt.hall import Hall, create_hall_app
-from companion.web import create_app, i18n
+from companion.web import i18n
 from companion.web.areas import Area
 
 SITE_JS = Path(i18n.__file__).parent / "static" / "js"
@@ -40,10 +40,6 @@ def asked(script: str) -> list[tuple[str, bool]]:
     """The keys a script asks t() for: (key, False), or (prefix, True) for a key built from data."""
     return [(double or single or built, bool(slot)) for double, single, built, slot in ASKED.findall(script)]
 
-
-@pytest.fixture
-def client(table):
-    return create_app(table, testing=True).test_client()
 
 
 @pytest.fixture

@@ -190,9 +190,9 @@ def test_a_phone_that_reads_nothing_never_holds_up_the_tables_thread(served, pus
     try:
         head = slow.recv(64)
         assert head.startswith(b"HTTP/1.1 200"), head
-        served.table.start_show("training")
+        served.table.desk.start_show("training")
         for _ in range(200):
-            served.table.flip("green")  # each answered by the table's thread within its 10 s, or this fails
+            served.table.desk.flip("green")  # each answered by the table's thread within its 10 s, or this fails
         assert ("table", False) in pushes  # the table's thread left the waiting bytes to the stream's own
         assert served.table.alive()
         assert get(served.port, "/api/show")[0] == 200
@@ -210,10 +210,10 @@ def test_a_phone_that_reads_late_gets_whole_states_in_order_up_to_the_last(serve
     slow = EventStream(served.port, "/api/show/events", receive_buffer=4096)
     try:
         slow.next_state()
-        served.table.start_show("training")
+        served.table.desk.start_show("training")
         for _ in range(200):
-            served.table.flip("green")
-        last = served.table.snapshot()["seq"]
+            served.table.desk.flip("green")
+        last = served.table.desk.snapshot()["seq"]
         ids = []
         while not ids or ids[-1] < last:
             state = slow.next_state()  # a state cut or interleaved would not parse
@@ -241,9 +241,9 @@ def test_an_http_1_0_phone_gets_new_states_unframed(served, pushes):
             return json.loads(line[len(b"data: "):])
 
         next_state()
-        started = served.table.start_show("training")
+        started = served.table.desk.start_show("training")
         assert next_state()["seq"] == started["seq"]
-        flipped = served.table.flip("green")
+        flipped = served.table.desk.flip("green")
         assert next_state()["seq"] == flipped["seq"]
     finally:
         phone.close()
@@ -255,13 +255,13 @@ def test_a_phone_sent_only_by_the_tables_thread_is_not_taken_for_idle(served, pu
     try:
         client.next_state()
         channel = next(c for c in list(served.server.server.active_channels.values()) if c.addr[1] == client.port)
-        served.table.start_show("training")
+        served.table.desk.start_show("training")
         client.next_state()
         for _ in range(20):  # until the table's thread, not the stream's, has written a state
             pushes.clear()
             channel.last_activity = 0.0  # long ago
             before = time.time()
-            served.table.flip("green")
+            served.table.desk.flip("green")
             client.next_state()
             if ("table", True) in pushes:
                 break
@@ -272,7 +272,7 @@ def test_a_phone_sent_only_by_the_tables_thread_is_not_taken_for_idle(served, pu
 
 
 def test_a_client_that_has_the_current_state_waits_for_the_next(served):
-    current = served.table.snapshot()["seq"]
+    current = served.table.desk.snapshot()["seq"]
     client = EventStream(served.port, "/api/show/events", {"Last-Event-ID": str(current)})
     try:
         assert client.next() == {"retry": "3000"}
@@ -291,7 +291,7 @@ def test_a_client_missing_changes_gets_the_current_state_at_once(served, last_id
     try:
         client.next()
         state = client.next_state()
-        assert state["event_id"] == served.table.snapshot()["seq"] and state["outcome"] == "running"
+        assert state["event_id"] == served.table.desk.snapshot()["seq"] and state["outcome"] == "running"
     finally:
         client.close()
 
@@ -340,7 +340,7 @@ def test_the_strip_stream_sends_its_layout_then_what_the_strip_shows_at_each_cha
         assert layout["event"] == "layout" and json.loads(layout["data"])["look"] == json.loads(json.dumps(LOOK))
         first, picture = next_picture(client)
         leds = served.table.rig.leds
-        assert picture["state"] == strip_inputs(served.table.snapshot()) and picture["hold"] is None
+        assert picture["state"] == strip_inputs(served.table.desk.snapshot()) and picture["hold"] is None
         assert picture["now"] == pytest.approx(2.0)  # the show time it was sent at: the page's clock runs on from it
         sent = 0
         for _ in range(8):  # 4 s of a running show: the strip draws its frames, nothing it shows changes
@@ -351,7 +351,7 @@ def test_the_strip_stream_sends_its_layout_then_what_the_strip_shows_at_each_cha
         assert sent == 8 * 14 and len(leds.strip.frames) > 1  # keep-alives only, while the LEDs moved on
         post(served.port, "/api/show/flip", {"timer": "red"})
         n, picture = next_picture(client)
-        assert n > first and picture["state"] == strip_inputs(served.table.snapshot())
+        assert n > first and picture["state"] == strip_inputs(served.table.desk.snapshot())
         assert picture["state"]["timers"]["red"]["top_s"] == pytest.approx(6.0)  # turned at 6 s: the 6 s below on top
     finally:
         client.close()

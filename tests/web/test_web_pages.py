@@ -221,7 +221,7 @@ def test_the_scorepad_shows_best_stars_and_the_rotation(client, table, clock):
     page = client.get("/scorepad").get_data(as_text=True)
     assert re.search(r"<th scope=\"row\">Solo</th>\s*<td><span class=\"stars\"><span aria-hidden=\"true\">★★★</span>"
                      r"<span class=\"visually-hidden\">3 of 3 stars</span></span>", page)
-    assert "Ben <strong>(starts next)</strong>" in page  # the start player passed on after the show
+    assert "Ben<strong> (starts next)</strong>" in page  # the start player passed on after the show
     assert 'href="/api/scorepad.csv"' in page
     assert 'id="players-form"' not in page
     unlock(client)

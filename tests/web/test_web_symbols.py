@@ -24,10 +24,10 @@ NAMES = {"en": {c: c.capitalize() for c in COLOURS},
 def played(tmp_path_factory):
     """A demo table whose first show (training) was lost to three run-outs."""
     table = demo_table(tmp_path_factory.mktemp("symbols") / "table.sqlite3", clock=FakeClock(), pin="1234")
-    table.start_show("training")
+    table.desk.start_show("training")
     Hands(table).wait(70)
-    assert table.snapshot()["outcome"] == "loss"
-    yield table, [r["timer"] for r in table.snapshot()["runouts"]]
+    assert table.desk.snapshot()["outcome"] == "loss"
+    yield table, [r["timer"] for r in table.desk.snapshot()["runouts"]]
     table.stop()
 
 
@@ -46,7 +46,7 @@ def test_the_shared_result_names_each_glass_that_ran_out_by_symbol_and_name(play
     _table, runouts = played
     client.get(f"/lang/{lang}?next=/")
     text = client.get("/api/shows/1/result").json["text"]
-    timers = ", ".join(f"{LOOKS[c]['symbol']} {NAMES[lang][c]}" for c in runouts)
+    timers = {"en": ", ", "ja": "、"}[lang].join(f"{LOOKS[c]['symbol']} {NAMES[lang][c]}" for c in runouts)
     assert len(runouts) == 3
     assert ({"en": "Ran out: ", "ja": "砂切れ："}[lang] + timers) in text.splitlines()
     assert timers in client.get("/shows/1").get_data(as_text=True)  # the result card on the page says the same

@@ -26,7 +26,7 @@ from companion.web.security import needs_pin
 
 RESTART_EXIT_STATUS = 75  # the daemon's exit to be started again on a restored backup (the unit's RestartForceExitStatus)
 PIECE_BYTES = 24 * 1024  # the page's pieces: within the API's largest body (MAX_CONTENT_LENGTH), with room
-MAX_PIECES = 1 << 16  # far more than a backup at its limit takes in pieces of PIECE_BYTES
+MAX_BACKUP_PIECES = 1 << 16  # far more than a backup at its limit takes in pieces of PIECE_BYTES
 MAX_SIZE = 1 << 40  # a size to read as a number at all: the table refuses any over its own limit
 
 
@@ -63,8 +63,8 @@ def _restore():
     access = owners_access()
     receive = _desk("receive_backup")
     args = request.args
-    part = fields.digits(args.get("part"), "part", 1, MAX_PIECES)
-    parts = fields.digits(args.get("parts"), "parts", part, MAX_PIECES)
+    part = fields.digits(args.get("part"), "part", 1, MAX_BACKUP_PIECES)
+    parts = fields.digits(args.get("parts"), "parts", part, MAX_BACKUP_PIECES)
     size = fields.digits(args.get("size", "0"), "size", 0, MAX_SIZE)
     upload = fields.line(args["upload"], "upload", 64) if "upload" in args else None
     answer = receive(request.get_data(cache=False), part, parts, size, upload, with_config=access.holds_code())

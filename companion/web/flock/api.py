@@ -62,11 +62,7 @@ def setup_preview():
 
 @bp.get("/api/flock/games")
 def list_games():
-    rows = games().saved_games(KIND)
-    return jsonify([{"id": g["id"], "version": g["version"], "updated": g["updated"], "mode": g["state"]["mode"],
-                     "players": g["state"]["players"],
-                     "stage": len(g["state"]["stages"]) + 1 if g["state"]["mode"] == "sheet" else None}
-                    for g in rows])
+    return jsonify([FLOCK.summary(g) for g in games().saved_games(KIND)])  # as the page lists them
 
 
 @bp.post("/api/flock/games")

@@ -33,7 +33,8 @@ def show_share(show: dict) -> dict | None:
     if number is not None:
         name = translate("festival.event_n", n=number) + ("" if name == show["event"] else f" · {name}")
     named = {**show, "event_name": name}
-    result = show_result(named, ledger().scorepad()["players"], translate, _ran_out(show["id"]))
+    result = show_result(named, ledger().scorepad()["players"], translate, _ran_out(show["id"]),
+                         table=ledger().table_id())
     return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
 
 
@@ -53,8 +54,8 @@ def geese_share(game: dict, sheet: dict) -> dict | None:
     totals = {row["name"]: row["total"] for row in sheet["rows"]}
     ranking = [(name, totals[name]) for name in sheet["ranking"]]
     start = game["players"][0] if game.get("players") else None
-    result = game_result("帰る雁 (Kaeru Kari)", "kaeru-kari", f"kaeru-kari-game-{game['id']}", ranking,
-                         iso(game["updated"]), translate, start)
+    result = game_result("帰る雁 (Kaeru Kari)", "kaeru-kari", f"{ledger().table_id()}-kaeru-kari-game-{game['id']}",
+                         ranking, iso(game["updated"]), translate, start, title=translate("geese.title"))
     return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
 
 
@@ -66,8 +67,10 @@ def flock_share(summary: dict) -> dict | None:
     name = lambda p: summary["names"].get(p) or p  # noqa: E731  (a player is named, or shown by species)
     ordered = sorted(summary["players"], key=lambda p: (p not in summary["winners"], -summary["totals"].get(p, 0)))
     ranking = [(name(p), summary["totals"].get(p, 0)) for p in ordered]
-    result = game_result("Über den Wolken", "ueber-den-wolken", f"ueber-den-wolken-game-{summary['id']}", ranking,
-                         iso(summary["updated"]), translate, winners={name(p) for p in summary["winners"]})
+    result = game_result("Über den Wolken", "ueber-den-wolken",
+                         f"{ledger().table_id()}-ueber-den-wolken-game-{summary['id']}", ranking,
+                         iso(summary["updated"]), translate, name(summary["start"]),
+                         winners={name(p) for p in summary["winners"]}, title=translate("nav.flock"))
     return {**result, "link": bgstats_link(result["play"]), "bgstats": offers_bgstats(request.user_agent.string)}
 
 

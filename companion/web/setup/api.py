@@ -63,6 +63,22 @@ def start_timing():
     return jsonify(timing=setup().start_timing(need(data, "timer"), data.get("runs", 2)))
 
 
+@bp.post("/api/setup/timing/turn")
+@needs_setup_access
+def turn_timed():
+    """The glass being timed turned over now, told by the player (an LED glass: the table reads no sensors)."""
+    json_body()
+    return jsonify(timing=setup().turn_timed())
+
+
+@bp.post("/api/setup/timing/cancel")
+@needs_setup_access
+def cancel_timing():
+    json_body()
+    setup().stop_timing()
+    return jsonify(timing=None)
+
+
 @bp.post("/api/setup/timing/save")
 @needs_setup_access
 def save_timing():

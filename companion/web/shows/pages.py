@@ -27,24 +27,30 @@ def moment(iso: str | None) -> Markup:
 
 @bp.app_template_global()
 def lasted(show: dict) -> str:
-    """How long a past show lasted in show time, m:ss, as its card and timeline count (– while it runs).
-
-    The show's own clock is the one the card and the timeline use (a demo at 10x runs ten show seconds a
-    second); a show stored without its journal falls back to the wall clock between start and end.
+    """How long a past show lasted on its own clock, m:ss, as its card and timeline count (– while it runs, or
+    without a journal). A demo at 10x runs ten show seconds a second: the table's clock says another length.
 
     >>> lasted({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T19:34:07Z", "show_s": 60.4})
     '1:00'
-    >>> lasted({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T19:34:07Z"})
+    """
+    return _m_ss(show["show_s"]) if show.get("ended") and show.get("show_s") is not None else "–"
+
+
+@bp.app_template_global()
+def lasted_at_table(show: dict) -> str:
+    """How long a past show lasted on the table's (wall) clock, from its start to its end, m:ss (– while it runs).
+
+    >>> lasted_at_table({"started": "2025-05-04T19:30:00Z", "ended": "2025-05-04T19:34:07Z", "show_s": 60.4})
     '4:07'
     """
-    if show.get("ended") and show.get("show_s") is not None:
-        seconds = int(show["show_s"])
-    else:
-        try:
-            seconds = int((datetime.fromisoformat(show["ended"]) - datetime.fromisoformat(show["started"]))
-                          .total_seconds())
-        except (KeyError, TypeError, ValueError):  # still running, or a stored instant that does not read
-            return "–"
+    try:
+        return _m_ss((datetime.fromisoformat(show["ended"]) - datetime.fromisoformat(show["started"])).total_seconds())
+    except (KeyError, TypeError, ValueError):  # still running, or a stored instant that does not read
+        return "–"
+
+
+def _m_ss(seconds: float) -> str:
+    seconds = int(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}" if seconds >= 0 else "–"
 
 
@@ -59,7 +65,8 @@ def show(show_id: int):
     record = kept.show_record(show_id)
     if record is None:
         abort(404, translate("shows.unknown", id=show_id))
-    labels = {key: translate(f"timer.{key}" if key in COLOURS else f"timeline.{key}") for key in LABELS}
+    labels = {key: translate(key if "." in key else f"timer.{key}" if key in COLOURS else f"timeline.{key}")
+              for key in LABELS}
     try:
         svg, problem = timeline_svg(kept.show_log(show_id), labels), None
     except BadInput as e:  # a damaged journal still gets its page, with the reason

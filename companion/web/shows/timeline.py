@@ -33,6 +33,7 @@ LABELS = {
     "runout": "ran out: a crowd token turned",
     "runouts": "Ran out: {list}.",
     "runout_at": "{timer} at {t} s",
+    "join.sep": ", ",  # between the run-outs listed (the catalog's joiner: a name, never code, says it)
     "no_runouts": "No glass ran out.",
     "advance": "countdown advanced",
     "lying": "dashed: lying on its side",
@@ -169,7 +170,7 @@ def _summary(show: Show, words: dict) -> str:
     if not show.runouts:
         return words["no_runouts"]
     said = [fill(words["runout_at"], {"timer": words[r["timer"]], "t": f"{r['t']:g}"}) for r in show.runouts]
-    return fill(words["runouts"], {"list": ", ".join(said)})
+    return fill(words["runouts"], {"list": words["join.sep"].join(said)})
 
 
 def _el(name: str, content: str = "", **attrs) -> str:

@@ -1,7 +1,7 @@
 // The stage's end entered by tapping: the board (species and sex; neutral), the nest card, the movement cards.
 
 import { getJSON, postJSON } from "/static/js/api.js";
-import { t } from "/static/js/i18n.js";
+import { listed, t } from "/static/js/i18n.js";
 import { redraw } from "/static/js/keys.js";
 import { birdName, birdSymbol, drawBoard, el, emptyBoard, limits, playerLabel, refusalText, unlocked, where } from "./board.js";
 
@@ -65,11 +65,11 @@ export function stageEditor(root, { cardsApi, players, board = null, holes = [] 
       list.replaceChildren();
       for (const p of state.players) {
         for (const [i, card] of (state.hands[p] ?? []).entries()) {
-          const item = el("li", `${playerLabel(p)}: ${card.spaces.map((s) => t("flock.movement.space", { where: where(s.row, s.col), points: s.points })).join(" + ")}`);
+          const item = el("li", `${playerLabel(p)}${t("join.colon")}${card.spaces.map((s) => t("flock.movement.space", { where: where(s.row, s.col), points: s.points })).join(" + ")}`);
           const remove = el("button", t("flock.movement.remove"));
           remove.type = "button";
           remove.dataset.key = `${p}-${i}`;
-          remove.setAttribute("aria-label", `${t("flock.movement.remove")}: ${item.textContent}`);
+          remove.setAttribute("aria-label", `${t("flock.movement.remove")}${t("join.colon")}${item.textContent}`);
           remove.addEventListener("click", () => { state.hands[p].splice(i, 1); drawHands(); });
           item.append(" ", remove);
           list.append(item);
@@ -217,7 +217,7 @@ export function drawResult(box, result, players, nest, { stageNumber = null, car
   }
   box.append(table);
   if (result.winners) {
-    box.append(el("p", t("flock.result.winners", { names: result.winners.map(playerLabel).join(", ") }), "winners"));
+    box.append(el("p", t("flock.result.winners", { names: listed(result.winners.map(playerLabel)) }), "winners"));
   }
   box.append(el("h3", t("flock.result.after")));
   const board = el("div", "", "flock-board");

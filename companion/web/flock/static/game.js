@@ -2,8 +2,9 @@
 
 import { getJSON, postJSON } from "/static/js/api.js";
 import { follow } from "/static/js/follow.js";
-import { loadMessages, t } from "/static/js/i18n.js";
-import { announce, redraw, tabStop } from "/static/js/keys.js";
+import { aside, listed, loadMessages, sentence, t } from "/static/js/i18n.js";
+import { announce, focusLost, redraw, tabStop } from "/static/js/keys.js";
+import { showResult } from "/static/js/result.js";
 
 await loadMessages();
 const { birdName, drawBoard, el, playerLabel, refusalText, setNames, unlocked, where } = await import("./board.js");
@@ -24,7 +25,7 @@ const $ = (id) => document.getElementById(id);
 // (role="alert" says it too).
 function refuse(text) {
   const slot = $("move-error");
-  slot.textContent = text;
+  slot.textContent = sentence(text);
   if (text) slot.scrollIntoView({ block: "nearest" });
 }
 
@@ -59,8 +60,9 @@ async function send(path, body) {
   render(data);
   if (mode === "moves") {
     closeChoices();
-    // A button the move disabled (Pass, when the stage ends) drops the focus: it goes on to the board or the entry.
-    if (document.activeElement === document.body) focusBoard();
+    // A button the move turned off or hid (Pass, when the stage ends; Land, when the game ends) drops the focus: it
+    // goes on to the board or the entry (at the game's end, to its result, once that is in).
+    if (focusLost()) focusBoard();
   }
   return true;
 }
@@ -69,7 +71,7 @@ const act = (action) => send("actions", { action });
 
 function status(view) {
   if (view.over) {
-    const names = view.winners.map(playerLabel).join(", ");
+    const names = listed(view.winners.map(playerLabel));
     return t(`flock.winner.${view.tie_break}`, { names });
   }
   if (mode === "sheet") return t("flock.sheet.next", { n: view.stage });
@@ -135,11 +137,17 @@ const sameSpace = (a, b) => a[0] === b[0] && a[1] === b[1];
 const flightsFrom = (view, from, to = null) => view.legal.filter((m) => m.from && sameSpace(m.from, from)
   && (to === null || sameSpace(m.to, to)));
 
+// The first control of the stage's entry a player can reach (the board's part of it is hidden on a moves page).
+function focusEntry() {
+  [...document.querySelectorAll("#stage-entry:not([hidden]) :is(input, button, select)")]
+    .find((control) => control.checkVisibility())?.focus();
+}
+
 // The focus back on the board, at `home`; when the board answers no taps now, on the stage's entry if open.
 function focusBoard() {
   const board = $("game-board");
   if (board.getAttribute("role") === "grid") tabStop(board, home).focus();
-  else document.querySelector("#stage-entry:not([hidden]) :is(input, button, select)")?.focus();
+  else focusEntry();
 }
 
 // Empty the choices; a focus that was on them goes back to the board, so it never falls to the page.
@@ -227,7 +235,7 @@ function addChoices(view, col) {
     const pick = document.createElement("select");
     pick.setAttribute("aria-label", t("flock.card.favourite_pick"));
     view.deck_birds.forEach(({ bird, count }, i) => {
-      const option = el("option", `${birdName(bird)} (${count})`);
+      const option = el("option", aside(birdName(bird), count));
       option.value = i;
       pick.append(option);
     });
@@ -321,6 +329,7 @@ function drawMoves(view, focus = null) {
   $("pass").onclick = () => act({ do: "pass" });
   take.disabled = $("pass").disabled = !view.turn;
   $("undo").disabled = view.moves === 0;
+  $("undo").closest(".row").hidden = view.over; // a finished game takes no move, nor takes one back
   drawScoreCard(view);
 }
 
@@ -393,9 +402,9 @@ function lastMove(view) {
   else if (action.do === "add") what = t(`flock.action.add_${action.at ?? "front"}`);
   else if (action.do === "land") what = t("flock.game.land");
   else what = t(`flock.action.${action.do}`);
-  if (action.from && action.to) what += `, ${where(...action.from)} ↔ ${where(...action.to)}`;
-  else if (Number.isInteger(inner.col)) what += `, ${t("flock.undo.column", { col: inner.col + 1 })}`;
-  const who = view.last_mover ? `${playerLabel(view.last_mover)}: ` : "";
+  if (action.from && action.to) what = listed([what, `${where(...action.from)} ↔ ${where(...action.to)}`]);
+  else if (Number.isInteger(inner.col)) what = listed([what, t("flock.undo.column", { col: inner.col + 1 })]);
+  const who = view.last_mover ? `${playerLabel(view.last_mover)}${t("join.colon")}` : "";
   return t("flock.undo.move", { n: view.moves, move: `${who}${what}` });
 }
 
@@ -408,7 +417,7 @@ function askUndo() {
 // Nothing left to undo: the focus to the board (moves) or the stage's entry (sheet), never to the page.
 function focusAfterUndo() {
   if (mode === "moves") focusBoard();
-  else document.querySelector("#stage-entry:not([hidden]) :is(input, button, select)")?.focus();
+  else focusEntry();
 }
 
 function render(data) {
@@ -418,13 +427,14 @@ function render(data) {
   const view = data.view;
   setNames(view.names);
   $("game-status").textContent = status(view);
-  if (mode === "moves") $("prices").textContent = prices(view);
+  if (mode === "moves") $("prices").textContent = view.over ? "" : prices(view); // nothing costs a thing now
   playersTable(view);
   if (unlocked && entryChanged) $("undo-confirm").hidden = true; // a question about a move no longer last
   if (unlocked && mode === "sheet") $("undo").disabled = !view.stages.length;
   if (mode === "moves") drawMoves(view);
   drawSheet(view);
   if (entryChanged) drawEntry(view);
+  if (view.over) showResult($("share-slot"), location.pathname);
 }
 
 render(await getJSON(root.dataset.gameApi));

@@ -1,7 +1,7 @@
 // Cards on the 帰る雁 pages: a suit's symbol and name always go with its number (colour is never the only
 // cue), and a picker of every card the deck holds, built from the rules the server hands over.
 
-import { t } from "/static/js/i18n.js";
+import { listed, t } from "/static/js/i18n.js";
 import { announce, redraw, rovingGrid, symbolText, tabStop } from "/static/js/keys.js";
 
 export const rulesOf = (el) => JSON.parse(el.dataset.rules);
@@ -58,7 +58,7 @@ export function drawChosen(box, cards, { onDrop, emptied, status, more = "" }) {
   redraw(box, () => box.replaceChildren(...(cards.length
     ? cards.map((card, i) => chip(card, { key: `chosen-${i}`, onClick: () => onDrop(i) }))
     : [t("geese.turn.none")])), () => [...box.querySelectorAll("button")].at(-1) ?? emptied());
-  announce(status, cards.length ? `${t("geese.turn.chosen_now", { cards: cards.map(cardName).join(", ") })} ${more}`.trim() : "");
+  announce(status, cards.length ? `${t("geese.turn.chosen_now", { cards: listed(cards.map(cardName)) })} ${more}`.trim() : "");
 }
 
 // The button of the picker that holds the Tab stop.

@@ -4,7 +4,7 @@
 import { fieldErrorText } from "/static/js/refusal.js";
 import { postJSON } from "/static/js/api.js";
 import { listen } from "/static/js/listen.js";
-import { loadMessages, t } from "/static/js/i18n.js";
+import { listed, loadMessages, t } from "/static/js/i18n.js";
 import { arithmetic, chip, drawChosen, picker, pickerStop, rulesOf } from "./cards.js";
 
 await loadMessages();
@@ -24,7 +24,7 @@ function wintering() {
 function group(m) {
   const li = document.createElement("li");
   li.dataset.value = String(m.value);
-  li.append(`${t("geese.sheet.as_value", { value: m.value })}: `, ...m.cards_list.map((c) => chip(c)), ` ${arithmetic(m)}`);
+  li.append(`${t("geese.sheet.as_value", { value: m.value })}${t("join.colon")}`, ...m.cards_list.map((c) => chip(c)), ` ${arithmetic(m)}`);
   return li;
 }
 
@@ -41,7 +41,7 @@ async function check() {
   $("split-sum").textContent = several
     ? t("geese.check.split", { sum: split.migrations.map((m) => m.vp).join(" + "), vp: split.vp }) : "";
   $("split").replaceChildren(...(several ? split.migrations.map(group) : []));
-  $("values").textContent = values.length ? t("geese.check.values", { values: values.join(", ") }) : "";
+  $("values").textContent = values.length ? t("geese.check.values", { values: listed(values) }) : "";
   $("best").textContent = best
     ? t("geese.check.best", { value: best.value, sum: arithmetic(best) })
     : t("geese.check.nothing");

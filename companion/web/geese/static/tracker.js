@@ -6,7 +6,8 @@
 import { errorText, postJSON } from "/static/js/api.js";
 import { follow } from "/static/js/follow.js";
 import { loadMessages, t } from "/static/js/i18n.js";
-import { redraw, rovingGrid, tabStop } from "/static/js/keys.js";
+import { focusLost, redraw, rovingGrid, tabStop } from "/static/js/keys.js";
+import { showResult } from "/static/js/result.js";
 import { cardName, chip, drawChosen, picker, pickerStop, rulesOf, same } from "./cards.js";
 
 await loadMessages();
@@ -106,7 +107,7 @@ function renderTotals() {
   }
   $("vp-log").replaceChildren(...view.log.map((entry) => {
     const li = document.createElement("li");
-    li.append(`${t("geese.turn_no", { n: entry.action + 1 })} ${entry.player}: `, chip(entry.card),
+    li.append(`${t("geese.turn_no", { n: entry.action + 1 })} ${entry.player}${t("join.colon")}`, chip(entry.card),
       ` → ${t("geese.vp.earned", { vp: entry.vp })}`);
     return li;
   }));
@@ -115,7 +116,7 @@ function renderTotals() {
 function renderActions() {
   $("actions").replaceChildren(...view.actions.map((action, i) => {
     const li = document.createElement("li");
-    li.append(`${t("geese.turn_no", { n: i + 1 })} ${action.player}: `);
+    li.append(`${t("geese.turn_no", { n: i + 1 })} ${action.player}${t("join.colon")}`);
     if (action.arrive) {
       li.append(t("geese.actions.arrive"), " ", ...action.arrive.map((c) => chip(c)));
       if (action.take) li.append(` ${t("geese.actions.take")} `, chip(action.take));
@@ -129,6 +130,7 @@ function renderActions() {
 function renderOver() {
   $("game-over").hidden = !view.over;
   if (!view.over) return;
+  showResult($("share-slot"), $("share-slot").dataset.from);
   const totals = view.result.players;
   $("final-ranking").replaceChildren(...view.result.ranking.map((name, i) => {
     const li = document.createElement("li");
@@ -159,7 +161,7 @@ function renderTurn() {
   drawChosen($("chosen"), chosen, { onDrop: (i) => { chosen.splice(i, 1); render(); },
     emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
   renderTake();
-  $("lay-out").hidden = view.actions.length > 0;
+  $("lay-out").hidden = !settingUp(); // a full ground takes no more setup cards
   for (const button of document.querySelectorAll("#turn-panel button, #ground button")) button.disabled = sending;
 }
 
@@ -215,7 +217,8 @@ async function send(url, body, slot = "turn-error") {
     $(slot).textContent = errorText(answer.data);
     $(slot).scrollIntoView({ block: "nearest" });
   }
-  if (focused?.isConnected && document.activeElement === document.body) focused.focus();
+  // A button the turn turned off drops the focus: given back; the last turn hides them all: the result takes it.
+  if (focusLost()) (view.over ? $("over-title") : focused)?.focus();
   return answer.ok;
 }
 

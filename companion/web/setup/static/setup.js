@@ -4,7 +4,7 @@
 import { formBody, ready, showError } from "/static/js/forms.js";
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { listen } from "/static/js/listen.js";
-import { faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { faultText, listed, loadMessages, t, timerName } from "/static/js/i18n.js";
 
 // The catalog is awaited only where words are shown: the settings form is shown, and listens, while its
 // words are still on their way (a quick hand chose a source before, and its pins did not follow).
@@ -90,7 +90,7 @@ function showGlass(glass) {
     span.className = s.closed ? "closed" : "open";
     const state = glass.source === "emulated" ? (s.closed ? "setup.pressed" : "setup.released")
       : (s.closed ? "setup.switch_closed" : "setup.switch_open");
-    span.textContent = `GPIO ${s.pin}: ${t(state)}`;
+    span.textContent = `GPIO ${s.pin}${t("join.colon")}${t(state)}`;
     return span;
   }));
   if (!glass.switches.length) switches.textContent = t("setup.source.hub");
@@ -160,11 +160,13 @@ function showTiming(timing) {
   if (!timing) return;
   for (const way of ["a_up", "b_up"]) {
     const row = document.getElementById(`timing-${way}`);
-    row.querySelector(".runs").textContent = timing.runs[way].map(seconds).join(", ") || "–";
+    row.querySelector(".runs").textContent = listed(timing.runs[way].map(seconds)) || "–";
     row.querySelector(".median").textContent = seconds(timing.median?.[way]);
   }
   const state = timing.done ? "setup.timing_done" : timing.started ? "setup.timing_running" : "setup.timing_waiting";
-  document.getElementById("timing-state").textContent = t(state, { timer: timerName(timing.timer), n: timing.runs_each_way });
+  const told = timing.sensed || timing.done ? "" : "_tap"; // the player taps Turned as they turn the glass
+  document.getElementById("timing-state").textContent = t(state + told, { timer: timerName(timing.timer), n: timing.runs_each_way });
+  document.getElementById("timing-turn").hidden = timing.sensed || timing.done;
   timingSave.disabled = !timing.median;
 }
 
@@ -191,6 +193,25 @@ timingSave.addEventListener("click", async () => {
   } else {
     timingError.textContent = refusal(answer.data);
   }
+});
+
+document.getElementById("timing-turn").addEventListener("click", async () => {
+  timingError.textContent = "";
+  const answer = await postJSON("/api/setup/timing/turn");
+  if (answer.ok) showTiming(answer.data.timing);
+  else timingError.textContent = refusal(answer.data);
+});
+
+// Cancel: nothing kept; the focus back on the glass picker, where a new timing starts.
+document.getElementById("timing-cancel").addEventListener("click", async () => {
+  timingError.textContent = "";
+  const answer = await postJSON("/api/setup/timing/cancel");
+  if (!answer.ok) {
+    timingError.textContent = refusal(answer.data);
+    return;
+  }
+  showTiming(null);
+  document.getElementById("timing-timer").focus();
 });
 
 // ---- finishing -----------------------------------------------------------------------------

@@ -32,7 +32,7 @@ function line(colour, symbol, event, sensor) {
   what.className = "what";
   let asked = t(`table.setup_${want}`);
   if (colour === event.countdown) asked += ` ${t("table.setup_countdown", { n: event.countdown_start })}`;
-  what.textContent = `${symbol} ${timerName(colour)}: ${asked}`;
+  what.textContent = `${symbol} ${timerName(colour)}${t("join.colon")}${asked}`;
   const reads = document.createElement("span");
   reads.className = "reads";
   reads.textContent = sensor.fault ? t("table.setup_fault", { reason: faultText(sensor) })

@@ -1,7 +1,7 @@
 // Talking to the table's JSON API from a page: the session's CSRF token goes along with every change,
 // errors come back in the page's language, and a lapsed session (the table restarted) asks for the PIN.
 
-import { known, named, t } from "./i18n.js";
+import { known, refusalMessage, t } from "./i18n.js";
 import { watchSession } from "./pin-again.js";
 
 const csrfMeta = document.querySelector('meta[name="csrf-token"]');
@@ -37,7 +37,7 @@ export async function getJSON(url) {
 // An error answer as the page shows it: its code's sentence in the page's language, filled with its params
 // (the field path in `error` is for scripts); else the table's words.
 export function errorText(data) {
-  if (data?.code && known(data.code)) return t(data.code, { field: data.field ?? "", ...named(data.params) });
+  if (data?.code && known(data.code)) return refusalMessage(data.code, { field: data.field ?? "", ...data.params });
   return data?.error ?? t("error.other");
 }
 

@@ -76,3 +76,10 @@ export function symbolText(el, shown, words) {
   el.replaceChildren(eye, ear);
   return el;
 }
+
+// Whether the focus is lost: on the page itself, or on a control a change has just turned off or hidden (the
+// browser moves such a focus to the page only later). A keyboard or screen reader is then back at the top.
+export function focusLost() {
+  const active = document.activeElement;
+  return !active || active === document.body || active.disabled === true || !active.checkVisibility();
+}

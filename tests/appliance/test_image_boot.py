@@ -13,7 +13,7 @@ import pytest
 from companion.appliance.bootfiles import WIFI_FILE, WIFI_USED
 from companion.table.firstrun import is_code
 
-pytestmark = [pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]
+pytestmark = [pytest.mark.system, pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]
 
 MACHINE = "cardtest"  # the host's end of the container's network is ve-cardtest
 HOST_ADDRESS, TABLE_ADDRESS = "10.213.7.1", "10.213.7.2"

@@ -1,6 +1,6 @@
-"""The card image of tests/image: the amd64 build of systemd/image/build.sh (the same recipe as the Pi's arm64
-image, without kernel and firmware), made once per test run, its Debian base cached under
-~/.cache/companion/image as build.sh caches it."""
+"""The card image the image tests (test_image_*.py) read: the amd64 build of systemd/image/build.sh (the same
+recipe as the Pi's arm64 image, without kernel and firmware), made once per test run, its Debian base cached
+under ~/.cache/companion/image as build.sh caches it."""
 
 import fcntl
 import os

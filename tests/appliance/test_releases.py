@@ -17,7 +17,8 @@ from conftest import ROOT, need
 SCRIPT = ROOT / "systemd" / "install.sh"
 HOME = "opt/companion"
 TOOLS = ("systemd-sysusers", "systemctl")
-pytestmark = pytest.mark.timeout(900)  # each install makes a whole environment: a minute on a busy machine
+# Each install makes a whole environment: a minute on a busy machine, so these are of the whole-system group.
+pytestmark = [pytest.mark.system, pytest.mark.timeout(900)]
 CHECKOUT_PARTS = ("pyproject.toml", "README.md", "companion", "systemd", "docs")
 
 

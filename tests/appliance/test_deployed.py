@@ -44,7 +44,7 @@ TRY_CONFIG = "[table]\nmock_pins = true\n" + "".join(
     f'\n[timers.{colour}]\nsource = "emulated"\n' for colour in COLOURS) + f'\n[web]\nport = {PORT}\npin = "{PIN}"\n'
 
 # A booted Debian, like a Home Assistant start, is heavy: the two run one after the other on one test process.
-pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("heavy")]
+pytestmark = [pytest.mark.system, pytest.mark.timeout(900), pytest.mark.xdist_group("heavy")]
 
 
 def _missing() -> str | None:

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout
 
 BOOT_LABEL, ROOT_LABEL = "COMPANION", "companion-root"
 
-pytestmark = [pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]
+pytestmark = [pytest.mark.system, pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,25 @@
+"""The appliance's backups as a running table offers them on its setup page: the table is handed this by the
+program that serves it (`companion table`, `companion demo`), so the running table imports nothing of the appliance.
+"""
+
+import time
+from pathlib import Path
+
+from companion.appliance.backup import backup_name, make_backup
+from companion.appliance.upload import Upload
+
+
+class Backups:
+    """Download a backup of the table's files; receive one from a page, kept to be put in place at the next start."""
+
+    def __init__(self, wall=time.time):
+        self._wall = wall
+
+    def back_up(self, config: Path | None, database: Path) -> tuple[str, bytes]:
+        """The config (its calibration in it) and the database as one backup archive: its file name, its bytes."""
+        now = self._wall()
+        return backup_name(now), make_backup(config, database, now=now)
+
+    def receiver(self, folder: Path) -> Upload:
+        """What takes a backup's pieces as a page sends them, and keeps the whole beside the database."""
+        return Upload(folder)

@@ -1,0 +1,358 @@
+"""The table on real pins: the daemon as installed, in a virtual Pi whose GPIO chip and SPI bus are the kernel's own.
+
+Nothing here is the project's fake: gpiozero's LGPIOFactory reads /dev/gpiochip0
+with the kernel's edge events, the strip goes Blinka -> neopixel_spi ->
+/dev/spidev0.0 -> the kernel's SPI layer -> bits on the simulated chip's
+lines, and the daemon runs under its own unit, installed by install.sh from the
+card image's hashed wheels. The switches are the simulated lines' pulls, moved
+with a ball switch's chatter; what a player sees is read from the page's stream
+over a forwarded port. Every assertion is about a settled state: a simulated
+line merges edges faster than an emulated guest's interrupt thread takes them,
+so raw edge counts are not what a table promises.
+"""
+
+import json
+import queue
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from companion.hardware.pins import load_pinout
+from companion.hardware.strip import FakeStrip
+from companion.leds import StripLayout, render
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("heavy")]
+
+PIN = "483920"
+PINOUT = load_pinout()
+SWITCHES = {colour: section["pins"] for colour, section in PINOUT["timers"].items()}
+BUZZER = PINOUT["buzzer"]["pin"]
+MOSI, SCLK, CE0 = PINOUT["strip"]["spi_mosi"], 11, 8  # SPI0's clock and first chip select on every Pi
+WAIT_S = 90  # the longest a player's view may take to show a settled change, on a loaded emulated guest
+START_WINDOW_S = 2.0
+STRIP_TRACE_KB = 4096  # per CPU: the newest dozen frames of the strip, at three events a bit
+
+# Short glasses, so a whole show fits in half a minute: red (the countdown, on its last space) 23 s, orange 31 s.
+TILT_TABLE = f"""
+[table]
+database = "/var/lib/companion/companion.sqlite3"
+set_up = true
+
+[timers.red]
+source = "tilt"
+duration = 23
+
+[timers.orange]
+source = "tilt"
+duration = 31
+
+[timers.yellow]
+source = "tilt"
+
+[timers.green]
+source = "tilt"
+
+[timers.blue]
+source = "tilt"
+
+[timers.purple]
+source = "tilt"
+
+[tilt]
+start_window_s = {START_WINDOW_S}
+
+[strip]
+enabled = true
+driver = "spi"
+segment_leds = 4
+countdown_leds = 3
+token_leds = 3
+
+[buzzer]
+enabled = true
+
+[web]
+port = 8000
+pin = "{PIN}"
+allowed_hosts = ["*"]
+"""
+
+LED_TABLE = TILT_TABLE.replace('source = "tilt"', 'source = "emulated"')
+
+EVENT = {"id": "pins", "name": "Real pins", "hand_size": 4, "countdown": "red", "countdown_start": 1,
+         "running": ["red", "orange", "yellow"], "lying": ["green"]}
+
+
+def levels(colour: str, pose: str) -> dict[int, bool]:
+    """The two switches of a glass's cradle in `pose` (True: closed): switch 0 closed is end A up."""
+    a, b = SWITCHES[colour]
+    return {"a_up": {a: True, b: False}, "b_up": {a: False, b: True}, "side": {a: False, b: False},
+            "both": {a: True, b: True}}[pose]
+
+
+def stand(pi, poses: dict[str, str], chatter_ms: float = 0, seed: int = 0) -> None:
+    lines = {}
+    for colour, pose in poses.items():
+        lines.update(levels(colour, pose))
+    pi.move(lines, chatter_ms=chatter_ms, seed=seed)
+
+
+# ---- the table's page, as a phone reaches it --------------------------------------------------------------
+
+def api(pi, method: str, path: str, body: dict | None = None):
+    request = urllib.request.Request(f"http://127.0.0.1:{pi.page_port}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"X-Table-Pin": PIN, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+
+
+class Stream:
+    """The show's event stream, read on a thread of its own: every state a phone was sent, in order."""
+
+    def __init__(self, pi):
+        self.states: queue.SimpleQueue = queue.SimpleQueue()
+        self.seen: list[dict] = []
+        self.cursor = 0  # each wait looks from the state the last one found: what comes after it, in order
+        self._answer = urllib.request.urlopen(f"http://127.0.0.1:{pi.page_port}/api/show/events", timeout=WAIT_S)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        event = None
+        try:
+            for raw in self._answer:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and event == "state":
+                    self.states.put(json.loads(line.split(":", 1)[1]))
+        except (OSError, ValueError, AttributeError):  # closed by the test (http.client drops its file then)
+            pass
+
+    def wait_for(self, what: str, test, timeout: float = WAIT_S) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for i in range(self.cursor, len(self.seen)):
+                if test(self.seen[i]):
+                    self.cursor = i
+                    return self.seen[i]
+            self.cursor = len(self.seen)
+            try:
+                self.seen.append(self.states.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                last = self.seen[-1] if self.seen else None
+                raise AssertionError(f"no state showed {what} within {timeout} s; the last: {last}") from None
+
+    def close(self):
+        self._answer.close()
+
+
+def glass(state: dict, colour: str) -> dict:
+    """A glass as a state shows it; nothing before a show (an idle table's states have no timers)."""
+    return state.get("timers", {}).get(colour, {})
+
+
+def start_daemon(pi, config: str) -> None:
+    pi.write("/etc/companion/config.toml", config, 0o640)
+    pi.sh("chown companion:companion /etc/companion/config.toml && rm -f /var/lib/companion/companion.sqlite3* "
+          "&& systemctl restart companion && systemctl is-active companion", timeout=300)
+
+
+def upright_turns(log: list[dict]) -> dict[str, list[str]]:
+    """Each glass's upright poses in a show log, in order, a pose seen again after lying counted once."""
+    turns: dict[str, list[str]] = {}
+    for line in log:
+        if line["type"] == "pose" and line["pose"] != "side":
+            seen = turns.setdefault(line["timer"], [])
+            if not seen or seen[-1] != line["pose"]:
+                seen.append(line["pose"])
+    return turns
+
+
+def until_show_time(pi, t: float) -> None:
+    """Wait until the show's clock passes `t` (a quiet glass emptying sends no state: the page's clock runs on)."""
+    deadline = time.monotonic() + WAIT_S
+    while (show := api(pi, "GET", "/api/show")[1]).get("t", 0) < t:
+        assert time.monotonic() < deadline, f"the show's clock did not reach {t} s: {show}"
+        time.sleep(min(1.0, t - show.get("t", 0)))
+
+
+def journal(pi) -> str:
+    return pi.sh("journalctl -u companion --no-pager -o cat")
+
+
+# ---- what the trace of the lines says ---------------------------------------------------------------------
+
+def trace_levels(text: str, lines: list[int], base: int) -> list[tuple[int, int]]:
+    """The kernel's gpio_value events for `lines`, in order, as (line, level)."""
+    wanted = {base + line: line for line in lines}
+    changes = []
+    for m in re.finditer(r"gpio_value: (\d+) set (\d+)", text):
+        number = int(m.group(1))
+        if number in wanted:
+            changes.append((wanted[number], int(m.group(2))))
+    return changes
+
+
+def spi_transfers(changes: list[tuple[int, int]]) -> list[bytes]:
+    """Each SPI transfer on the wire that carried data, from the chip select falling to its rising: MOSI sampled
+    at each rising clock edge (SPI mode 0), eight bits a byte, most significant first. (The bus also selects
+    its device with no clock at all when a driver sets it up.)"""
+    transfers, bits, mosi, clock, selected = [], None, 0, 0, False
+    for line, level in changes:
+        if line == CE0:
+            if level == 0 and not selected:  # active low: a transfer begins
+                selected, bits = True, []
+            elif level == 1 and selected:
+                selected = False
+                if bits:
+                    transfers.append(bytes(int("".join(map(str, bits[i:i + 8])), 2) for i in range(0, len(bits) - 7, 8)))
+        elif line == MOSI:
+            mosi = level
+        elif line == SCLK:
+            if level == 1 and clock == 0 and selected:
+                bits.append(mosi)
+            clock = level
+    return transfers
+
+
+def strip_bytes(transfer: bytes) -> bytes:
+    """The colour bytes a transfer carries: neopixel_spi sends each bit as a byte (0b11110000 a one,
+    0b11000000 a zero) between two runs of zero bytes that reset the strip."""
+    body = transfer.strip(b"\0")
+    assert len(body) % 8 == 0 and set(body) <= {0b11110000, 0b11000000}, f"not a strip frame: {body[:32].hex()}"
+    bits = ["1" if byte == 0b11110000 else "0" for byte in body]
+    return bytes(int("".join(bits[i:i + 8]), 2) for i in range(0, len(bits), 8))
+
+
+# ---- the tests, in the order a builder meets them -----------------------------------------------------------
+
+def test_the_chip_and_the_spi_bus_belong_to_the_groups_the_tables_user_is_in(pi):
+    # Plain Debian leaves both to root: install.sh's udev rule gives them to gpio and spi, as Raspberry Pi OS does.
+    listing = pi.sh("stat -c '%n %G %a' /dev/gpiochip0 /dev/spidev0.0")
+    assert listing.split("\n")[:2] == ["/dev/gpiochip0 gpio 660", "/dev/spidev0.0 spi 660"], listing
+
+
+def test_check_hw_on_a_terminal_reads_the_switches_as_they_stand_and_returns(pi):
+    stand(pi, {"red": "a_up", "orange": "b_up", "yellow": "side", "green": "a_up", "blue": "b_up", "purple": "both"})
+    pi.sh("systemctl stop companion; install -d -o companion -g companion -m 750 /var/lib/companion")
+    pi.write("/etc/companion/config.toml", TILT_TABLE, 0o640)
+    # As from an ssh shell: on a terminal, Blinka's import would offer to pip-install Pi extras and wait.
+    done = pi.run("companion", "check-hw", "--once", "--outputs", tty=True, timeout=180)
+    assert not done["timed_out"] and done["rc"] == 0, done
+    out = done["out"]
+    assert "Install them" not in out
+    for colour, pose in (("red", "a_up"), ("orange", "b_up"), ("yellow", "side"), ("green", "a_up"), ("blue", "b_up")):
+        a, b = SWITCHES[colour]
+        closed = levels(colour, pose)
+        line = next(text for text in out.splitlines() if text.startswith(colour))
+        assert f"GPIO{a:<2} {'closed' if closed[a] else 'open'}" in line and f"pose {pose}" in line, line
+        assert f"GPIO{b:<2} {'closed' if closed[b] else 'open'}" in line, line
+    assert "strip: red segment lit" in out and f"buzzer: beeping on GPIO {BUZZER}" in out
+
+
+def test_the_setup_pages_wiring_check_reads_the_pins_and_names_a_pair_closed_together(pi):
+    start_daemon(pi, TILT_TABLE)
+    stand(pi, {"red": "b_up", "orange": "a_up", "yellow": "side", "green": "a_up", "blue": "side", "purple": "both"})
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        status, wiring = api(pi, "GET", "/api/setup/wiring")
+        assert status == 200, wiring
+        glasses = {glass["colour"]: glass for glass in wiring["glasses"]}
+        if glasses["red"]["pose"] == "b_up" and glasses["purple"]["fault"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)  # the fault is named once both switches stayed closed for both_closed_fault_s
+    assert {c: glasses[c]["pose"] for c in ("red", "orange", "yellow", "green")} == \
+        {"red": "b_up", "orange": "a_up", "yellow": "side", "green": "a_up"}
+    assert glasses["purple"]["fault"], glasses["purple"]
+
+
+def test_a_whole_show_on_the_pins_start_flips_a_run_out_and_a_win(pi):
+    stand(pi, {"red": "a_up", "orange": "a_up", "yellow": "a_up", "green": "side", "blue": "side",
+               "purple": "side"})
+    start_daemon(pi, TILT_TABLE)
+    base = pi.call("trace_start", name="buzzer", lines=[BUZZER], buffer_kb=1024)["base"]
+    pi.call("trace_start", name="strip", lines=[MOSI, SCLK, CE0], buffer_kb=STRIP_TRACE_KB)  # read by the next test
+    stream = Stream(pi)
+    try:
+        status, show = api(pi, "POST", "/api/show/start", {"event": EVENT})
+        assert status == 201, show
+        # Within the start window a glass turned is the table being set up: the log says so, the phones see none.
+        stand(pi, {"yellow": "b_up"}, chatter_ms=20, seed=1)
+        until_show_time(pi, START_WINDOW_S + 0.5)
+        assert "yellow seen b_up within the start window" in journal(pi)
+
+        stand(pi, {"orange": "b_up"}, chatter_ms=20, seed=2)  # flipped with a few seconds in its lower bulb
+        flipped = stream.wait_for("orange flipped", lambda s: glass(s, "orange").get("pose") == "b_up")
+        assert flipped["timers"]["orange"]["top_s"] < 10
+        stand(pi, {"green": "a_up"}, chatter_ms=20, seed=3)
+        stream.wait_for("green stood up and running", lambda s: glass(s, "green").get("state") == "running")
+
+        ran_out = stream.wait_for("orange's run-out", lambda s: s.get("crowd_tokens_turned") == 1)
+        assert [r["timer"] for r in ran_out["runouts"]] == ["orange"]
+        stand(pi, {"orange": "a_up"}, chatter_ms=20, seed=4)  # the player who noticed turns it at once
+        stream.wait_for("orange turned again", lambda s: glass(s, "orange").get("state") == "running")
+
+        until_show_time(pi, 23.5)  # red, the countdown, is empty: only an empty countdown may be turned
+        stand(pi, {"red": "b_up"}, chatter_ms=20, seed=5)
+        won = stream.wait_for("the win", lambda s: s["outcome"] != "running")
+    finally:
+        stream.close()
+    assert won["outcome"] == "win" and won["stars"] == 2 and won["countdown"]["position"] == 0
+    # Each turn after the window is one turn in the journal, however much its switches chattered. (A glass on its
+    # way over may be seen lying for a moment, as a real one is when it passes the horizontal: not a turn.)
+    log = [json.loads(line) for line in urllib.request.urlopen(
+        f"http://127.0.0.1:{pi.page_port}/api/shows/{show['id']}/log", timeout=WAIT_S).read().decode().splitlines()]
+    assert upright_turns(log) == {"orange": ["b_up", "a_up"], "green": ["a_up"], "red": ["b_up"]}, log
+    # The buzzer sounded on its pin (warning and run-out) and is silent once the show is over.
+    buzzer = trace_levels(pi.call("trace_read", name="buzzer")["text"], [BUZZER], base)
+    assert len(buzzer) >= 4 and buzzer[-1][1] == 0, buzzer[-10:]
+
+
+def test_the_strip_on_the_wire_carries_the_frame_the_fake_strip_is_given(pi):
+    # The show just won: after the celebration the strip holds one frame, the one drawn at the picture's hold.
+    base = pi.call("chip")["base"]
+    first = urllib.request.urlopen(f"http://127.0.0.1:{pi.page_port}/api/strip/events", timeout=WAIT_S)
+    layout = picture = event = None
+    for raw in first:
+        line = raw.decode().rstrip("\n")
+        if line.startswith("event:"):
+            event = line.split(":", 1)[1].strip()
+        elif line.startswith("data:") and event == "layout":
+            layout = json.loads(line.split(":", 1)[1])
+        elif line.startswith("data:") and event == "picture":
+            picture = json.loads(line.split(":", 1)[1])
+            if picture["hold"] is not None:
+                break
+    first.close()
+    strip_layout = StripLayout(segment_len=layout["segment_len"], countdown_leds=layout["countdown_leds"],
+                               token_leds=layout["token_leds"], markers=layout["markers"])
+    fake = FakeStrip(strip_layout.total, order="GRB", brightness=0.3)
+    fake.show(render(picture["state"], picture["hold"], strip_layout, flash_s=layout["flash_s"]))
+    # The strip celebrates for the show's linger (wall time), then draws the held frame and stays on it.
+    deadline, wire = time.monotonic() + WAIT_S, None
+    while wire != fake.wire and time.monotonic() < deadline:
+        frames = spi_transfers(trace_levels(pi.call("trace_read", name="strip")["text"], [MOSI, SCLK, CE0], base))
+        wire = strip_bytes(frames[-1]) if frames else None
+    assert wire == fake.wire, f"the last frame on the wire:\n{wire and wire.hex()}\nthe fake strip's:\n{fake.wire.hex()}"
+
+
+def test_an_led_table_flips_its_glass_at_a_press_of_its_button(pi):
+    start_daemon(pi, LED_TABLE)
+    stream = Stream(pi)
+    try:
+        status, show = api(pi, "POST", "/api/show/start", {"event": "training"})
+        assert status == 201, show
+        before = stream.wait_for("red running", lambda s: glass(s, "red").get("state") == "running")
+        pi.press(SWITCHES["red"][0], held_ms=300, chatter_ms=10, seed=6)  # shorter than the hold that lays it down
+        after = stream.wait_for("red flipped by its button", lambda s: glass(s, "red").get("pose") != "a_up")
+    finally:
+        stream.close()
+    assert after["timers"]["red"]["pose"] == "b_up" and before["timers"]["red"]["pose"] == "a_up"
