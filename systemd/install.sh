@@ -182,65 +182,31 @@ EOF
     fi
 }
 
+# The releases' one recipe (digest, release, links, pruning) is the program's own, run from the checkout:
+# companion/release.py uses the standard library alone, so it runs before anything is installed.
+release_step() {
+    "$PYTHON" "$SOURCE/companion/release.py" "$@"
+}
+
 # A digest of the program's files in the checkout: an unchanged checkout need not be installed again.
 source_digest() {
-    (cd "$SOURCE" && find -L pyproject.toml companion -type f ! -name '*.pyc' -exec sha256sum {} + | LC_ALL=C sort \
-        | sha256sum | cut -c1-12)
+    release_step digest "$SOURCE"
 }
 
 source_version() {
     sed -n 's/^version *= *"\([^"]*\)".*/\1/p' "$SOURCE/pyproject.toml" | head -n 1
 }
 
-# The program's wheel, built from a copy of the checkout in $1: the checkout itself gets no build/ nor egg-info.
-build_wheel() {
-    work=$1 build_python=$2
-    mkdir -p "$work/source" "$work/wheel"
-    for part in pyproject.toml README.md setup.cfg setup.py MANIFEST.in LICENSE companion; do
-        [ ! -e "$SOURCE/$part" ] || cp -RL "$SOURCE/$part" "$work/source/"
-    done
-    find "$work/source" -name __pycache__ -prune -exec rm -rf {} +
-    if [ -n "$WHEELS" ]; then  # the build's own tools come from the wheelhouse too
-        "$build_python" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-index --find-links "$WHEELS" \
-            --wheel-dir "$work/wheel" "$work/source" >&2
-    else
-        "$build_python" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$work/wheel" "$work/source" >&2
-    fi
-    ls "$work"/wheel/companion-*.whl
-}
-
-release_pip() {
-    pip_release=$1
-    shift
-    "$pip_release/bin/python" -m pip --quiet --disable-pip-version-check "$@"
-}
-
-# A release: a complete environment of its own under releases/, marked complete last.
+# A release: a complete environment of its own under releases/, marked complete last; with a wheelhouse,
+# every library checked against its hash, offline, and the wheels kept in the release for the next update.
 make_release() {
-    folder=$ROOT$RELEASES/$1
-    if [ -d "$folder" ] && [ ! -f "$folder/$RELEASE_MARK" ]; then
-        rm -rf "$folder"  # half made by a run that stopped: made again from nothing
-    fi
-    mkdir -p "$ROOT$RELEASES"
-    # The system's packages stay visible: Debian's python3-lgpio is the Pi's pin library.
-    "$PYTHON" -m venv --system-site-packages "$folder"
-    work=$(mktemp -d)
-    # shellcheck disable=SC2064  # the folder is known now
-    trap "rm -rf '$work'" EXIT
-    wheel=$(build_wheel "$work" "$folder/bin/python") || fail "could not build the program's wheel from $SOURCE"
     if [ -n "$WHEELS" ]; then
-        # Every library from the wheelhouse, each checked against its hash; then the program alone.
-        release_pip "$folder" install --no-index --find-links "$WHEELS" --require-hashes -r "$REQUIREMENTS"
-        # By name from the wheel's folder, not by its path: the release records no build's temporary folder
-        # (pip's direct_url.json), so the same source installs as the same files.
-        release_pip "$folder" install --no-index --no-deps --find-links "$(dirname "$wheel")" companion
+        release_step make "$ROOT$HOME_DIR" "$1" "$SOURCE" "$PYTHON" "$WHEELS" "$REQUIREMENTS" \
+            || fail "could not install the program from $SOURCE as the release $1"
     else
-        release_pip "$folder" install "${wheel}[pi]"
+        release_step make "$ROOT$HOME_DIR" "$1" "$SOURCE" "$PYTHON" \
+            || fail "could not install the program from $SOURCE as the release $1"
     fi
-    rm -rf "$work"
-    trap - EXIT
-    [ -x "$folder/bin/companion" ] || fail "the companion command is missing from $RELEASES/$1/bin"
-    echo "$1" > "$folder/$RELEASE_MARK"
     say "installed the program as the release $RELEASES/$1"
 }
 
@@ -253,23 +219,15 @@ migrate_old_layout() {
     say "moved the program from the environment $HOME_DIR to the releases in $RELEASES"
 }
 
-# Point a link of $HOME_DIR at a release, in one step (a link made beside it, renamed over it).
-# (Shell functions share their variables: each helper's names are its own.)
+# Point a link of $HOME_DIR (current, previous) at a release, in one step.
 point() {
-    point_link=$ROOT$1 point_release=$2
-    ln -sfn "releases/$point_release" "$point_link.new"
-    mv -T "$point_link.new" "$point_link"
+    release_step point "$ROOT$HOME_DIR" "$(basename "$1")" "$2"
 }
 
 # Releases neither current nor previous are taken away: a Pi's card is small.
 prune_releases() {
-    keep_current=$(basename "$(readlink "$ROOT$CURRENT" 2> /dev/null || echo none)")
-    keep_previous=$(basename "$(readlink "$ROOT$PREVIOUS" 2> /dev/null || echo none)")
-    for folder in "$ROOT$RELEASES"/*; do
-        [ -d "$folder" ] || continue
-        name=$(basename "$folder")
-        [ "$name" = "$keep_current" ] || [ "$name" = "$keep_previous" ] || { rm -rf "$folder"; say "removed the release $name"; }
-    done
+    removed=$(release_step prune "$ROOT$HOME_DIR")
+    [ -z "$removed" ] || echo "$removed" | sed 's/^/install.sh: /'
 }
 
 install_program() {

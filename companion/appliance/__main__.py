@@ -1,8 +1,11 @@
-"""python -m companion.appliance boot|watch: the card image's two services (companion-firstboot, companion-network).
+"""python -m companion.appliance boot|watch|show-code: the card image's services (companion-firstboot,
+companion-network, companion-setup-code).
 
     boot  --boot DIR      apply the boot partition's files (Wi-Fi, name, ssh), then exit
     watch [--grace S]     open the access point when there is no home network, leave it when one is back;
                           serve the Wi-Fi page. COMPANION_NETWORK=fake:PATH drives a fake network (tests).
+    show-code             put the table's setup code on the boot partition, where a computer reads it
+                          (or take it away once setup is done)
 """
 
 import argparse
@@ -16,8 +19,30 @@ from pathlib import Path
 from companion.appliance import firstboot, hotspot
 from companion.appliance.network import PAGE_PORT, network_from
 from companion.appliance.page import WifiPage, serve
+from companion.table.firstrun import read_code
 
-SETUP_CODE_FILE = Path("/boot/firmware/companion-setup-code.txt")  # the image's config names the same file
+SETUP_CODE_FILE = Path("/boot/firmware/companion-setup-code.txt")  # the owner's copy, on the card
+KEPT_CODE = Path("/var/lib/companion/setup-code")  # the table keeps its code here (firstrun.KEPT_CODE_FILE)
+
+
+def show_code(kept: Path, card: Path) -> str:
+    """The card's copy of the setup code made to match the table's own; what was done, in a line.
+
+    The daemon may not write the boot partition (the firmware, the kernel and their settings are there): this
+    step, as root, copies a code that reads as one (ten letters and digits, nothing else) or removes the copy.
+    """
+    code = read_code(kept)
+    if code is None:
+        if card.exists():
+            card.unlink()
+            return f"setup is closed: removed {card}"
+        return "setup is closed: no code on the card"
+    if read_code(card) == code:
+        return f"{card} holds the setup code already"
+    scratch = card.with_name(f".{card.name}.new")
+    scratch.write_text(code + "\n", encoding="ascii")
+    scratch.replace(card)
+    return f"put the setup code on the card: {card}"
 
 
 def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=time.monotonic) -> None:
@@ -27,22 +52,42 @@ def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=tim
         network.save(wifi)
         asked.set()
 
-    server = serve(WifiPage(code_file, save, clock), port)
+    wifi_page, server = WifiPage(code_file, save, clock), None
     state = hotspot.Watch()
     try:
         while True:
             seen = replace(network.seen(), asked=asked.is_set())
             asked.clear()
             state, do = hotspot.decide(state, seen, clock(), timing)
+            ap_on = seen.ap_on
             if do == hotspot.START_AP:
                 logging.info("no home network for %.0f s: the access point is open", timing.grace_s)
                 network.start_ap()
+                ap_on = True
             elif do == hotspot.STOP_AP:
                 logging.info("leaving the access point: %s", "a network is back" if seen.online else "trying the home network")
                 network.stop_ap()
+                ap_on = False
+            server = _page_while(ap_on, server, wifi_page, network.page_address, port)
             asked.wait(timing.look_s)
     finally:
+        _page_while(False, server, wifi_page, network.page_address, port)
+
+
+def _page_while(ap_on: bool, server, wifi_page, host: str, port: int):
+    """The Wi-Fi page served on the access point's address while it is up, and not at all otherwise (so no one on
+    the home network reaches it); the server now. An address not there yet is tried again at the next look."""
+    if ap_on and server is None:
+        try:
+            return serve(wifi_page, port, host)
+        except OSError as e:
+            logging.warning("the Wi-Fi page cannot listen on %s:%s yet (%s)", host, port, e.strerror or e)
+            return None
+    if not ap_on and server is not None:
         server.shutdown()
+        server.server_close()
+        return None
+    return server
 
 
 def main(argv=None) -> None:
@@ -58,10 +103,15 @@ def main(argv=None) -> None:
     watching.add_argument("--look", type=float, default=hotspot.TIMING.look_s)
     watching.add_argument("--port", type=int, default=PAGE_PORT)
     watching.add_argument("--setup-code-file", type=Path, default=SETUP_CODE_FILE)
+    showing = commands.add_parser("show-code")
+    showing.add_argument("--kept", type=Path, default=KEPT_CODE)
+    showing.add_argument("--card", type=Path, default=SETUP_CODE_FILE)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "boot":
         firstboot.apply(args.boot, args.root)
+    elif args.command == "show-code":
+        logging.info("%s", show_code(args.kept, args.card))
     else:
         watch(network_from(os.environ.get("COMPANION_NETWORK")), hotspot.Timing(args.grace, args.retry, args.look),
               args.setup_code_file, args.port)

@@ -6,7 +6,9 @@ format, when it was made, and each file's SHA-256), `config.toml` and
 the daemon runs). Reading one checks everything before anything is written:
 its size, its members, the list's digests, the config through the config's
 own reader and the database through the records' (it must open as a table
-file this program can read); a refusal names what is wrong. Restoring
+file this program can read, of its version's shape, resume as the table
+would as it starts, and have every record read back as the history import
+reads it); a refusal names what is wrong. Restoring
 replaces the config and the database, each by a rename, only after both are
 written beside them.
 
@@ -35,6 +37,7 @@ from companion import fields
 from companion.clock import iso
 from companion.errors import BadInput
 from companion.records.copies import check_table_file, snapshot
+from companion.records.holding import InUse, replacing
 
 MAX_BACKUP_BYTES = 64 * 1024 * 1024  # an archive larger than this is refused unread (a table's is a few MB)
 MAX_UNPACKED_BYTES = 4 * MAX_BACKUP_BYTES  # what its files may hold once unpacked: no archive bomb fills a card
@@ -65,7 +68,17 @@ def make_backup(config: Path | None, database: Path, *, now: float | None = None
         files[CONFIG] = Path(config).read_bytes()
     if Path(database).is_file():
         files[DATABASE] = snapshot(Path(database))
-    manifest = {"format": FORMAT, "made": iso(time.time() if now is None else now),
+    return _pack(files, iso(time.time() if now is None else now))
+
+
+def database_alone(backup: Backup) -> bytes:
+    """The archive of a checked backup's database alone: what a player with the PIN may restore (the scores),
+    without the config (the table's PIN, hosts and broker are the owner's to change)."""
+    return _pack({DATABASE: backup.database} if backup.database is not None else {}, backup.made)
+
+
+def _pack(files: dict[str, bytes], made: str) -> bytes:
+    manifest = {"format": FORMAT, "made": made,
                 "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}}
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
@@ -81,7 +94,7 @@ def read_backup(data: bytes) -> Backup:
     if len(data) > MAX_BACKUP_BYTES:
         raise too_big(len(data))
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz", tarinfo=_PlainFileHeader) as tar:
             files = _members(tar)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError):
         raise BadInput(FIELD, "not a table backup (not a .tar.gz archive)", code="errors.backup.not_archive") from None
@@ -105,13 +118,30 @@ def too_big(size: int) -> BadInput:
                     code="errors.backup.too_big", params={"limit": MAX_BACKUP_BYTES})
 
 
+def _not_held(name: str) -> BadInput:
+    return BadInput(fields.at(FIELD, name), "not a file a table backup holds (it holds "
+                    f"{MANIFEST}, {CONFIG} and {DATABASE}, each once)", code="errors.backup.member",
+                    params={"file": name})
+
+
+class _PlainFileHeader(tarfile.TarInfo):
+    """A header read as a backup's: a plain file's, or refused before tarfile reads anything more.
+
+    tarfile reads a pax or GNU long-name header's data whole, and follows chained headers one within
+    another, before the member's name can be looked at: gzip packs hundreds of MB of such data into a
+    few hundred KB. The table's own backups hold plain file headers only (names in ASCII, sizes small)."""
+
+    def _proc_member(self, tarfile_):
+        if self.type not in (tarfile.REGTYPE, tarfile.AREGTYPE):
+            raise _not_held(self.name)
+        return super()._proc_member(tarfile_)
+
+
 def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
     found, unpacked = {}, 0
     for member in tar:
         if member.name not in (MANIFEST, CONFIG, DATABASE) or not member.isfile() or member.name in found:
-            raise BadInput(fields.at(FIELD, member.name), "not a file a table backup holds (it holds "
-                           f"{MANIFEST}, {CONFIG} and {DATABASE}, each once)", code="errors.backup.member",
-                           params={"file": member.name})
+            raise _not_held(member.name)
         unpacked += member.size
         if unpacked > MAX_UNPACKED_BYTES:
             raise too_big(unpacked)
@@ -149,33 +179,58 @@ def _check_config(raw: bytes) -> None:
 
 
 def _check_database(raw: bytes) -> None:
-    """The database opens as a table file of a version this program reads (on a copy: nothing is changed)."""
+    """The database opens as a table file of a version this program reads and of its shape, and every record
+    in it reads back as the history import reads it (the API's own checks): a table restored from it starts,
+    and its history can be moved to another table. Checked on a copy: nothing is changed."""
+    where = fields.at(FIELD, DATABASE)
     try:
-        check_table_file(raw)
-    except sqlite3.Error as e:
-        raise BadInput(fields.at(FIELD, DATABASE), f"not a table database this program can read ({e})",
+        check_table_file(raw, _records_read_back)
+    except BadInput as e:
+        raise BadInput(where, f"holds a record the table would refuse ({e})", code="errors.backup.database",
+                       params={"reason": str(e)}) from None
+    except (sqlite3.Error, ValueError, TypeError) as e:  # a row that does not even export (not JSON, not text)
+        raise BadInput(where, f"not a table database this program can read ({e})",
                        code="errors.backup.database", params={"reason": str(e)}) from None
 
 
+def _records_read_back(copy: Path) -> None:
+    """What the table does as it starts (resume the show that was running, or set it aside), then the history
+    export read back: a start that would fail, or a record that would not move, refuses the backup."""
+    from companion.records import GameShelf, Store
+    from companion.records.history import export_history, read_history
+    from companion.table.games import KINDS
+    from companion.table.recovery import resume
+
+    store = Store(copy)
+    try:
+        resume(store, 0.0)
+        read_history(export_history(store.database, wall=0.0), GameShelf(store.database, KINDS))
+    finally:
+        store.close()
+
+
 def restore(backup: Backup, config: Path | None, database: Path) -> list[str]:
-    """Put a checked backup's files in place of the table's (the daemon stopped); what was replaced.
+    """Put a checked backup's files in place of the table's; what was replaced. InUse (nothing replaced) while
+    any program has the database open: a daemon writing to the old file would lose what it wrote.
 
     Both files are written beside their places first; only then is each renamed over the old one, so a
     disk that refuses leaves the table as it was."""
     staged = [(data, Path(path)) for data, path in ((backup.config, config), (backup.database, database))
               if data is not None and path is not None]
     written = []
+    Path(database).parent.mkdir(parents=True, exist_ok=True)
     try:
-        for data, path in staged:
-            written.append((_beside(path, data), path))
-        replaced = []
-        for new, path in written:
-            if path.name == Path(database).name:
-                for side in ("-wal", "-shm", "-journal"):  # the old file's: they would be read into the new one
-                    Path(f"{path}{side}").unlink(missing_ok=True)
-            os.replace(new, path)
-            replaced.append(str(path))
-        return replaced
+        with replacing(database):
+            for data, path in staged:
+                written.append((_beside(path, data), path))
+            replaced = []
+            for new, path in written:
+                if path.name == Path(database).name:
+                    for side in ("-wal", "-shm", "-journal"):  # the old file's: they would be read into the new one
+                        Path(f"{path}{side}").unlink(missing_ok=True)
+                os.replace(new, path)
+                replaced.append(str(path))
+            return replaced
     finally:
         for new, _ in written:
             new.unlink(missing_ok=True)
@@ -249,6 +304,8 @@ def apply_pending(config) -> str | None:
         return f"the backup waiting to be restored was refused and set aside as restore-refused.tar.gz: {e}"
     try:
         restore(backup, config.path, config.database)
+    except InUse as e:  # another program has the file: it stays waiting, the table starts on its files as they are
+        return f"the backup waiting to be restored stays waiting: {e}"
     except OSError as e:  # never a table that cannot start for a backup it cannot write: it starts as it was
         path.replace(path.with_name("restore-refused.tar.gz"))
         return f"the backup waiting to be restored could not be written ({e.strerror or e}): set aside as " \

@@ -31,6 +31,7 @@ WIFI_KEYS = ("ssid", "password", "country")
 SSID_BYTES = 32  # 802.11: an SSID is at most 32 bytes
 PASSPHRASE = (8, 63)  # WPA2-PSK: a passphrase of 8 to 63 characters (or the key itself, 64 hex digits)
 PSK_HEX = 64
+COUNTRY_LETTERS = 2  # ISO 3166 alpha-2
 NAME_LIMIT = 63  # one DNS label
 FILE_LIMIT = 4096  # a settings file of a few lines; anything longer is not one
 WIFI_CONNECTION = "companion-wifi"  # NetworkManager's name for the home network the file gave
@@ -104,7 +105,7 @@ def wifi_setting(values: dict, source: str) -> WifiSetting:
     if password and not hex_key and not (PASSPHRASE[0] <= len(password) <= PASSPHRASE[1] and password.isascii()):
         raise BadInput(at(source, "password"), "a Wi-Fi password has 8 to 63 characters",
                        code="errors.wifi.password", params={"low": PASSPHRASE[0], "high": PASSPHRASE[1]})
-    country = line(values["country"], at(source, "country"), 2).upper()
+    country = line(values["country"], at(source, "country"), COUNTRY_LETTERS).upper()
     if country not in COUNTRIES:
         raise BadInput(at(source, "country"), f"expected a two-letter country code like JP or GB, got {country!r}",
                        code="errors.wifi.country")

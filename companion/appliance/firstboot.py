@@ -1,11 +1,15 @@
 """At every boot, before the network starts: the owner's files on the card's boot partition, applied.
 
 The Wi-Fi file becomes NetworkManager's connection and is left on the card with its password blanked
-(under another name, so it is read once); a refused file stays, and the reason is written beside it,
-where the owner who made it will look. The name file names the table; an `ssh` file switches ssh on.
+(under another name, so it is read once); the file itself is overwritten where it lay before it is
+removed, since FAT only marks a deleted file's clusters free and the password would stay on the card.
+A refused file (one that is not UTF-8 text too: nothing is guessed or mangled) stays as it is, and the
+reason is written beside it, where the owner who made it will look. The name file names the table; an
+`ssh` file switches ssh on.
 """
 
 import logging
+import os
 import socket
 import subprocess
 from pathlib import Path
@@ -16,6 +20,36 @@ from companion.errors import BadInput
 
 log = logging.getLogger(__name__)
 WIFI_ERROR = "companion-wifi-error.txt"  # beside a refused Wi-Fi file: why it was refused
+NAME_ERROR = "companion-name-error.txt"  # beside a refused name file
+
+
+def read_text(path: Path) -> str:
+    """A file of the owner's as text: UTF-8 (with or without the byte-order mark Windows writes), or refused."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise BadInput(path.name, f"not UTF-8 text (byte {e.start + 1}): save it as UTF-8 and put it back",
+                       code="errors.wifi.encoding", params={"byte": e.start + 1}) from None
+
+
+def refused(boot: Path, name: str, error: str, reason: BadInput) -> str:
+    """The reason a file of the card was not used, written beside it; the line for the journal."""
+    (boot / error).write_text(f"{reason}\n")
+    log.error("%s was not used: %s", name, reason)
+    return f"refused {name}: {reason}"
+
+
+def wipe(path: Path) -> None:
+    """Overwrite a file's bytes where they lie, to the disk, then remove it (FAT keeps what it deletes)."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        size = os.fstat(fd).st_size
+        os.pwrite(fd, b"#" * size, 0)  # the same length: the same clusters, none freed with the secret in them
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    path.unlink()
 
 
 def hotspot_keyfile(name: str) -> str:
@@ -35,20 +69,18 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
     etc = root / "etc"
     wifi_file = boot / bootfiles.WIFI_FILE
     if wifi_file.exists():
-        text = wifi_file.read_text("utf-8", errors="replace")
         try:
+            text = read_text(wifi_file)
             wifi = bootfiles.read_wifi(text)
-        except BadInput as refused:
-            (boot / WIFI_ERROR).write_text(f"{refused}\n")
-            log.error("the Wi-Fi file was not used: %s", refused)
-            done.append(f"refused {bootfiles.WIFI_FILE}: {refused}")
+        except BadInput as reason:
+            done.append(refused(boot, bootfiles.WIFI_FILE, WIFI_ERROR, reason))
         else:
             write_secret(etc / "NetworkManager/system-connections" / f"{bootfiles.WIFI_CONNECTION}.nmconnection",
                          bootfiles.keyfile(wifi))
             (etc / "modprobe.d").mkdir(parents=True, exist_ok=True)
             (etc / "modprobe.d/companion-wifi-country.conf").write_text(bootfiles.regulatory(wifi))
             (boot / bootfiles.WIFI_USED).write_text(bootfiles.blanked(text))
-            wifi_file.unlink()
+            wipe(wifi_file)
             (boot / WIFI_ERROR).unlink(missing_ok=True)
             run(("iw", "reg", "set", wifi.country), check=False, capture_output=True)
             done.append(f"Wi-Fi {wifi.ssid!r} ({wifi.country}) saved; the password was removed from the card")
@@ -56,11 +88,11 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
     name_file = boot / bootfiles.NAME_FILE
     if name_file.exists():
         try:
-            name = bootfiles.read_name(name_file.read_text("utf-8", errors="replace"))
-        except BadInput as refused:
-            log.error("the name file was not used: %s", refused)
-            done.append(f"refused {bootfiles.NAME_FILE}: {refused}")
+            name = bootfiles.read_name(read_text(name_file))
+        except BadInput as reason:
+            done.append(refused(boot, bootfiles.NAME_FILE, NAME_ERROR, reason))
         else:
+            (boot / NAME_ERROR).unlink(missing_ok=True)
             if (etc / "hostname").read_text().strip() != name:
                 (etc / "hostname").write_text(f"{name}\n")
                 (etc / "hosts").write_text(bootfiles.hosts(name))

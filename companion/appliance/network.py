@@ -28,6 +28,8 @@ CONNECTIONS = Path("/etc/NetworkManager/system-connections")
 
 
 class Network(Protocol):
+    page_address: str  # where the Wi-Fi page listens while the access point is up
+
     def seen(self) -> Seen: ...
     def start_ap(self) -> None: ...
     def stop_ap(self) -> None: ...
@@ -85,6 +87,8 @@ REDIRECT = f"""table ip companion-hotspot {{
 class NetworkManager:
     """The table's network through nmcli (and nft for the access point's page)."""
 
+    page_address = HOTSPOT_ADDRESS
+
     def __init__(self, run=subprocess.run, connections: Path = CONNECTIONS):
         self.run = run
         self.connections = connections
@@ -112,6 +116,8 @@ class NetworkManager:
 class FakeNetwork:
     """A network kept in a JSON file: a test (or a person) says whether the table is online; the watcher's
     access point and saved networks are written back to it."""
+
+    page_address = "127.0.0.1"  # a container's or a test's own: nothing outside reaches it
 
     def __init__(self, path: Path):
         self.path = Path(path)

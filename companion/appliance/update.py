@@ -51,10 +51,11 @@ class System(Protocol):
     """The machine, as an update needs it."""
 
     def current(self) -> str | None: ...
+    def previous(self) -> str | None: ...  # the way back from current
     def install(self, source: str) -> str: ...  # a release made beside the others; its name
     def back_up(self) -> str: ...  # the table's data in one archive; its path
     def database_version(self) -> int | None: ...  # None: no database yet
-    def switch(self, release: str) -> None: ...  # current -> release, previous -> what current was
+    def switch(self, to: str, previous: str | None) -> None: ...  # current -> to, then previous -> previous
     def stop(self) -> None: ...
     def start(self) -> None: ...  # asks systemd to start the service; whether it came up is health()'s
     def health(self) -> Health: ...
@@ -104,7 +105,7 @@ def wait_until_serving(system: System, timeout: float = HEALTH_TIMEOUT_S, steady
 
 def update(system: System, source: str, timeout: float = HEALTH_TIMEOUT_S) -> Outcome:
     """Install `source` beside the running release and switch to it, or go back to the running one."""
-    old = system.current()
+    old, before = system.current(), system.previous()
     if old is None:
         raise NotInstalled("no release is installed yet: install the table with systemd/install.sh first")
     new = system.install(source)
@@ -114,7 +115,7 @@ def update(system: System, source: str, timeout: float = HEALTH_TIMEOUT_S) -> Ou
     backup = system.back_up()
     system.say(f"backed the table's data up to {backup}")
     version = system.database_version()
-    system.switch(new)
+    system.switch(new, previous=old)
     system.say(f"switched from {old} to {new}; restarting the service")
     system.stop()
     system.start()
@@ -129,7 +130,7 @@ def update(system: System, source: str, timeout: float = HEALTH_TIMEOUT_S) -> Ou
         system.restore_database(backup)
         outcome.restored_database = True
         system.say(f"{new} had changed the database: put back the database from {backup}")
-    system.switch(old)
+    system.switch(old, previous=before)  # the way back stays a release that served, never the failed one
     system.start()
     again = wait_until_serving(system, timeout)
     if again:
@@ -144,13 +145,13 @@ class FakeSystem:
     (or as `serves(release, seconds since its start)` says), a database version the new release may move
     (`migrates_to`), and a clock that moves only when paused."""
 
-    def __init__(self, current: str | None = None, *, healthy_release: str | None = None,
+    def __init__(self, current: str | None = None, *, previous: str | None = None, healthy_release: str | None = None,
                  new_release: str = "0.2.0-bbb", migrates_to: int | None = None, database: int | None = 4,
                  serves: Callable[[str, float], Health] | None = None):
         self.current_release = self.running = current
         self.healthy_release, self.new_release = healthy_release, new_release
         self.migrates_to, self.database, self.serves = migrates_to, database, serves
-        self.previous: str | None = None
+        self.previous_release = previous
         self.now = self.started_at = 0.0
         self.starts = 0
         self.restored: list[str] = []
@@ -170,8 +171,13 @@ class FakeSystem:
     def database_version(self) -> int | None:
         return self.database
 
-    def switch(self, release: str) -> None:
-        self.previous, self.current_release = self.current_release, release
+    def previous(self) -> str | None:
+        return self.previous_release
+
+    def switch(self, to: str, previous: str | None) -> None:
+        self.current_release = to
+        if previous is not None and previous != to:
+            self.previous_release = previous
 
     def stop(self) -> None:
         self.running = None

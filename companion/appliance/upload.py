@@ -13,7 +13,7 @@ import secrets
 import threading
 from pathlib import Path
 
-from companion.appliance.backup import MAX_BACKUP_BYTES, read_backup, stage_pending, too_big
+from companion.appliance.backup import MAX_BACKUP_BYTES, database_alone, read_backup, stage_pending, too_big
 from companion.errors import BadInput, Conflict
 
 UPLOAD_NAME = ".restore-upload"  # beside the database: the one folder the daemon may write besides its config
@@ -29,15 +29,18 @@ class Upload:
         self._id: str | None = None
         self._size = self._kept = self._part = self._parts = 0
 
-    def receive(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> dict:
+    def receive(self, piece: bytes, part: int, parts: int, size: int, upload: str | None, *,
+                with_config: bool = False) -> dict:
         """Keep a piece; once the last is in, check the whole backup (a refusal names what is wrong, and nothing
-        is kept) and keep it for the next start to put in place."""
+        is kept) and keep it for the next start to put in place: its config too only `with_config` (the owner's
+        key), else its database alone."""
         upload, whole = self.add(piece, part, parts, size, upload)
         if whole is None:
             return {"upload": upload, "part": part}
         backup = read_backup(whole)
-        stage_pending(whole, self.folder / "database")
-        return {"restore": "pending", "made": backup.made}
+        stage_pending(whole if with_config else database_alone(backup), self.folder / "database")
+        return {"restore": "pending", "made": backup.made,
+                "config": "restored" if with_config and backup.config is not None else "kept"}
 
     def add(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> tuple[str, bytes | None]:
         """Keep `piece` (part `part` of `parts` of a file of `size` bytes); the upload's id, and the whole file

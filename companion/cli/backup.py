@@ -22,6 +22,8 @@ def _config(args):
 
 
 def cmd_backup(args) -> int:
+    import sqlite3
+
     from companion.appliance.backup import make_backup
 
     config = _config(args)
@@ -29,6 +31,8 @@ def cmd_backup(args) -> int:
         data = make_backup(config.path, config.database)
     except OSError as e:
         raise Refusal(f"cannot read the table's files ({e.strerror or e}): run it as root (sudo)", code=1) from None
+    except sqlite3.Error as e:  # the config names a file that is not the table's database
+        raise Refusal(f"{config.database}: not a table database ({e}): nothing was backed up", code=1) from None
     if args.file == "-":
         sys.stdout.buffer.write(data)
         return 0
@@ -44,12 +48,16 @@ def cmd_backup(args) -> int:
     # Through sudo, the archive is the owner's who asked for it, not root's.
     if os.geteuid() == 0 and os.environ.get("SUDO_UID", "").isdigit() and os.environ.get("SUDO_GID", "").isdigit():
         os.chown(target, int(os.environ["SUDO_UID"]), int(os.environ["SUDO_GID"]))
-    print(f"backed the config {config.path} and the database {config.database} up to {target}")
+    if Path(config.database).is_file():
+        print(f"backed the config {config.path} and the database {config.database} up to {target}")
+    else:  # a table not started yet: say what the archive holds, not what it might have
+        print(f"backed the config {config.path} up to {target}; no database yet ({config.database} is not there)")
     return 0
 
 
 def cmd_restore(args) -> int:
     from companion.appliance.backup import MAX_BACKUP_BYTES, read_backup, restore, too_big
+    from companion.records.holding import InUse
 
     source = Path(args.file)
     try:
@@ -65,6 +73,8 @@ def cmd_restore(args) -> int:
         subprocess.run(["systemctl", "stop", UNIT], check=True)
     try:
         replaced = restore(backup, config.path, config.database)
+    except InUse as e:  # a daemon systemd does not run (or a command) has the file: it is not replaced under it
+        raise Refusal(str(e), code=1) from None
     except OSError as e:
         raise Refusal(f"cannot restore ({e.strerror or e}): run it as root (sudo); nothing was replaced", code=1) \
             from None

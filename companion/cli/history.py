@@ -98,7 +98,9 @@ def cmd_import(args) -> int:
         done = True
     finally:
         if made and not done:  # nothing was written: leave no new empty file behind either
-            for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+            from companion.records.holding import SUFFIX
+
+            for path in (database, *(Path(f"{database}{side}") for side in ("-wal", "-shm", SUFFIX))):
                 path.unlink(missing_ok=True)
     print(", ".join(f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in counts.items() if n) or "nothing", "imported")
     return 0

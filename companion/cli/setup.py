@@ -12,6 +12,7 @@ def cmd_setup(args) -> int:
 
     # A file named on the command line must be there (a typo is not a new table); the default one may not be yet.
     config = load_config(args.config) if args.config else load_or_fresh(None)
+    _check_database(config.database)
     if args.new_pin:
         return _new_pin(config)
     if args.reopen:
@@ -19,6 +20,28 @@ def cmd_setup(args) -> int:
     state = "set up" if config.set_up else "not set up: its setup page opens for the setup code on its start-up lines"
     print(f"{config.path}: {state}")
     return 0
+
+
+def _check_database(database) -> None:
+    """The config's database is where a table keeps it: a table file, or none yet in a folder that is there.
+
+    The code and the PIN are kept beside it, so a mistyped path is refused, never made."""
+    import sqlite3
+    from pathlib import Path
+
+    from companion.records.copies import file_version
+
+    path = Path(database)
+    if str(database) == ":memory:":
+        raise Refusal("the config keeps its database in memory: there is no table to set up here")
+    if path.is_dir():
+        raise Refusal(f"{path}: is a folder, not the table's database: check database = in the config")
+    if not path.parent.is_dir():
+        raise Refusal(f"{path}: no such folder {path.parent}: check database = in the config")
+    try:
+        file_version(path)
+    except sqlite3.Error as e:
+        raise Refusal(f"{path}: not a table database ({e})", code=1) from None
 
 
 def _reopen(config) -> int:

@@ -6,7 +6,6 @@ environment, `current` and `previous` links), systemctl for the service and
 its state, and the table's page over HTTP.
 """
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -16,106 +15,78 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from companion import release
 from companion.cli.common import Refusal
 
 ORDER = 80  # place in `companion --help`: the owner's upkeep, last
 HOME = Path("/opt/companion")
 UNIT = "companion.service"
-RELEASE_MARK = "companion-release"  # written last into a release, as install.sh does
 PAGE_TIMEOUT_S = 5.0  # one request to the page; the health's own timeout is the update's
-
-
-def source_digest(folder: Path) -> str:
-    """install.sh's digest of a checkout (the same files, the same sums), so both name a release alike."""
-    lines = []
-    for top in ("pyproject.toml", "companion"):
-        start = folder / top
-        paths = [start] if start.is_file() else sorted(p for p in start.rglob("*") if p.is_file())
-        for path in paths:
-            if path.suffix != ".pyc":
-                lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(folder)}\n")
-    return hashlib.sha256("".join(sorted(lines, key=str.encode)).encode()).hexdigest()[:12]
-
-
-def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+# systemctl waits for the daemon to stop (the unit's own TimeoutStopSec, 90 s by default): never longer than this.
+SYSTEMCTL_TIMEOUT_S = 180.0
 
 
 class Machine:
-    """This machine as an update acts on it (companion.appliance.update.System)."""
+    """This machine as an update acts on it (companion.appliance.update.System); `wheels`: a wheelhouse with its
+    requirements.txt to install the new release's libraries from (else the running release's own, if it kept
+    them)."""
 
-    def __init__(self, config, home: Path = HOME):
-        self.config, self.home = config, home
+    def __init__(self, config, home: Path = HOME, wheels: Path | None = None):
+        self.config, self.home, self.wheels = config, home, wheels
 
-    # The program's releases.
+    # The program's releases (the one recipe install.sh runs too: companion.release).
     def current(self) -> str | None:
-        link = self.home / "current"
-        return os.readlink(link).rsplit("/", 1)[-1] if link.is_symlink() else None
+        return release.linked(self.home, "current")
+
+    def previous(self) -> str | None:
+        return release.linked(self.home, "previous")
 
     def install(self, source: str) -> str:
         path = Path(source).resolve()
+        if path.is_dir() and not (path / "pyproject.toml").is_file():
+            raise Refusal(f"{path}: not a checkout of the program (no pyproject.toml)")
+        wheels = self.wheels or release.own_wheels(self.home, self.current())
         with tempfile.TemporaryDirectory(prefix="companion-update-") as work:
-            wheel = self._wheel(path, Path(work))
-            version = wheel.name.split("-")[1]
-            digest = source_digest(path) if path.is_dir() else file_digest(path)
-            release = f"{version}-{digest}"
-            folder = self.home / "releases" / release
-            if (folder / RELEASE_MARK).is_file():
-                self.say(f"the release {release} is there already")
-                return release
-            self.say(f"installing {path.name} as the release {release}")
-            subprocess.run(["rm", "-rf", str(folder)], check=True)  # half made by an update that stopped
-            # The system's packages stay visible: Debian's python3-lgpio is the Pi's pin library.
-            self._run(os.path.realpath(sys.executable), "-m", "venv", "--system-site-packages", str(folder))
-            self._run(str(folder / "bin" / "python"), "-m", "pip", "--quiet", "--disable-pip-version-check",
-                      "install", f"{wheel}[pi]")
-            if not (folder / "bin" / "companion").exists():
-                raise Refusal(f"{path}: the release {release} has no companion command: not this program", code=1)
-            (folder / RELEASE_MARK).write_text(release + "\n")
-            return release
+            program = path if path.suffix == ".whl" or path.is_dir() else self._wheel(path, Path(work))
+            version = _version(path) if path.is_dir() else program.name.split("-")[1]
+            digest = release.source_digest(path) if path.is_dir() else release.file_digest(path)
+            name = f"{version}-{digest}"
+            if (self.home / "releases" / name / release.RELEASE_MARK).is_file():
+                self.say(f"the release {name} is there already")
+                return name
+            self.say(f"installing {path.name} as the release {name}"
+                     + (f", its libraries from the hashed wheels in {wheels}" if wheels else ""))
+            try:
+                release.make_release(self.home, name, program, python=os.path.realpath(sys.executable),
+                                     wheels=wheels)
+            except release.ReleaseError as e:
+                raise Refusal(f"{path}: {e}", code=1) from None
+            return name
 
     def _wheel(self, path: Path, work: Path) -> Path:
-        """The program's wheel: the file itself, or one built from a checkout or source archive (in `work`,
-        from a copy: the checkout gets no build/ nor egg-info)."""
-        if path.suffix == ".whl":
-            return path
-        if path.is_dir():
-            if not (path / "pyproject.toml").is_file():
-                raise Refusal(f"{path}: not a checkout of the program (no pyproject.toml)")
-            source = work / "source"
-            source.mkdir()
-            for part in ("pyproject.toml", "README.md", "setup.cfg", "setup.py", "MANIFEST.in", "LICENSE", "companion"):
-                if (path / part).exists():
-                    self._run("cp", "-RL", str(path / part), str(source))
-            path = source
-        self._run(sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
-                  "--wheel-dir", str(work / "wheel"), str(path))
-        wheels = sorted((work / "wheel").glob("companion-*.whl"))
-        if not wheels:
-            raise Refusal(f"{path}: no wheel of the companion program came out of it", code=1)
-        return wheels[0]
+        """A source archive's wheel, built in `work` (a wheel or a checkout goes to the release as it is)."""
+        try:
+            return release.build_wheel(path, work, sys.executable) if path.is_dir() else self._build(path, work)
+        except release.ReleaseError as e:
+            raise Refusal(f"{path}: {e}", code=1) from None
 
-    def switch(self, release: str) -> None:
-        was = self.current()
-        if was is not None and was != release:
-            self._point("previous", was)
-        self._point("current", release)
+    def _build(self, archive: Path, work: Path) -> Path:
+        release.run(sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
+                    "--timeout", release.PIP_NETWORK_S, "--wheel-dir", str(work / "wheel"), str(archive),
+                    timeout=release.PIP_TIMEOUT_S)
+        built = sorted((work / "wheel").glob("companion-*.whl"))
+        if not built:
+            raise Refusal(f"{archive}: no wheel of the companion program came out of it", code=1)
+        return built[0]
 
-    def _point(self, name: str, release: str) -> None:
-        """Point a link at a release in one step: a link made beside it, renamed over it."""
-        new = self.home / f"{name}.new"
-        new.unlink(missing_ok=True)
-        new.symlink_to(f"releases/{release}")
-        os.replace(new, self.home / name)
+    def switch(self, to: str, previous: str | None) -> None:
+        if previous is not None and previous != to:
+            release.point(self.home, "previous", previous)
+        release.point(self.home, "current", to)
 
     def prune(self) -> None:
-        """Releases neither current nor previous are taken away: a Pi's card is small."""
-        keep = {os.readlink(self.home / n).rsplit("/", 1)[-1] for n in ("current", "previous")
-                if (self.home / n).is_symlink()}
-        for folder in sorted((self.home / "releases").iterdir()):
-            if folder.name not in keep:
-                subprocess.run(["rm", "-rf", str(folder)], check=True)
-                self.say(f"removed the release {folder.name}")
+        for name in release.prune(self.home):
+            self.say(f"removed the release {name}")
 
     # The table's data.
     def back_up(self) -> str:
@@ -155,8 +126,11 @@ class Machine:
     def health(self):
         from companion.appliance.update import Health
 
-        done = subprocess.run(["systemctl", "show", UNIT, "--property=ActiveState", "--property=SubState",
-                               "--property=MainPID"], capture_output=True, text=True, timeout=30)
+        try:
+            done = subprocess.run(["systemctl", "show", UNIT, "--property=ActiveState", "--property=SubState",
+                                   "--property=MainPID"], capture_output=True, text=True, timeout=PAGE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:  # a busy systemd: not ready as far as anyone can tell; asked again
+            return Health(ready=False)
         state = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
         ready = (state.get("ActiveState"), state.get("SubState")) == ("active", "running")
         pid = int(state.get("MainPID") or 0)
@@ -182,10 +156,23 @@ class Machine:
         print(f"companion update: {line}", flush=True)
 
     def _run(self, *command: str, check: bool = True) -> None:
-        done = subprocess.run(command, capture_output=True, text=True)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=SYSTEMCTL_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise Refusal(f"{' '.join(command[:3])} took longer than {SYSTEMCTL_TIMEOUT_S:g} s: stopped", code=1) \
+                from None
         if check and done.returncode != 0:
             last = (done.stderr.strip() or done.stdout.strip() or "no message").splitlines()[-1]
             raise Refusal(f"{' '.join(command[:3])} failed: {last}", code=1)
+
+
+def _version(checkout: Path) -> str:
+    import tomllib
+
+    try:
+        return tomllib.loads((checkout / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError):
+        raise Refusal(f"{checkout}/pyproject.toml: no [project] version in it") from None
 
 
 def cmd_update(args) -> int:
@@ -200,14 +187,22 @@ def cmd_update(args) -> int:
     config = load_config(args.config)
     if os.geteuid() != 0:
         raise Refusal("an update switches the program and restarts the service: run it as root (sudo)", code=1)
-    machine = Machine(config)
+    machine = Machine(config, wheels=args.wheels)
     try:
         outcome = update(machine, str(source), timeout=args.timeout)
     except NotInstalled as e:
         raise Refusal(str(e), code=1) from None
-    if outcome.switched:
-        machine.prune()
+    machine.prune()  # a release that did not come up goes too: current and previous are the good ones
     return 1 if outcome.rolled_back else 0
+
+
+def wheelhouse(text: str) -> Path:
+    import argparse
+
+    folder = Path(text)
+    if not (folder / release.REQUIREMENTS).is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no {release.REQUIREMENTS} with the wheels' hashes in it")
+    return folder.resolve()
 
 
 def positive_seconds(text: str) -> float:
@@ -230,6 +225,9 @@ def register(sub) -> None:
     update.add_argument("source", metavar="SOURCE", help="a release file (.whl, .tar.gz) or a checkout folder")
     update.add_argument("--config", metavar="FILE", default="/etc/companion/config.toml",
                         help="the table's config (default /etc/companion/config.toml)")
+    update.add_argument("--wheels", metavar="DIR", type=wheelhouse,
+                        help="install the new release's libraries from these wheels, each checked against its hash "
+                             "in DIR/requirements.txt (default: the running release's own, kept as it was installed)")
     update.add_argument("--timeout", metavar="S", type=positive_seconds, default=HEALTH_TIMEOUT_S,
                         help=f"seconds the new version has to be ready and answer (default {HEALTH_TIMEOUT_S:g})")
     update.set_defaults(func=cmd_update)

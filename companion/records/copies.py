@@ -35,9 +35,10 @@ def file_version(path: Path) -> int | None:
         return db.execute("PRAGMA user_version").fetchone()[0]
 
 
-def check_table_file(raw: bytes) -> None:
+def check_table_file(raw: bytes, records=lambda path: None) -> None:
     """None if `raw` is a whole table file this program reads (opened on a copy: its steps run there, not on
-    anything kept); else the sqlite3.DatabaseError that says why."""
+    anything kept), of its version's shape, and whose `records` check passes on the copy (given its path);
+    else the sqlite3.DatabaseError (or the check's error) that says why."""
     from companion.records.schema import TABLE_FILE
 
     with tempfile.TemporaryDirectory() as folder:
@@ -48,3 +49,4 @@ def check_table_file(raw: bytes) -> None:
         if verdict != "ok":
             raise sqlite3.DatabaseError(verdict)
         Database(copy, TABLE_FILE).close()
+        records(copy)

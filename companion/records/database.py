@@ -27,6 +27,7 @@ from pathlib import Path
 from companion.clock import iso  # noqa: F401  (the records' parts take it from here)
 from companion.errors import RETRY_AFTER_S, BadInput, RecordsBusy  # noqa: F401  (RETRY_AFTER_S: read here too)
 from companion.ports import MAX_ROW_ID  # noqa: F401  (the records' own bound, named where the web reads it too)
+from companion.records.holding import hold_shared, lock_exists, release
 
 BUSY_TIMEOUT_S = 1.5  # how long a write waits for another writer: a phone hears 503 within 2 s
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
@@ -95,22 +96,32 @@ class Database:
     def __init__(self, path: Path | str, schema, *, durable: bool = True):
         self.path = str(path)
         self.durable = durable
+        self._held, made = None, False
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            made = not lock_exists(self.path)
+            self._held = hold_shared(self.path)  # a restore waits for every program that has the file open
         # Each connection to ":memory:" is a database of its own: that one is never closed while in use.
         self._kept = KEPT_IDLE if self.path != ":memory:" else math.inf
         self._local = threading.local()  # the connection this thread has borrowed, if any
         self._idle: list[sqlite3.Connection] = []
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()  # guards the lists only; never held while SQLite waits
-        with self.connection() as db, busy_reported():
-            db.execute("PRAGMA journal_mode=WAL")
-        if isinstance(schema, str):
+        try:
             with self.connection() as db, busy_reported():
-                db.executescript(schema)
-        else:
-            with self.transaction() as db:
-                schema.migrate(db)
+                db.execute("PRAGMA journal_mode=WAL")
+            if isinstance(schema, str):
+                with self.connection() as db, busy_reported():
+                    db.executescript(schema)
+            else:
+                with self.transaction() as db:
+                    schema.migrate(db)
+        except BaseException:
+            held, self._held = self._held, None
+            self.close()  # a file refused as it opens is let go of at once, its new lock file with it
+            if held is not None:
+                release(held, made=made)
+            raise
 
     @contextmanager
     def connection(self):
@@ -166,5 +177,8 @@ class Database:
     def close(self) -> None:
         with self._lock:
             opened, self._opened, self._idle = self._opened, [], []
+            held, self._held = self._held, None
         for db in opened:
             db.close()
+        if held is not None:
+            release(held)

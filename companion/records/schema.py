@@ -14,10 +14,16 @@ kept it in its `meta` table under 'schema' (1 or 2): its steps run from
 that version on. Every step is safe on a file that already has what it
 adds, so a file whose old marks are missing is brought forward all the same.
 
+Once at the latest version, a file must have the shape a new file has
+(shape.py): every table, column and index, and no trigger, view or table of
+anyone else's. A file that does not (a table dropped, a trigger added by
+another program or carried in by a restored backup) is refused as it
+opens, naming the difference, rather than failing later at the first write.
+
 >>> from companion.records.database import Database
 >>> db = Database(":memory:", TABLE_FILE)
 >>> TABLE_FILE.version(db), TABLE_FILE.latest
-(5, 5)
+(6, 6)
 """
 
 import sqlite3
@@ -25,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from companion.records import festivals
+from companion.records.shape import WrongShape, difference, shape  # noqa: F401  (WrongShape: raised from here)
 from companion.records.tally import score_pad
 
 # The score pad's figures per event, kept by triggers as shows are written (by this program or any
@@ -109,7 +116,23 @@ class Schema:
         for number in range(version + 1, self.latest + 1):
             self.steps[number - 1](db)
         db.execute(f"PRAGMA user_version = {self.latest}")  # a pragma takes no parameter: a whole number of ours
+        if problem := difference(shape(db), self.shape()):
+            raise WrongShape(f"the file is not a version {self.latest} file as this program makes it: {problem}")
         return self.latest
+
+    def shape(self) -> dict:
+        """The shape of a new file of the latest version, built by the steps themselves (once per schema)."""
+        if "_shape" not in self.__dict__:
+            from companion.records.database import connect
+
+            fresh = connect(":memory:")
+            try:
+                for step in self.steps:
+                    step(fresh)
+                object.__setattr__(self, "_shape", shape(fresh))
+            finally:
+                fresh.close()
+        return self.__dict__["_shape"]
 
 
 # The board games, kept as versioned records (games.py), the keys of the changes made, and the cards entered.
@@ -198,10 +221,22 @@ def _festival_ids_never_reused(db) -> None:
     db.execute("DROP TABLE festivals_before")
 
 
+def _shape_made_whole(db) -> None:
+    """The indexes a file that kept its version in meta never got (its first step was skipped), and the score
+    pad's triggers as this program writes them (an older program's, or a restored file's, read otherwise)."""
+    for statement in statements(SHOWS):
+        if statement.startswith("CREATE INDEX"):
+            db.execute(statement)
+    for change in ("insert", "delete", "update"):
+        db.execute(f"DROP TRIGGER IF EXISTS pad_on_{change}")
+    script(PAD)(db)
+
+
 TABLE_FILE = Schema(steps=(
     script(SHOWS + GAMES),  # 1: the shows, their journals, the players, the board games
     script(FESTIVALS),  # 2: custom festivals
     _count_pad,  # 3: the score pad kept by triggers (a file of before them carried a 'pad' mark in meta)
     _festival_ids_never_reused,  # 4
     festivals.renumber_old_encore,  # 5: the encore is events 29 and 30 of the box's 30, no longer 31 and 32
+    _shape_made_whole,  # 6: every file at this version has the one shape a new file has (checked as it opens)
 ), older=_older_table_file)

@@ -46,6 +46,17 @@ def normalise(given: str) -> str:
     return "".join(ch for ch in given.upper() if ch not in " -\t")
 
 
+def matches(given: object, code: str) -> bool:
+    """Whether `given` is `code` as typed (case, spaces and dashes aside), compared in constant time.
+
+    >>> matches("abcde-fghjk", "ABCDEFGHJK"), matches(None, "ABCDEFGHJK")
+    (True, False)
+    """
+    if not isinstance(given, str):
+        return False
+    return hmac.compare_digest(normalise(given).encode("utf-8", "replace"), code.encode())
+
+
 def grouped(code: str) -> str:
     """The code as shown: in groups of five, easier to read across a table."""
     return "-".join(code[i:i + 5] for i in range(0, len(code), 5))
@@ -112,9 +123,7 @@ class FirstRun:
     def accepts(self, given: object) -> bool:
         """Whether `given` is the setup code (compared in constant time); never while the door is closed."""
         code = self.code
-        if code is None or not isinstance(given, str):
-            return False
-        return hmac.compare_digest(normalise(given).encode("utf-8", "replace"), code.encode())
+        return code is not None and matches(given, code)
 
     def announce(self, address: str | None = None) -> None:
         """Say the code where the owner reads it (the start-up lines, the journal)."""

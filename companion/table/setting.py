@@ -40,11 +40,13 @@ class TableSetup(Bench):
         """The table's config (its calibration in it) and database as one backup archive: its file name, its bytes."""
         return self._kept().back_up(self._configured.now.path, self._configured.now.database)
 
-    def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> dict:
-        """A piece of a backup sent from a page; once whole, checked and kept to be put in place at the next start."""
+    def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None, *,
+                       with_config: bool = False) -> dict:
+        """A piece of a backup sent from a page; once whole, checked and kept to be put in place at the next start
+        (its config too only `with_config`: the owner's key, not the PIN)."""
         if self._upload is None:
             self._upload = self._kept().receiver(self._configured.now.database.parent)
-        return self._upload.receive(piece, part, parts, size, upload)
+        return self._upload.receive(piece, part, parts, size, upload, with_config=with_config)
 
     def _kept(self):
         if self._keeping is None:

@@ -206,22 +206,15 @@ install_program() {
 install_appliance() {
     (cd "$HERE/files" && tar -cf - --owner=0 --group=0 .) | tar -xf - -C "$ROOT" --no-same-owner
     chmod 755 "$ROOT"/usr/local/sbin/companion-*
-    companion_gid=$(awk -F: '$1 == "companion" { print $3 }' "$ROOT/etc/group")
-    [ -n "$companion_gid" ] || fail "install.sh made no companion group"
     cat > "$ROOT/etc/fstab" <<EOF
 # The card: the root grows to fill it at first boot.
 LABEL=$ROOT_LABEL / ext4 rw,noatime,errors=remount-ro 0 1
-# The boot partition a computer reads: the Wi-Fi file, the name file, the setup code. Only root and the
-# table's service (group companion, which writes the setup code) read it: the Wi-Fi file holds a password.
-LABEL=$BOOT_LABEL /boot/firmware vfat rw,noatime,uid=0,gid=$companion_gid,fmask=0117,dmask=0007 0 2
+# The boot partition a computer reads: the Wi-Fi file, the name file, the setup code. Root's alone: the Wi-Fi
+# file holds a password, and the firmware, the kernel and cmdline.txt are there (companion-setup-code.service,
+# as root, puts the table's setup code there for the owner).
+LABEL=$BOOT_LABEL /boot/firmware vfat rw,noatime,uid=0,gid=0,fmask=0177,dmask=0077 0 2
 EOF
-    # The setup code reaches the owner on the boot partition (and the daemon may write there).
     config=$ROOT/etc/companion/config.toml
-    # (Only once the program reads the key: an unknown key stops the daemon.)
-    if grep -rq 'setup_code_file' "$SOURCE/companion/config.py" "$SOURCE/companion/table" && ! grep -q '^setup_code_file' "$config"; then
-        sed -i '0,/^\[table\]/s//[table]\n# The image: the setup code, while setup is open, in a file a computer reads from the card.\nsetup_code_file = "\/boot\/firmware\/companion-setup-code.txt"/' "$config"
-        grep -q '^setup_code_file' "$config" || printf '\n[table]\nsetup_code_file = "/boot/firmware/companion-setup-code.txt"\n' >> "$config"
-    fi
     # The table's page on the port a phone opens without one (no capability needed: see sysctl.d).
     if grep -q '^port *=' "$config"; then
         sed -i 's/^port *=.*/port = 80/' "$config"

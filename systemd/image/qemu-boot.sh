@@ -118,7 +118,11 @@ echo "qemu-boot.sh: the boot partition now holds:"
 mdir -b -i "$boot" :: | sed -n 's|^::/|  |; /companion/p'
 if mtype -i "$boot" ::companion-wifi-used.txt > "$work/used.txt" 2> /dev/null; then
     grep -q "not a real password" "$work/used.txt" && fail "the used Wi-Fi file still holds the password"
-    echo "qemu-boot.sh: the Wi-Fi file was read and its password removed"
+    # FAT keeps a deleted file's bytes: the whole raw partition is read, free clusters included.
+    sectors=$(sfdisk --dump "$work/card.img" | awk -F'[=,]' '/^[^#].*size=/ { gsub(/ /, "", $4); print $4; exit }')
+    dd if="$work/card.img" of="$work/boot.raw" bs=512 skip="$start" count="$sectors" status=none
+    grep -aq "not a real password" "$work/boot.raw" && fail "the raw boot partition still holds the Wi-Fi password"
+    echo "qemu-boot.sh: the Wi-Fi file was read and its password removed, from the raw partition too"
 else
     fail "the Wi-Fi file was not taken up (no companion-wifi-used.txt)"
 fi

@@ -70,8 +70,10 @@ def test_a_backup_restored_over_a_changed_table_brings_back_its_config_and_datab
     db.close()
     config.write_text('[table]\nname = "Changed"\n')
     Database(database, TABLE_FILE).close()
-    with Database(database, TABLE_FILE).transaction() as tx:
+    other = Database(database, TABLE_FILE)
+    with other.transaction() as tx:
         tx.execute("UPDATE players SET name = 'Someone else'")
+    other.close()
     replaced = restore(read_backup(data), config, database)
     assert replaced == [str(config), str(database)]
     assert config.read_text() == CONFIG_TEXT  # comments and the calibration included
@@ -120,6 +122,26 @@ def test_a_database_of_a_newer_program_is_refused(tmp_path):
     db.close()
     e = refusal(archive({DATABASE: path.read_bytes()}))
     assert e.error_code == "errors.backup.database" and "newer than this program" in str(e)
+
+
+@pytest.mark.parametrize("change, reason", [
+    ("DROP TABLE checkpoints; DROP TABLE journal; DROP TRIGGER pad_on_insert; DROP TRIGGER pad_on_delete;"
+     " DROP TRIGGER pad_on_update; DROP TABLE shows", "no such table: main.shows"),
+    ("CREATE TRIGGER no_more BEFORE INSERT ON players BEGIN SELECT RAISE(ABORT, 'no'); END", "trigger no_more"),
+    ("CREATE VIEW everyone AS SELECT * FROM players", "view everyone"),
+    ("CREATE TABLE notes (text TEXT)", "table notes"),
+])
+def test_a_database_not_of_its_versions_shape_is_refused_before_it_replaces_anything(tmp_path, change, reason):
+    """A version 5 file (as the table wrote it before) that a start would fail on, or that refuses writes."""
+    import sqlite3
+
+    path = tmp_path / "changed.sqlite3"
+    Database(path, TABLE_FILE).close()
+    db = sqlite3.connect(path)
+    db.executescript(change + "; PRAGMA user_version = 5;")
+    db.close()
+    e = refusal(archive({DATABASE: path.read_bytes()}))
+    assert e.error_code == "errors.backup.database" and reason in str(e), str(e)
 
 
 @pytest.mark.parametrize("data, code", [
@@ -200,3 +222,27 @@ def test_a_waiting_backup_that_no_longer_reads_is_set_aside_and_the_table_starts
     assert said.startswith("the backup waiting to be restored was refused and set aside")
     assert not pending_path(database).exists() and (database.parent / "restore-refused.tar.gz").is_file()
     assert config.read_text() == CONFIG_TEXT and apply_pending(SimpleNamespace(path=config, database=database)) is None
+
+
+def test_restore_is_refused_while_another_program_has_the_database_open(table, tmp_path):
+    """A daemon that systemd does not run: the restore must not replace the file (and its -wal) under it."""
+    config, database, db = table
+    config.write_text(CONFIG_TEXT.replace('name = "Kitchen"', f'name = "Kitchen"\ndatabase = "{database}"'))
+    assert cli("backup", str(tmp_path / "table.tar.gz"), "--config", str(config)).returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", "import sys; from companion.records import Store;"
+                               f" store = Store({str(database)!r}); print('open', flush=True); sys.stdin.read()"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "open\n"
+        db.close()
+        with Database(database, TABLE_FILE).transaction() as tx:
+            tx.execute("INSERT INTO players (position, name) VALUES (2, 'Ben')")  # acknowledged while it runs
+        back = cli("restore", str(tmp_path / "table.tar.gz"), "--config", str(config))
+    finally:
+        holder.communicate("", timeout=60)
+    assert back.returncode == 1 and back.stderr.strip().splitlines() == [
+        "companion restore: the table's file is open in another program (its daemon, or a command): stop it first;"
+        " nothing was replaced"]
+    assert players(database) == ["Aiko", "Ben"]
+    assert cli("restore", str(tmp_path / "table.tar.gz"), "--config", str(config)).returncode == 0  # once it stopped
+    assert players(database) == ["Aiko"]

@@ -50,7 +50,7 @@ def pin(table) -> dict:
     return {"X-Table-Pin": table.door.pin}
 
 
-def send(client, table, data: bytes, piece: int = 1000, size: int | None = None):
+def send(client, table, data: bytes, piece: int = 1000, size: int | None = None, headers: dict | None = None):
     """The page's way: the file in pieces, the first saying its size; the last answer."""
     parts = max(1, -(-len(data) // piece))
     upload = None
@@ -58,7 +58,8 @@ def send(client, table, data: bytes, piece: int = 1000, size: int | None = None)
         query = {"part": part, "parts": parts, "size": len(data) if size is None else size}
         if upload:
             query["upload"] = upload
-        answer = client.post("/api/maintenance/restore", query_string=query, headers=pin(table),
+        sent = pin(table) if headers is None else headers or {"X-CSRF-Token": client.csrf}  # {}: the session's
+        answer = client.post("/api/maintenance/restore", query_string=query, headers=sent,
                              data=data[(part - 1) * piece:part * piece], content_type="application/octet-stream")
         if answer.status_code != 202 or part == parts:
             return answer
@@ -81,25 +82,41 @@ def test_the_owner_downloads_a_backup_of_the_config_and_database(client, table):
     assert backup.config == config.read_bytes() and backup.database.startswith(b"SQLite format 3\0")
 
 
-def test_a_backup_restored_from_the_page_is_put_in_place_at_the_next_start(client, table):
+def restored_from_the_page(client, table, headers: dict) -> str:
+    """A backup made, the players and config changed, the backup sent back with `headers`; the config after."""
     config, database = files(table)
     data = client.get("/maintenance/backup.tar.gz", headers=pin(table)).data
     table.ledger.set_players(["Aiko", "Ben"])
     config.write_text(config.read_text().replace("[table]", '[table]\nname = "Changed"', 1))
-    answer = send(client, table, data)
+    answer = send(client, table, data, headers=headers)
     assert answer.status_code == 202, answer.json
     assert answer.json["restore"] == "pending" and answer.json["restart"] is False  # no systemd here
+    assert answer.json["config"] == ("kept" if headers else "restored")
     assert pending_path(database).is_file() and not (database.parent / UPLOAD_NAME).exists()
     table.stop()
     said = apply_pending(load_or_fresh(config))
     assert said.startswith("restored the backup made ") and not pending_path(database).exists()
-    assert "Changed" not in config.read_text()
     restarted = Table(load_or_fresh(config), Store(database), mock_pin_factory(), clock=FakeClock(),
                       keeping=Backups())
     try:
         assert restarted.ledger.scorepad()["players"] == []
     finally:
         restarted.stop()
+    return config.read_text()
+
+
+def test_the_pin_restores_a_backups_scores_and_never_the_tables_config(client, table):
+    """A player with the PIN keeps scores; the PIN, the hosts and the broker in the config are the owner's."""
+    assert "Changed" in restored_from_the_page(client, table, pin(table))
+
+
+def test_the_owners_setup_code_restores_the_config_too(client, table):
+    page = client.get("/setup/").get_data(as_text=True)
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    code = table.first_run.reopen()
+    assert client.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": csrf}).status_code == 200
+    client.csrf = csrf
+    assert "Changed" not in restored_from_the_page(client, table, {})
 
 
 def test_a_changed_archive_is_refused_naming_why_and_nothing_is_kept(client, table):

@@ -89,11 +89,10 @@ class Table:
 @pytest.fixture(scope="module")
 def table(built, tmp_path_factory):
     boot = tmp_path_factory.mktemp("boot")
-    # As fstab mounts the card's boot partition: root's, and the table's group may write (its setup code).
-    group = next(line.split(":")[2] for line in (built / "root-amd64/etc/group").read_text().splitlines()
-                 if line.startswith("companion:"))
-    os.chown(boot, 0, int(group))
-    boot.chmod(0o770)
+    # As fstab mounts the card's boot partition: root's alone (the setup code is put there by root).
+    os.chown(boot, 0, 0)
+    boot.chmod(0o700)
+    (boot / "cmdline.txt").write_text("console=tty1 root=LABEL=companion-root rootwait\n")
     (boot / WIFI_FILE).write_text(WIFI)
     (boot / "companion-setup-code.txt").write_text(f"{SETUP_CODE}\n")
     drop_in = tmp_path_factory.mktemp("drop-in")
@@ -160,6 +159,16 @@ def test_the_owner_enters_the_setup_code_from_the_card_and_reaches_the_settings(
                  lambda: is_code(text := card.read_text().strip()) and text)
     script = SETUP_WALK.replace("CODE", code)
     assert box.run("python3", "-c", script).stdout.split() == ["open", "settings"]
+
+
+def test_the_tables_user_can_neither_write_the_boot_files_nor_read_the_wifi_file(table):
+    """Whoever takes the daemon over does not own the Pi at its next boot, nor learn the Wi-Fi password."""
+    box, boot = table
+    for attempt in ("echo init=/bin/sh >> /boot/firmware/cmdline.txt", "touch /boot/firmware/config.txt",
+                    "cat /boot/firmware/companion-setup-code.txt", "ls /boot/firmware"):
+        done = box.run("runuser", "-u", "companion", "--", "sh", "-c", attempt, check=False)
+        assert done.returncode != 0, attempt
+    assert "init=/bin/sh" not in (boot / "cmdline.txt").read_text()
 
 
 def test_a_zeroconf_browse_on_the_network_finds_the_table(table):

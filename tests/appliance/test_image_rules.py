@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.appliance import bootfiles, firstboot, hotspot
 from companion.appliance.network import FakeNetwork, seen_from
-from companion.appliance.page import WRONG_CODES, WifiPage
+from companion.appliance.page import FORM_LIMIT, WifiPage, read_form
+from companion.guessing import CLIENT_FREE_TRIES
 from companion.errors import BadInput
 
 WIFI = "# home\nssid=Our home\npassword=correct horse\ncountry=jp\n"
@@ -62,6 +63,44 @@ def test_first_boot_applies_the_cards_files(tmp_path):
     assert (root / "etc/modprobe.d/companion-wifi-country.conf").read_text() == "options cfg80211 ieee80211_regdom=JP\n"
     # The next boot finds nothing new to do.
     assert firstboot.apply(boot, root, run=lambda c, **kw: commands.append(c), set_hostname=names.append) == []
+
+
+def test_the_wifi_files_secret_is_overwritten_where_it_lay_before_the_file_is_removed(tmp_path):
+    """FAT does not wipe what it deletes: the password's bytes are overwritten in the file's own place first
+    (read here through the file as it was opened before first boot: the same place on the card)."""
+    import os
+
+    boot, root = tmp_path / "boot", tmp_path / "root"
+    boot.mkdir()
+    (root / "etc").mkdir(parents=True)
+    (boot / bootfiles.WIFI_FILE).write_text(WIFI)
+    where_it_lay = os.open(boot / bootfiles.WIFI_FILE, os.O_RDONLY)
+    try:
+        firstboot.apply(boot, root, run=lambda c, **kw: None, set_hostname=lambda n: None)
+        left = os.pread(where_it_lay, 4096, 0)
+    finally:
+        os.close(where_it_lay)
+    assert not (boot / bootfiles.WIFI_FILE).exists()
+    assert len(left) == len(WIFI.encode()) and b"correct horse" not in left and b"ssid=" not in left
+
+
+@pytest.mark.parametrize("file, error", [(bootfiles.WIFI_FILE, firstboot.WIFI_ERROR),
+                                         (bootfiles.NAME_FILE, firstboot.NAME_ERROR)])
+def test_a_file_that_is_not_utf8_is_kept_as_it_is_with_the_reason_beside_it(tmp_path, file, error):
+    """Windows-1252 `ssid=Café` is never a profile for `Caf\ufffd`: nothing is mangled, nothing removed."""
+    boot, root = tmp_path / "boot", tmp_path / "root"
+    boot.mkdir()
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/hostname").write_text("companion\n")
+    raw = ("ssid=Café\npassword=correct horse\ncountry=FR\n" if file == bootfiles.WIFI_FILE else "Café\n")
+    (boot / file).write_bytes(raw.encode("cp1252"))
+    done = firstboot.apply(boot, root, run=lambda c, **kw: None, set_hostname=lambda n: None)
+    assert (boot / file).read_bytes() == raw.encode("cp1252")
+    reason = (boot / error).read_text()
+    assert reason.startswith(f"{file}: not UTF-8 text") and "\n" == reason[-1] and reason.count("\n") == 1
+    assert not (root / "etc/NetworkManager/system-connections/companion-wifi.nmconnection").exists()
+    assert (root / "etc/hostname").read_text() == "companion\n"
+    assert any(line.startswith(f"refused {file}") for line in done)
 
 
 def test_a_refused_wifi_file_stays_with_its_reason_beside_it(tmp_path):
@@ -125,18 +164,71 @@ def test_the_wifi_page_needs_its_token_and_the_setup_code(tmp_path):
     code = tmp_path / "code.txt"
     saved, clock = [], Clock()
     page = WifiPage(code, saved.append, clock)
-    form = {"token": page.token, "ssid": "Home", "password": "correct horse", "country": "JP", "code": "123456"}
+    form = {"token": page.token, "ssid": "Home", "password": "correct horse", "country": "JP", "code": "ABCDE-FGHJK"}
     assert page.post(form, page.token)[0] == 409  # setup is closed: no code file
-    code.write_text("123456\n")
+    code.write_text("ABCDEFGHJK\n")
     assert page.post(form, "stolen")[0] == 403
     assert page.post({**form, "country": "XX"}, page.token)[0] == 400
     status, body = page.post(form, page.token, "ja")
     assert status == 200 and "Home" in body and [w.ssid for w in saved] == ["Home"]
-    for _ in range(WRONG_CODES):
-        assert page.post({**form, "code": "000000"}, page.token)[0] == 403
-    assert page.post(form, page.token)[0] == 429  # right code, but it must wait now
+    for _ in range(CLIENT_FREE_TRIES):
+        assert page.post({**form, "code": "AAAAA-AAAAA"}, page.token, client="10.42.0.66")[0] == 403
+    assert page.post(form, page.token, client="10.42.0.66")[0] == 429  # right code, but this address waits now
+    assert page.post(form, page.token, client="10.42.0.7")[0] == 200  # another address does not
     clock.now += 61
-    assert page.post(form, page.token)[0] == 200
+    assert page.post(form, page.token, client="10.42.0.66")[0] == 200
+
+
+class Headers(dict):
+    pass
+
+
+@pytest.mark.parametrize("headers, field", [
+    ({"Content-Length": "-1"}, "Content-Length"),
+    ({"Content-Length": "x"}, "Content-Length"),
+    ({}, "Content-Length"),
+    ({"Content-Length": str(FORM_LIMIT + 1)}, "Content-Length"),
+    ({"Content-Length": "+5"}, "Content-Length"),
+    ({"Content-Length": "5", "Transfer-Encoding": "chunked"}, "Transfer-Encoding"),
+    ({"Content-Length": "40"}, "Content-Length"),  # announced, not sent
+])
+def test_a_forms_length_is_read_strictly_and_nothing_past_it(headers, field):
+    import io
+
+    body = io.BytesIO(b"code=A&ssid=B")
+    with pytest.raises(BadInput) as caught:
+        read_form(Headers(headers), body)
+    assert caught.value.field == field
+    assert body.tell() <= 13
+
+
+def test_a_form_of_a_field_twice_or_not_utf8_is_refused():
+    import io
+
+    for raw in (b"code=A&code=B", b"ssid=\xff", b"&".join(b"a%d=1" % n for n in range(9))):
+        with pytest.raises(BadInput):
+            read_form(Headers({"Content-Length": str(len(raw))}), io.BytesIO(raw))
+    assert read_form(Headers({"Content-Length": "13"}), io.BytesIO(b"code=A&ssid=B")) == {"code": "A", "ssid": "B"}
+
+
+def test_the_wifi_page_listens_only_while_the_access_point_is_up(tmp_path):
+    """The watcher's shell: its page serves on the network's page address while the AP is up, then is closed."""
+    import socket
+
+    from companion.appliance.__main__ import _page_while
+
+    page = WifiPage(tmp_path / "code.txt", print)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = _page_while(True, None, page, "127.0.0.1", port)
+    try:
+        assert server.server_address == ("127.0.0.1", port)
+        assert _page_while(True, server, page, "127.0.0.1", port) is server
+    finally:
+        assert _page_while(False, server, page, "127.0.0.1", port) is None
+    with socket.socket() as again:
+        again.bind(("127.0.0.1", port))  # the port is free: nothing listens there any more
 
 
 def test_the_fake_network_keeps_what_the_watcher_did(tmp_path):
@@ -146,3 +238,18 @@ def test_the_fake_network_keeps_what_the_watcher_did(tmp_path):
     assert fake.seen() == hotspot.Seen(online=False, ap_on=True, known=True)
     Path(tmp_path / "net.json").write_text('{"online": true, "ap_on": true}')
     assert fake.seen().online
+
+
+def test_the_setup_code_reaches_the_card_as_a_code_and_nothing_else(tmp_path):
+    """The daemon keeps its code in its own folder; root copies it to the card only if it reads as a code."""
+    from companion.appliance.__main__ import show_code
+
+    kept, card = tmp_path / "setup-code", tmp_path / "boot" / "companion-setup-code.txt"
+    card.parent.mkdir()
+    assert show_code(kept, card) == "setup is closed: no code on the card"
+    kept.write_text("ABCDEFGHJK\n")
+    assert show_code(kept, card).startswith("put the setup code on the card") and card.read_text() == "ABCDEFGHJK\n"
+    assert show_code(kept, card).endswith("holds the setup code already")
+    kept.write_text("dtoverlay=anything\n")  # a daemon taken over writes what it likes in its own file
+    assert show_code(kept, card).startswith("setup is closed: removed") and not card.exists()
+    assert [p.name for p in card.parent.iterdir()] == []

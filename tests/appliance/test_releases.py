@@ -82,7 +82,7 @@ def test_a_release_is_a_complete_environment_that_current_points_at(installed):
 
 
 def test_companion_update_names_a_checkouts_release_as_the_install_does(installed):
-    from companion.cli.update import source_digest
+    from companion.release import source_digest
 
     root, source, _, _ = installed
     assert os.readlink(root / HOME / "current") == f"releases/0.1.0-{source_digest(source)}"
@@ -186,7 +186,7 @@ def test_an_install_of_before_releases_is_moved_to_them(fresh):
     assert program(root, "import companion").returncode == 0
 
 
-def test_a_wheelhouse_with_hashes_is_installed_from_alone(fresh, tmp_path):
+def test_a_wheelhouse_with_hashes_is_installed_from_alone(fresh, tmp_path, monkeypatch):
     """The image's way: the libraries from a folder of wheels, each checked against its hash, no index."""
     root, source = fresh
     wheels = tmp_path / "wheels"
@@ -202,8 +202,19 @@ def test_a_wheelhouse_with_hashes_is_installed_from_alone(fresh, tmp_path):
     done = run(root, source, "--offline", "--wheels", str(wheels), env=offline)
     assert done.returncode == 0, done.stderr
     assert program(root, "import ifaddr, companion.extra").returncode == 0
-    # A wheel that is not the one hashed is refused, and the running release stays as it was.
     current = os.readlink(root / HOME / "current")
+    assert (root / HOME / current / "wheels" / "requirements.txt").is_file()  # kept for the next update
+    # `companion update`, offline, installs the next release from the running release's own hashed wheels.
+    from types import SimpleNamespace
+
+    from companion.cli.update import Machine
+
+    (source / "companion" / "extra.py").write_text("WHAT = 'the update'\n")
+    for key, value in offline.items():
+        monkeypatch.setenv(key, value)
+    updated = Machine(SimpleNamespace(), home=root / HOME).install(str(source))
+    assert (root / HOME / "releases" / updated / "companion-release").is_file() and updated != current[9:]
+    # A wheel that is not the one hashed is refused, and the running release stays as it was.
     (wheels / "requirements.txt").write_text(f"ifaddr=={ifaddr.name.split('-')[1]} --hash=sha256:{'0' * 64}\n")
     (source / "companion" / "extra.py").write_text("WHAT = 'tampered'\n")
     refused = run(root, source, "--offline", "--wheels", str(wheels), env=offline)

@@ -15,7 +15,7 @@ def test_a_new_release_that_serves_is_kept_and_the_old_one_is_previous():
     system = FakeSystem(OLD, healthy_release=NEW)
     outcome = update(system, "companion-0.2.0.whl")
     assert (outcome.release, outcome.switched, outcome.rolled_back) == (NEW, True, False)
-    assert system.current() == NEW and system.previous == OLD
+    assert system.current() == NEW and system.previous() == OLD
     assert system.backups == [outcome.backup] and system.restored == []
     assert system.lines[0].startswith("backed the table's data up to ")
     assert "the update is done" in system.lines[-1]
@@ -31,6 +31,12 @@ def test_a_release_that_never_serves_is_undone_within_the_timeout():
     assert f"{OLD} is serving again" == system.lines[-1]
     # It gave up at the timeout, not later, and then waited for the old release alone.
     assert system.now <= HEALTH_TIMEOUT_S + STEADY_S + 2 * POLL_S + POLL_S
+
+
+def test_after_going_back_previous_is_still_the_last_release_that_served():
+    system = FakeSystem(OLD, previous="0.0.9-zzz", healthy_release=OLD)
+    assert update(system, "broken.whl").rolled_back
+    assert (system.current(), system.previous()) == (OLD, "0.0.9-zzz")  # never the release that failed
 
 
 def test_a_release_that_migrated_the_database_then_failed_gets_the_backups_database_back():

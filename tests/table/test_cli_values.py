@@ -62,3 +62,11 @@ def test_a_source_the_rig_refuses_names_the_config_file(cli, tmp_path):
     done = cli("run", "--mock", "--config", str(config))
     assert done.returncode == 2
     assert done.stderr.strip().startswith(f"companion run: {config}: hub.port")  # a hub glass needs [hub]
+
+
+def test_a_backup_of_a_table_without_a_database_yet_says_it_holds_the_config_alone(cli, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[table]\nname = "Kitchen"\ndatabase = "{tmp_path / "t.sqlite3"}"\n', encoding="utf-8")
+    done = cli("backup", str(tmp_path / "b.tar.gz"), "--config", str(config))
+    assert done.returncode == 0, done.stderr
+    assert "database" not in done.stdout.split(";")[0] and "no database yet" in done.stdout

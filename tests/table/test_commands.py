@@ -39,6 +39,11 @@ def folder(tmp_path):
     (tmp_path / "garbage.bin").write_bytes(b"\x00not a database\xff" * 64)
     (tmp_path / "history.jsonl").write_text("")
     (tmp_path / "show.jsonl").write_text(LOG)
+    (tmp_path / "a-folder").mkdir()
+    # The owner's config with its database mistyped: not a database, a folder, in a folder that is not there.
+    for config, database in (("garbage.toml", "garbage.bin"), ("folder.toml", "a-folder"),
+                             ("nowhere.toml", "no/such/dir/x.sqlite3")):
+        (tmp_path / config).write_text(f'[table]\ndatabase = "{tmp_path / database}"\n')
     return tmp_path
 
 
@@ -99,6 +104,15 @@ CASES = [
     (["update", "{d}", "--config", "{d}/nosuch.toml"], "nosuch.toml", (2,)),
     (["update", "{d}", "--timeout", "x"], "--timeout", (2,)),
     (["update", "{d}", "--timeout", "0"], "--timeout", (2,)),
+    (["backup", "{d}/b.tar.gz", "--config", "{d}/garbage.toml"], "garbage.bin", (1,)),
+    (["restore", "{d}", "--config", "{d}/garbage.toml"], "cannot read it", (2,)),
+    (["restore", "{d}/show.jsonl", "--config", "{d}/garbage.toml"], "not a table backup", (2,)),
+    (["setup", "--config", "{d}/garbage.toml"], "garbage.bin", (1,)),
+    (["setup", "--reopen", "--config", "{d}/folder.toml"], "is a folder", (2,)),
+    (["setup", "--reopen", "--config", "{d}/nowhere.toml"], "no such folder", (2,)),
+    (["setup", "--new-pin", "--config", "{d}/nowhere.toml"], "no such folder", (2,)),
+    (["setup", "--new-pin", "--config", "{d}/folder.toml"], "is a folder", (2,)),
+    (["update", "{d}", "--wheels", "{d}/a-folder"], "--wheels", (2,)),
     (["nosuch-command"], "nosuch-command", (2,)),
     (["demo", "--nosuch-option"], "--nosuch-option", (2,)),
 ]

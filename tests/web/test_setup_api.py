@@ -251,7 +251,9 @@ def test_strangers_guessing_codes_never_lock_out_a_phone_that_passed_the_code_or
     newcomer = phone(client.application)
     stranger = newcomer.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": newcomer.csrf},
                              environ_base={"REMOTE_ADDR": "10.0.1.1"})
-    assert stranger.status_code == 429  # a new address is still slowed by the table-wide count
+    # A new address with the right code is heard: the setup code has no table-wide count (guessing.py), so the
+    # owner's first phone on a fresh card is never kept out by guessers elsewhere.
+    assert stranger.status_code == 200
     again = owner.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": owner_csrf},
                        environ_base=OWNER)
     assert again.status_code == 200, again.json

@@ -1,13 +1,12 @@
-"""The maintenance page: the PIN first, then a backup to download and a form that restores one."""
+"""The maintenance page: the PIN (or the setup code) first, then a backup to download and a form that restores one."""
 
 from flask import render_template, request
 
-from companion.web import security
 from companion.web.backup import bp
-from companion.web.backup.api import PIECE_BYTES
+from companion.web.backup.api import PIECE_BYTES, owners_access
 
 
 @bp.get("/maintenance/")
 def index():
-    return render_template("backup/index.html", area="maintenance", unlocked=security.unlocked(), next=request.path,
+    return render_template("backup/index.html", area="maintenance", unlocked=owners_access().allowed(), next=request.path,
                            piece_bytes=PIECE_BYTES)

@@ -2,10 +2,12 @@
 
 The session keeps a keyed hash of the code it was given, not the code; a
 new code (setup reopened) or a finished setup locks it out. Wrong codes
-slow down as wrong PINs do (security.PinGuard), so guessing stays hopeless;
-as with the PIN, the table's own screen never waits, and a phone that got in
-before (code or PIN) waits for its own wrong codes only, so guessers spread
-over many addresses cannot lock the owner out.
+slow down their own address alone, by the one guard of the setup code
+(guessing.setup_code_guard, the Wi-Fi page's too): the code's 8e14 values
+keep guessing hopeless without a table-wide count, so a guest's wrong codes,
+from one address or many, never make the owner's phone wait, even on a fresh
+card with no phone that got in before and no screen. The table's own screen
+never waits.
 """
 
 import hashlib
@@ -16,6 +18,7 @@ from functools import wraps
 from flask import current_app, request, session
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
+from companion.guessing import setup_code_guard
 from companion.web import setup
 from companion.web import security
 from companion.web.errors import coded
@@ -26,7 +29,7 @@ SESSION_KEY = "setup"
 
 @bp.record_once
 def _guard(state) -> None:
-    state.app.extensions["setup_guard"] = security.PinGuard()
+    state.app.extensions["setup_guard"] = setup_code_guard()
 
 
 def _mark(code: str) -> str:

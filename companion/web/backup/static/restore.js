@@ -57,13 +57,14 @@ form.addEventListener("submit", async (event) => {
   form.querySelector("button").disabled = true;
   const answer = await send(file);
   form.querySelector("button").disabled = false;
+  const kept = answer.config === "kept" ? ` ${t("maintenance.config_kept")}` : "";
   if (answer.error) {
     status.textContent = answer.error;
   } else if (answer.restart) {
-    status.textContent = t("maintenance.restarting");
+    status.textContent = t("maintenance.restarting") + kept;
     backAgain();
   } else {
-    status.textContent = t("maintenance.next_start");
+    status.textContent = t("maintenance.next_start") + kept;
   }
 });
 ready(form); // a submit before now would have gone to the page as a plain form

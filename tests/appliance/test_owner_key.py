@@ -1,0 +1,93 @@
+"""The setup code is the owner's key on both pages that take it, the setup page and the Wi-Fi page, read and
+guarded by one guard: a guest's wrong codes, from one address or spread over many, on either page, never make
+the owner's right code wait on either; the code is read as the screen shows it (groups, any case)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.appliance.page import WifiPage
+from companion.clock import FakeClock
+from companion.config import load_or_fresh
+from companion.hardware.mock import mock_pin_factory
+from companion.records import Store
+from companion.table import Table
+from companion.table.firstrun import grouped
+from companion.web import create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+OWNER = "192.168.4.7"
+
+
+@pytest.fixture
+def table(tmp_path):
+    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
+    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "db.sqlite3"))
+    (tmp_path / "config.toml").write_text(text, encoding="utf-8")
+    config = load_or_fresh(tmp_path / "config.toml")
+    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock())
+    yield table
+    table.stop()
+
+
+class Pages:
+    """The setup page (the daemon's) and the Wi-Fi page (the watcher's), each typed into from any address."""
+
+    def __init__(self, table, tmp_path):
+        self.client = create_app(table, testing=True).test_client()
+        page = self.client.get("/setup/", environ_base={"REMOTE_ADDR": OWNER}).get_data(as_text=True)
+        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        code_file = tmp_path / "companion-setup-code.txt"
+        code_file.write_text(table.first_run.code + "\n")  # as the table writes it on the card
+        self.saved = []
+        self.wifi = WifiPage(code_file, self.saved.append, clock=lambda: 0.0)
+
+    def setup_page(self, code: str, address: str) -> int:
+        return self.client.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": self.csrf},
+                                environ_base={"REMOTE_ADDR": address}).status_code
+
+    def wifi_page(self, code: str, address: str) -> int:
+        form = {"token": self.wifi.token, "ssid": "Home", "password": "correct horse", "country": "JP", "code": code}
+        return self.wifi.post(form, self.wifi.token, client=address)[0]
+
+
+@pytest.mark.parametrize("spread", [False, True], ids=["one address", "a new address each time"])
+def test_a_guests_wrong_codes_on_either_page_never_keep_the_owners_code_out_of_either(table, tmp_path, spread):
+    pages = Pages(table, tmp_path)
+    for n in range(40):
+        guest = f"192.168.4.{100 + n}" if spread else "192.168.4.66"
+        assert pages.setup_page("AAAAAAAAAA", guest) in (403, 429)
+        assert pages.wifi_page("AAAAAAAAAA", guest) in (403, 429)
+    if not spread:
+        assert pages.wifi_page("AAAAAAAAAA", "192.168.4.66") == 429  # the guesser itself waits
+    shown = grouped(table.first_run.code).lower()  # as the screen shows it, typed in lower case
+    assert pages.wifi_page(shown, OWNER) == 200 and [w.ssid for w in pages.saved] == ["Home"]
+    assert pages.setup_page(f" {shown} ", OWNER) == 200
+
+
+def test_the_wifi_pages_code_field_takes_letters_and_its_limits_are_the_readers():
+    from companion.appliance.bootfiles import SSID_BYTES
+
+    form = WifiPage(Path("/nonexistent"), print).form("en")
+    assert 'inputmode="numeric"' not in form and 'autocapitalize="characters"' in form
+    assert f'maxlength="{SSID_BYTES}"' in form
+
+
+@pytest.mark.parametrize("rest_after_s", [None, 1, 16, 64, 128, 256], ids=lambda s: f"rest after {s} s")
+def test_one_address_is_heard_at_most_850_times_a_day_as_docs_security_says(rest_after_s):
+    """The figure the arithmetic in docs/security.md stands on, played against the real guard for a day: a
+    guesser who tries at every wait's end, or who rests a quarter hour (its count forgotten) once the waits
+    reach `rest_after_s`."""
+    from companion.guessing import FORGET_AFTER_S, setup_code_guard
+
+    guard, now, heard = setup_code_guard(clock=lambda: now), 0.0, 0
+    while now < 24 * 3600:
+        wait = guard.wait_s("10.42.0.66", now)
+        if wait > 0:
+            resting = rest_after_s is not None and wait >= rest_after_s
+            now += FORGET_AFTER_S + 1 if resting else wait
+            continue
+        guard.failed("10.42.0.66", now)
+        heard += 1
+    assert 280 <= heard <= 850
