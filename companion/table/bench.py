@@ -71,7 +71,7 @@ class Bench:
         table does not read (an LED glass), the tap is the turn, as its button's press is."""
         if self.timing is None:
             raise Conflict("timer", "no glass is being timed", code="errors.setup.not_timing")
-        self.timing.see(ButtonAction(self.timing.colour, "flip", self.runtime.clock.monotonic()))
+        self.timing.see(ButtonAction(self.timing.colour, "flip", self._runtime.clock.monotonic()))
         return self.timing.status()
 
     @on_runtime

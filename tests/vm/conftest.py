@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
+from conftest import free_port
 from tests.vm.machine import VirtualPi
 
 HERE = Path(__file__).resolve().parent
