@@ -461,7 +461,7 @@ class ContractFloor(OneThreadFloor):
     def __init__(self, table):
         snapshot = table.desk.snapshot()
         super().__init__(table.desk.snapshot_text(snapshot))
-        self.setup, self.spliced = table.desk.show.setup, Spliced()
+        self.setup, self.spliced = table.live.show.setup, Spliced()
         self._new_show()
         result = self.show.result()
         self.table_fields = {key: value for key, value in snapshot.items() if key not in result}
