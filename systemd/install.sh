@@ -27,6 +27,7 @@ KIOSK_BIN=/usr/local/bin/companion-kiosk
 KIOSK_AUTOSTART=/etc/xdg/autostart/companion-kiosk.desktop
 DROP_IN_DIR=/etc/systemd/system/companion.service.d
 MADE_GROUPS="# groups made by install.sh:"  # a line of the sysusers file: what --purge takes away
+MADE_FOLDERS="# folders made by install.sh:"  # a line of the udev rules: what uninstalling takes away
 APT_PACKAGES="python3-venv python3-pip"
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -253,11 +254,16 @@ install_wrapper() {
 # Raspberry Pi OS gives the GPIO chips and the SPI bus to the gpio and spi groups by its own udev rules; plain
 # Debian (the card image) leaves them to root alone, and the daemon could open neither. The same two rules.
 install_udev_rules() {
-    put_text 644 "$UDEV_RULES" <<'EOF'
+    made_here=$(grep -s "^$MADE_FOLDERS" "$ROOT$UDEV_RULES" || true)  # kept from an earlier install
+    for folder in /etc/udev /etc/udev/rules.d; do
+        [ -d "$ROOT$folder" ] || made_here="${made_here:-$MADE_FOLDERS} $folder"
+    done
+    put_text 644 "$UDEV_RULES" <<EOF
 # The hourglass table companion (written by install.sh): the pins and the LED strip's SPI bus to the groups
 # the table's user is in, as Raspberry Pi OS's own rules give them.
 SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"
 SUBSYSTEM=="spidev", GROUP="spi", MODE="0660"
+$made_here
 EOF
     [ -n "$ROOT" ] || [ "$OFFLINE" = yes ] || ! command -v udevadm > /dev/null ||
         udevadm trigger --subsystem-match=gpio --subsystem-match=spidev || true
@@ -352,11 +358,15 @@ uninstall() {
     elif [ -f "$UNIT" ]; then
         systemctl disable --now companion.service || true
     fi
+    made_folders=$(sed -n "s|^$MADE_FOLDERS||p" "$ROOT$UDEV_RULES" 2> /dev/null || true)
     for path in "$UNIT" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART" "$WRAPPER" "$UDEV_RULES"; do
         if [ -e "$ROOT$path" ]; then
             rm -rf "$ROOT$path"
             say "removed $path"
         fi
+    done
+    for folder in $(echo "$made_folders" | tr ' ' '\n' | sort -r); do  # the folders made for the rule alone
+        rmdir "$ROOT$folder" 2> /dev/null || true
     done
     [ -n "$ROOT" ] || [ "$OFFLINE" = yes ] || { systemctl daemon-reload; systemctl reset-failed companion.service 2> /dev/null || true; }
     if [ -d "$ROOT$HOME_DIR" ]; then

@@ -429,6 +429,7 @@ def test_an_update_whose_daemon_does_not_start_goes_back_by_itself(host):
     kept = shows(box)
     assert kept, "the shows of the tests above"
     before = release_of(box)
+    way_back = box.run("readlink", "/opt/companion/previous", check=False).stdout.strip().rsplit("/", 1)[-1] or None
     checkout_variant(box, "/srv/broken", "\n\ndef cmd_run(args):  # this version's daemon cannot start\n"
                                          "    raise SystemExit(3)\n")
     done = box.run("companion", "update", "/srv/broken", "--timeout", "60", check=False, timeout=900)
@@ -436,7 +437,10 @@ def test_an_update_whose_daemon_does_not_start_goes_back_by_itself(host):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "did not come up" in done.stdout and f"{before} is serving again" in done.stdout
     assert release_of(box) == before
-    assert release_of(box, "previous") != before  # the broken one, kept to look at
+    # The way back is still a release that served, never the broken one, which is pruned.
+    assert set(box.run("ls", "/opt/companion/releases").stdout.split()) <= {before, way_back}
+    previous = box.run("readlink", "/opt/companion/previous", check=False).stdout.strip().rsplit("/", 1)[-1] or None
+    assert previous in (way_back, before)
     box.wait_for("the old version running", lambda s: (s["ActiveState"], s["SubState"]) == ("active", "running"))
     assert box.http("GET", "/")[0] == 200 and shows(box) == kept  # the old version serves the page again
     backups = box.run("ls", "/var/lib/companion/backups").stdout.split()
