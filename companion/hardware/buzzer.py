@@ -77,7 +77,7 @@ class TunePlayer:
         """Stop the tune playing now and drop those waiting."""
         with self._lock:
             self._generation += 1
-            self._device.stop()
+            self._rest()
 
     def close(self) -> None:
         """Silence the buzzer and stop the player thread."""
@@ -85,6 +85,12 @@ class TunePlayer:
         if self._queue is not None:
             self._queue.put(None)
             self._thread.join()
+
+    def _rest(self) -> None:
+        # Stopping lgpio's PWM leaves the pin at the level the wave was on: a magnetic buzzer behind a
+        # transistor would then draw current until the next tune. Drive the pin low as well.
+        self._device.stop()
+        self._device.pwm_device.off()
 
     def _run(self) -> None:
         while (item := self._queue.get()) is not None:
@@ -96,7 +102,7 @@ class TunePlayer:
                 if generation != self._generation:
                     return
                 if note is None:
-                    self._device.stop()
+                    self._rest()
                 else:
                     self._device.play(note)
             if seconds:

@@ -48,6 +48,26 @@ def test_each_alert_plays_its_tune_then_falls_silent(tonal_buzzer, kind):
     assert tonal_buzzer.tone is None
 
 
+class LgpioLikePin(MockPWMPin):
+    """A PWM pin that, as lgpio's does, stops its PWM at whatever level the wave was on."""
+
+    def _set_frequency(self, value):
+        self._frequency = value
+
+
+@pytest.mark.parametrize("kind", ["runout", "win"])
+def test_the_pin_rests_low_after_a_tune_even_where_stopping_pwm_leaves_it_high(kind):
+    Device.pin_factory = MockFactory(pin_class=LgpioLikePin)
+    device = TonalBuzzer(19)
+    try:
+        device.pwm_device.pin.state = 1  # the wave was high when the tune ended
+        TunePlayer(device, sleep=lambda _s: None, background=False).play(TUNES[kind])
+        assert device.tone is None and device.pwm_device.pin.state == 0
+    finally:
+        device.close()
+        Device.pin_factory.reset()
+
+
 def test_the_tunes_sound_as_intended():
     freq = {kind: [Tone(note).frequency for note, _s in tune if note] for kind, tune in TUNES.items()}
     assert len(TUNES["low_sand"]) == 1 and sum(s for _n, s in TUNES["low_sand"]) <= 0.2  # short

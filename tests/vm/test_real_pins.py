@@ -329,6 +329,7 @@ def test_a_whole_show_on_the_pins_start_flips_a_run_out_and_a_win(pi):
     quiet(pi, "buzzer")
     heard = trace_levels(pi.call("trace_read", name="buzzer")["text"], [BUZZER], base)
     assert len(heard) >= 4, heard
+    assert heard[-1] == (BUZZER, 0), f"the buzzer's pin is left high after its tune: {heard[-4:]}"
 
 
 def test_the_strip_on_the_wire_carries_the_frame_the_fake_strip_is_given(pi):
