@@ -279,6 +279,11 @@ install_config() {
     fi
     # The daemon writes calibrated durations into its config.
     live chown -R "$NAME:$NAME" "$CONFIG_DIR"
+    # The unit's StateDirectory makes the table's folder at its first start; `companion check-hw` and
+    # `calibrate` work in it before that, on a table being wired up.
+    mkdir -p "$ROOT$STATE_DIR"
+    chmod 750 "$ROOT$STATE_DIR"
+    live chown "$NAME:$NAME" "$STATE_DIR"
 }
 
 install_spi() {

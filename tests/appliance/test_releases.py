@@ -112,6 +112,9 @@ def test_the_companion_command_is_on_the_path(installed):
     wrapper = root / "usr/local/bin/companion"
     assert wrapper.read_bytes() == (ROOT / "systemd" / "companion-command").read_bytes()
     assert os.stat(wrapper).st_mode & 0o777 == 0o755
+    # `companion check-hw` goes to the table's own folder before the service has ever run (systemd makes it too)
+    state = root / "var/lib/companion"
+    assert state.is_dir() and os.stat(state).st_mode & 0o777 == 0o750
 
 
 @pytest.fixture
