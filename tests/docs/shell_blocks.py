@@ -19,7 +19,6 @@ NEEDS = {
     "pi": "runs on the table's Raspberry Pi (its service, its journal, its pins, its /etc/companion)",
     "root": "changes the computer it runs on (installs packages, writes /etc, starts services)",
     "network": "reaches another computer (the Pi over ssh, a hall's broker by its name)",
-    "display": "draws on a screen (an X server, as xvfb-run gives one)",
     "suite": "is the test suite itself, which runs these blocks",
 }
 SHELLS = ("sh", "bash", "shell", "console")
