@@ -45,8 +45,8 @@ class Block:
 
 
 def documents(root: Path) -> list[Path]:
-    return [root / "README.md", root / "README.ja.md", *sorted((root / "docs").glob("*.md")),
-            *sorted((root / "hw").glob("*.md"))]
+    return [root / "README.md", root / "README.ja.md", *sorted((root / "docs").rglob("*.md")),
+            *sorted((root / "hw").rglob("*.md"))]
 
 
 def fences(path: Path):
@@ -118,6 +118,13 @@ _ready() {  # FILE WORDS PID: wait until FILE holds WORDS (any output when WORDS
         sleep 0.05  # polls for the words, up to a minute; a finished program fails at once
     done
 }
+_until() {  # COMMAND...: run it until it succeeds, up to a minute (what a page says comes about, seen to come)
+    local waited=0
+    until "$@" > /dev/null 2>&1; do
+        if [ $((waited += 1)) -gt 1200 ]; then echo "never came about: $*"; exit 1; fi
+        sleep 0.05
+    done
+}
 _serve() {  # N WORDS: block N, as in a terminal of its own; its address (if it prints one) answers
     bash "serve-$1.sh" > "serve-$1.log" 2>&1 < /dev/null & _serving+=($!)
     _ready "serve-$1.log" "$2" $!
@@ -134,9 +141,10 @@ _follow() {  # a live stream: stopped with Ctrl-C once it has printed something
 """
 
 
-def script(doc_blocks: list[Block], folder: Path, **ports: int) -> str:
-    """One bash script that runs every block not marked `needs:`, in order, as a reader would; a `serves:` block
-    is written beside it (serve-N.sh) in `folder`."""
+def script(doc_blocks: list[Block], folder: Path, then: str = "", **ports: int) -> str:
+    """One bash script that runs every block not marked `needs:`, in order, as a reader would, and `then` (what
+    the page says comes about) while what they serve still serves; a `serves:` block is written beside it
+    (serve-N.sh) in `folder`."""
     parts = [PRELUDE]
     for number, block in enumerate(doc_blocks):
         if block.needs:
@@ -152,7 +160,7 @@ def script(doc_blocks: list[Block], folder: Path, **ports: int) -> str:
             if "Ctrl-C" in comment:
                 line = f"_follow {_quote(command.strip())}"
             parts.append(line)
-    return "\n".join(parts) + "\n"
+    return "\n".join([*parts, then]) + "\n"
 
 
 def _quote(text: str) -> str:

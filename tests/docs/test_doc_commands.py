@@ -27,6 +27,13 @@ MAKES = {
     "docs/raspberry-pi.md": ["companion.tar.gz"],
     "hw/ASSEMBLY.md": ["cradle.stl", "ring.stl", "cradle-red.stl"],
 }
+# What a page says comes about, checked while its servers still serve (bash, the run's helpers at hand).
+THEN = {
+    "docs/hub.md": """red_on_the_hub() {  # the table reads the hub's red glass, as it stands (a_up) and with no fault
+    curl -s "$(grep -o 'http://[^ ]*' serve-1.log)api/show" | grep -qF '"red":{"source":"hub","pose":"a_up","fault":null'
+}
+_until red_on_the_hub""",
+}
 # Pages whose blocks take more than a few seconds run with the whole-system tests (`pytest -m system`).
 SLOW = {
     "README.md": "makes a fresh venv and installs the project into it",
@@ -114,7 +121,7 @@ def run_the_page(tmp_path, doc):
         broker = Mosquitto(tmp_path / "broker").start()
     try:
         ports = {"table": free_port(), "hall": free_port(), "broker": broker.port if broker else 0}
-        (home / "run.sh").write_text(script(blocks(doc), home, **ports))
+        (home / "run.sh").write_text(script(blocks(doc), home, THEN.get(english(doc), ""), **ports))
         with _lock_file(f"page-{english(doc).replace('/', '-')}") as lock:  # a page may name a fixed file
             fcntl.flock(lock, fcntl.LOCK_EX)  # (the hub's /tmp/companion-hub): one reader of a page at a time
             done = subprocess.run(["bash", "run.sh"], cwd=home, env=env, capture_output=True, text=True,
