@@ -44,6 +44,12 @@ class Block:
         return "\n".join(line for line in lines if line.strip())
 
 
+def follows(block: Block) -> list[int]:
+    """The lines of a block its comments say Ctrl-C stops (a live stream): they are stopped once they print."""
+    lines = block.text.replace("\\\n", " ").splitlines()
+    return [i for i, line in enumerate(lines) if "Ctrl-C" in line.partition(" #")[2]]
+
+
 def documents(root: Path) -> list[Path]:
     return [root / "README.md", root / "README.ja.md", *sorted((root / "docs").rglob("*.md")),
             *sorted((root / "hw").rglob("*.md"))]
@@ -155,11 +161,9 @@ def script(doc_blocks: list[Block], folder: Path, then: str = "", **ports: int) 
             (folder / f"serve-{number}.sh").write_text(text + "\n")
             parts.append(f"_serve {number} {_quote(block.serves)}")
             continue
-        for line in text.replace("\\\n", " ").splitlines():
-            command, _, comment = line.partition(" #")
-            if "Ctrl-C" in comment:
-                line = f"_follow {_quote(command.strip())}"
-            parts.append(line)
+        stopped = follows(block)
+        for i, line in enumerate(text.replace("\\\n", " ").splitlines()):
+            parts.append(f"_follow {_quote(line.partition(' #')[0].strip())}" if i in stopped else line)
     return "\n".join([*parts, then]) + "\n"
 
 

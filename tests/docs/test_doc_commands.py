@@ -4,7 +4,8 @@ A document's blocks run in one bash process, in a folder of their own that stand
 HOME holding the project's docs/ and hw/, its venv as `.venv` (`companion` on PATH), a clone of the checkout beside it
 as `companion` (the folder a laptop holds it in). Each command must succeed, each HTTP answer be 2xx, each address
 a server prints answer, and the files the page makes be there. Blocks marked `needs:` (shell_blocks.NEEDS) are
-the Pi's, root's or another computer's, and are not run here.
+the Pi's, root's or another computer's, and are not run here. A Japanese page holds the same commands as its
+English one (checked below), so the English page's run stands for both.
 """
 
 import fcntl
@@ -15,7 +16,7 @@ import sys
 
 import pytest
 from conftest import ROOT, _lock_file, free_port, need
-from shell_blocks import NEEDS, SHELLS, blocks, documents, fences, script, unlabelled_commands
+from shell_blocks import NEEDS, SHELLS, blocks, documents, fences, follows, script, unlabelled_commands
 
 from companion.mqtt.mosquitto import Mosquitto, mosquitto_missing
 
@@ -48,7 +49,8 @@ def english(doc) -> str:
 
 def pages(slow: bool):
     return [pytest.param(doc, id=str(doc.relative_to(ROOT))) for doc in documents(ROOT)
-            if any(not b.needs for b in blocks(doc)) and (english(doc) in SLOW) == slow]
+            if not doc.name.endswith(".ja.md") and any(not b.needs for b in blocks(doc))
+            and (english(doc) in SLOW) == slow]
 
 
 def test_every_shell_block_is_run_or_says_what_it_needs():
@@ -64,13 +66,15 @@ def test_every_shell_block_is_run_or_says_what_it_needs():
 
 
 def test_the_japanese_pages_hold_the_same_commands_with_the_same_marks():
-    """The blocks run here are the same commands in both languages; a marked one may differ (a country code)."""
+    """The blocks are the same commands in both languages, so the English page's run stands for both; a marked
+    block may differ (a country code)."""
     differ = []
     for doc in documents(ROOT):
         if doc.name.endswith(".ja.md"):
             continue
         japanese = doc.with_name(doc.name.replace(".md", ".ja.md"))
-        ours, theirs = ([(b.needs or b.commands, b.serves) for b in blocks(page)] for page in (doc, japanese))
+        ours, theirs = ([(b.needs or b.commands, b.serves, follows(b)) for b in blocks(page)]
+                        for page in (doc, japanese))
         if ours != theirs:
             differ.append(f"{japanese.relative_to(ROOT)}: {[t for t in theirs if t not in ours]} "
                           f"where {doc.relative_to(ROOT)} has {[o for o in ours if o not in theirs]}")
