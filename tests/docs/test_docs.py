@@ -3,14 +3,11 @@
 import re
 
 from conftest import ROOT
+from shell_blocks import blocks, documents
 
 
 def python_blocks(path):
     return re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
-
-
-def sh_blocks(path):
-    return re.findall(r"```sh\n(.*?)```", path.read_text(), re.S)
 
 
 def test_the_scripting_example_plays_a_three_star_win(capsys):
@@ -26,10 +23,9 @@ def quoted_commands():
     languages), as (document, the command's words)."""
     import shlex
 
-    for path in [ROOT / "README.md", ROOT / "README.ja.md", *sorted((ROOT / "docs").glob("*.md")),
-                 *sorted((ROOT / "hw").glob("*.md"))]:
-        for block in sh_blocks(path):
-            for line in block.replace("\\\n", " ").splitlines():
+    for path in documents(ROOT):
+        for block in blocks(path):
+            for line in block.text.replace("\\\n", " ").splitlines():
                 for part in re.split(r"&&|\|\||;|\|", line.split(" #")[0]):
                     try:
                         words = shlex.split(part)
