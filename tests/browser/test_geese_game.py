@@ -147,6 +147,7 @@ def test_a_whole_game_of_four_to_its_final_ranking(browser, launch, expect, shot
         expect(phone.locator("#final-ranking li")).to_have_text(expected)
         expect(phone.locator("#next-turn")).to_have_text(f"Game over: {ranking[0]} wins")
     expect(keeper.locator("#turn-panel")).to_be_hidden()
+    expect(keeper.locator("#over-title")).to_be_focused()  # the last turn's buttons went: the focus is not lost
     assert 0 in [len(h) for h in game.hands]
     shot(keeper, "geese-game-over-keeper")
     shot(viewer, "geese-game-over-viewer")
@@ -249,22 +250,25 @@ def test_a_whole_game_of_three_without_sixes(browser, demo, expect, shot, tmp_pa
     expect(keeper.locator("#ground tr[data-number]")).to_have_count(5)
     assert_inside(keeper, "the 3-player tracker after setup")
 
-    turns, moves = 0, []
+    moves = []
     while not game.over:
-        move = STRATEGIES["greedy"](game, rng)
-        moves.append(move)
+        moves.append(STRATEGIES["greedy"](game, rng))
+        played(game, moves[-1])
+    game_id = keeper.url.rstrip("/").rsplit("/", 1)[1]
+    for turns, move in enumerate(moves, start=1):
+        if turns == len(moves):  # the last turn in Japanese (the 4-player game ends in English)
+            keeper.goto(f"{url}lang/ja?next=/geese/games/{game_id}")
         tap_turn(taps, expect, move)
-        played(game, move)
-        turns += 1
         expect(keeper.locator("#actions li")).to_have_count(turns)
     result = score(game.record(names, deal=True))
-    expect(keeper.locator("#next-turn")).to_have_text(f"Game over: {result['ranking'][0]} wins")
     # The last turn hid the turn's buttons: the focus goes to the game's end, where the result to share comes in
     # at once. Its play is this table's own: the same game 1 finished on another table is another play.
+    expect(keeper.locator("#over-title")).to_have_text("ゲーム終了")
     expect(keeper.locator("#over-title")).to_be_focused()
+    keeper.goto(f"{url}lang/en?next=/geese/games/{game_id}")
+    expect(keeper.locator("#next-turn")).to_have_text(f"Game over: {result['ranking'][0]} wins")
     expect(keeper.locator("#game-over #share-text")).to_contain_text("帰る雁 (Kaeru Kari): final scores")
     expect(keeper.locator("#game-over #share-button")).to_be_enabled()
-    game_id = keeper.url.rstrip("/").rsplit("/", 1)[1]
     play = page_play(demo.app.test_client(), f"/geese/games/{game_id}/score")
     assert [p["name"] for p in play["players"] if p["startPlayer"]] == [names[0]]
     with second_table(tmp_path) as other:
@@ -280,7 +284,7 @@ def test_a_whole_game_of_three_without_sixes(browser, demo, expect, shot, tmp_pa
             str(result["players"][name]["total"]))
     assert any(any(c.suit == "goose" for _, cards in seat for c in cards) for seat in game.migrations)
     shot(keeper, "geese-game-three-over")
-    print(f"taps for a whole 3-player game of {turns} turns: {taps.count}")
+    print(f"taps for a whole 3-player game of {len(moves)} turns: {taps.count}")
     assert taps.count == len(game.setup) + 2 + sum(len(m.cards) + (m.take is not None) + 1 for m in moves)
 
     # The checker with this game's ground offers its deck alone too; every page fits the phone in en and ja.

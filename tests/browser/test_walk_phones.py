@@ -377,3 +377,39 @@ def test_a_stage_or_a_game_that_ends_on_a_tap_leaves_the_focus_on_the_page_not_i
         if page.evaluate(LOST_AFTER_A_FRAME):
             faults.append(f"{tap} ending stage {stages}: the focus fell to the page's body")
     assert faults == [], f"{lang}: {faults}"
+
+
+# ---- the fullest board: every move without a scroll -----------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_four_player_board_is_all_on_a_phones_first_screen(table, phone_in, lang):
+    """Four players make the longest players' table above the board: a move must still need no scroll."""
+    from companion.flock.birds import SPECIES
+
+    page = phone_in(table, lang)
+    unlock(page, table.url, "/")
+    game_id = api(table.url, "/api/flock/games", {"players": list(SPECIES), "seed": 5})["id"]
+    page.goto(f"{table.url}flock/games/{game_id}")
+    page.wait_for_function(SETTLED)
+    bottom = page.evaluate(f"document.querySelector({BOARDS['flock']!r}).getBoundingClientRect().bottom")
+    assert bottom <= PHONE["height"], f"{lang}: the board ends {bottom:.0f} px down a {PHONE['height']} px screen"
+
+
+MOVES = "#game-board button, .add-column, #take-card, #pass"  # every control a move is made with
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_move_of_a_four_player_game_is_on_a_phones_first_screen(table, phone_in, lang):
+    """Below the board: the bird to add, a column to add it to, Take a movement card and Pass. With four players
+    seven columns of Add buttons (one a line in Japanese) and the help above them put Pass 1042 px down."""
+    from companion.flock.birds import SPECIES
+
+    page = phone_in(table, lang)
+    unlock(page, table.url, "/")
+    game_id = api(table.url, "/api/flock/games", {"players": list(SPECIES), "seed": 5})["id"]
+    page.goto(f"{table.url}flock/games/{game_id}")
+    page.wait_for_function(SETTLED)
+    page.wait_for_selector("#pass", state="visible")
+    below = page.evaluate(f"""[...document.querySelectorAll({MOVES!r})].filter(b => b.offsetParent)
+        .filter(b => b.getBoundingClientRect().bottom > {PHONE['height']}).map(b => b.textContent.trim())""")
+    assert below == [], f"{lang}: a move needs a scroll: {below}"

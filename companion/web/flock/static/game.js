@@ -266,11 +266,19 @@ function drawSupply(view) {
     }
     const keep = box.querySelector(`input[value="${chosen}"]`) ?? box.querySelector('input[value="deck"]');
     keep.checked = true;
+    // One small button under each column of the board (its number shown, its whole name read aloud): a row, not
+    // a list of seven, so Take a movement card and Pass stay on a phone's first screen with four players.
+    const columns = el("div", "", "add-columns");
+    columns.setAttribute("role", "group");
+    columns.setAttribute("aria-label", t("flock.game.add_columns"));
+    columns.style.setProperty("--columns", view.depths.length);
     for (let col = 0; col < view.depths.length; col += 1) {
-      const add = button(t("flock.game.add_column", { col: col + 1 }), () => addChoices(view, col), "add-column");
+      const add = button(String(col + 1), () => addChoices(view, col), "add-column");
+      add.setAttribute("aria-label", t("flock.game.add_column", { col: col + 1 }));
       add.dataset.key = `column-${col}`;
-      box.append(add);
+      columns.append(add);
     }
+    box.append(el("span", t("flock.game.add_columns")), columns);
   });
 }
 
@@ -338,13 +346,11 @@ async function drawScoreCard(view) {
   const box = $("score-card");
   const playable = view.turn && view.hands[view.turn] >= 2;
   const saved = playable ? (await getJSON(root.dataset.cardsApi)).movement : {};
+  // None saved: why there is no score card is told with the help below the moves, not between them.
+  $("score-card-help").hidden = !playable || Object.keys(saved).length > 0;
   redraw(box, () => {
     box.replaceChildren();
-    if (!playable) return;
-    if (!Object.keys(saved).length) {
-      box.append(el("p", t("flock.card.score_none"), "help"));
-      return;
-    }
+    if (!playable || !Object.keys(saved).length) return;
     const pick = document.createElement("select");
     pick.setAttribute("aria-label", t("flock.card.score_pick"));
     pick.dataset.key = "score-pick";
