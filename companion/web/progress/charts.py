@@ -46,6 +46,32 @@ def bars(rows: list[dict]) -> Markup:
     return _svg(max(1, len(rows)) * (BAR_HEIGHT + 4), "".join(parts))
 
 
+def campaign_map(festivals: list[dict], labels: list[str]) -> Markup:
+    """The campaign as a map: a column a festival (`labels`: each one's short name), a tile an event, filled once
+    won with its best stars written in it, outlined while tried and not won, faint while never tried."""
+    step = WIDTH / max(1, len(festivals))
+    tile = min(step - 4, 26.0)
+    parts = []
+    for column, (festival, label) in enumerate(zip(festivals, labels)):
+        x = column * step + (step - tile) / 2
+        parts.append(f'<text x="{x + tile / 2:.1f}" y="11" fill="{MUTED}" font-size="10" text-anchor="middle">'
+                     f'{escape(label)}</text>')
+        for row, event in enumerate(festival["events"]):
+            y = 16 + row * (tile + 4)
+            if event["best_stars"] is not None:
+                parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{tile:.1f}" height="{tile:.1f}" rx="3"'
+                             f' fill="{OUTCOME["win"]}"/><text x="{x + tile / 2:.1f}" y="{y + tile / 2 + 4:.1f}"'
+                             f' fill="#12151c" font-size="11" text-anchor="middle">{event["best_stars"]}★</text>')
+            elif event["attempts"]:
+                parts.append(f'<rect x="{x + 1:.1f}" y="{y + 1:.1f}" width="{tile - 2:.1f}" height="{tile - 2:.1f}"'
+                             f' rx="3" fill="none" stroke="{OUTCOME["loss"]}" stroke-width="2"/>')
+            else:
+                parts.append(f'<rect x="{x + 1:.1f}" y="{y + 1:.1f}" width="{tile - 2:.1f}" height="{tile - 2:.1f}"'
+                             f' rx="3" fill="none" stroke="{MUTED}" stroke-width="1" stroke-dasharray="2 2"/>')
+    rows = max((len(f["events"]) for f in festivals), default=0)
+    return _svg(16 + rows * (tile + 4), "".join(parts))
+
+
 def nights(rows: list[dict]) -> Markup:
     """Each night a column: its wins (filled, below) and losses (outlined, above), its stars written on top."""
     if not rows:

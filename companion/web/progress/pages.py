@@ -16,6 +16,11 @@ from companion.web.share import STAR
 NIGHTS_SHOWN = 30  # nights a page draws and tabulates, the newest: a phone's width of columns (the API gives all)
 
 
+def counted(key: str, n: int, **params) -> str:
+    """A message about `n` things: its `_one` form for one (each language words it as it says one)."""
+    return translate(f"{key}_one" if n == 1 else key, n=n, **params)
+
+
 def said(sentence: dict) -> str:
     """A figure's sentence in the page's language; a glass named by its colour's word."""
     params = dict(sentence["params"])
@@ -27,13 +32,16 @@ def said(sentence: dict) -> str:
 def _page(template: str, **values):
     return render_template(f"progress/{template}.html", area="progress", charts=charts, said=said, looks=LOOKS,
                            max_stars=MAX_STARS, night_hour=NIGHT_STARTS_HOUR,
-                           colours=COLOURS, clock_text=clock_text, outcome_fills=charts.OUTCOME, **values)
+                           colours=COLOURS, clock_text=clock_text, counted=counted, outcome_fills=charts.OUTCOME, **values)
 
 
 @bp.get("/progress")
 def index():
     shown = book().campaign()
-    return _page("campaign", campaign=shown, nights=shown["nights"][-NIGHTS_SHOWN:], page="campaign")
+    labels = [translate("progress.map.training") if f["training"] else translate("progress.map.encore")
+              if f["encore"] else f["key"] for f in shown["festivals"]]
+    return _page("campaign", campaign=shown, nights=shown["nights"][-NIGHTS_SHOWN:], map_labels=labels,
+                 page="campaign")
 
 
 @bp.get("/progress/trouble")
