@@ -16,11 +16,15 @@ from datetime import tzinfo
 
 from companion.progress.nights import night_of
 
+NEAR_S = 2 * 86400.0
+
 
 def tonight(shows: list[dict], games: list[dict], now: float, zone: tzinfo) -> dict:
     """The night of `now`: its Skyrockets shows won and lost and their stars, each event played with its best
     result and its outcomes in order, and the board games finished, each with its players' scores, winners first."""
     night = night_of(now, zone)
+    near = now - NEAR_S, now + NEAR_S  # a night lasts a day (25 hours at most, as a clock goes back): only
+    shows = [s for s in shows if near[0] <= s["wall"] <= near[1]]  # what lies this near can belong to it
     played = [s for s in shows if s["outcome"] in ("win", "loss") and night_of(s["wall"], zone) == night]
     events: dict[str, dict] = {}
     for show in played:

@@ -6,7 +6,8 @@ the `figures` table under a mark of the record it was computed from (a show's
 outcome and end, a game's version), so a show that ends or a game saved anew
 is computed afresh and nothing else is. The whole reading is kept in memory
 under the records' last change (`mark`): a page asked again before anything
-changed reads nothing from the file but that mark.
+changed reads nothing from the file but that mark, and after a change only
+the records that changed are read whole.
 
 >>> from companion.records.shows import Store
 >>> store = Store(":memory:")
@@ -27,8 +28,10 @@ from companion.progress.shows import show_figures
 
 log = logging.getLogger(__name__)
 
-FINISHED = ("win", "loss", "aborted")  # a running show has no figures yet
+FINISHED = "('win', 'loss', 'aborted')"  # the outcomes of a finished show, as SQL: a running show has no figures yet
+KINDS = "(" + ", ".join(f"'{kind}'" for kind in GAME_KINDS) + ")"  # the board games with figures, as SQL
 BATCH = 50  # figures written per transaction: the journal's writer never waits long behind a first reading
+IDS_AT_ONCE = 500  # shows read by id in one query: well inside SQLite's limit of parameters
 
 # The records' last change: a show begun, ended or set aside, a game saved or removed, moves every one of these.
 MARK = ("SELECT (SELECT COUNT(*) FROM shows), (SELECT MAX(id) FROM shows), (SELECT MAX(ended) FROM shows),"
@@ -50,6 +53,10 @@ class FigureBook:
         self.database = database
         self._lock = threading.Lock()  # one reading at a time: two pages never replay the same journals twice
         self._kept: Records | None = None
+        # What the last reading held, so a change reads only the records that changed: each finished show by id
+        # (with the mark it was read at), each game by id as (its version, its figures or None).
+        self._held_shows: tuple[dict[int, dict], dict[int, str]] = ({}, {})
+        self._held_games: dict[int, tuple[str, dict | None]] = {}
 
     def mark(self) -> tuple:
         return tuple(self.database.read(MARK)[0])
@@ -63,27 +70,35 @@ class FigureBook:
             return self._kept
 
     def _shows(self, known_events: dict) -> list[dict]:
-        rows = self.database.read(
-            "SELECT s.id, s.event_id, s.event_name, s.outcome, s.stars, s.started, s.started_wall, s.ended,"
-            " f.mark, f.data FROM shows s LEFT JOIN figures f ON f.kind = 'show' AND f.id = s.id"
-            f" WHERE s.outcome IN {FINISHED} ORDER BY s.id")
-        shows, missing = [], []
-        for row in rows:
-            show = {"id": row["id"], "event": row["event_id"], "event_name": row["event_name"],
-                    "outcome": row["outcome"], "stars": row["stars"], "started": row["started"],
-                    "wall": row["started_wall"]}
-            mark = _show_mark(row)
-            if row["mark"] == mark:
-                show["figures"] = json.loads(row["data"])
-            else:
-                missing.append((show, mark))
-            shows.append(show)
+        """Every finished show with its figures: those read before and unchanged as they were, the others read
+        (or, never computed or computed from another state of the show, replayed and kept)."""
+        marks = {r[0]: _show_mark(r[1], r[2], r[3]) for r in self.database.read(
+            f"SELECT id, outcome, ended, started FROM shows WHERE outcome IN {FINISHED} ORDER BY id")}
+        held, held_marks = self._held_shows
+        changed = [show_id for show_id, mark in marks.items() if held_marks.get(show_id) != mark]
+        missing = []
+        for start in range(0, len(changed), IDS_AT_ONCE):
+            ids = changed[start:start + IDS_AT_ONCE]
+            for row in self.database.read(
+                    "SELECT s.id, s.event_id, s.event_name, s.outcome, s.stars, s.started, s.started_wall, s.ended,"
+                    " f.mark, f.data FROM shows s LEFT JOIN figures f ON f.kind = 'show' AND f.id = s.id"
+                    f" WHERE s.id IN ({','.join('?' * len(ids))})", ids):
+                show = {"id": row["id"], "event": row["event_id"], "event_name": row["event_name"],
+                        "outcome": row["outcome"], "stars": row["stars"], "started": row["started"],
+                        "wall": row["started_wall"]}
+                mark = _show_mark(row["outcome"], row["ended"], row["started"])
+                if row["mark"] == mark:
+                    show["figures"] = json.loads(row["data"])
+                else:
+                    missing.append((show, mark))
+                held[show["id"]], held_marks[show["id"]] = show, mark
         for start in range(0, len(missing), BATCH):
             batch = missing[start:start + BATCH]
             for show, _ in batch:
                 show["figures"] = self._replayed(show["id"], known_events)
             self._keep("show", [(show["id"], mark, show["figures"]) for show, mark in batch])
-        return shows
+        self._held_shows = ({i: held[i] for i in marks}, {i: held_marks[i] for i in marks})
+        return list(self._held_shows[0].values())
 
     def _replayed(self, show_id: int, known_events: dict) -> dict | None:
         lines = [r[0] for r in self.database.read("SELECT line FROM journal WHERE show_id = ? ORDER BY n",
@@ -95,23 +110,28 @@ class FigureBook:
             return None
 
     def _games(self) -> list[dict]:
-        rows = self.database.read(
-            "SELECT g.id, g.kind, g.version, g.updated, f.mark, f.data FROM games g"
-            " LEFT JOIN figures f ON f.kind = g.kind AND f.id = g.id"
-            f" WHERE g.kind IN {GAME_KINDS} ORDER BY g.updated, g.id")
-        games, fresh = [], []
-        for row in rows:
-            mark = str(row["version"])
-            if row["mark"] == mark:
-                summary = json.loads(row["data"])
+        """Every board game with figures, by when it was last saved: unchanged ones as read before."""
+        rows = self.database.read(f"SELECT id, kind, version, updated FROM games WHERE kind IN {KINDS}"
+                                  " ORDER BY updated, id")
+        held = self._held_games
+        games, fresh = {}, []
+        for game_id, kind, version, updated in rows:
+            mark = str(version)
+            if game_id in held and held[game_id][0] == mark:
+                games[game_id] = held[game_id]
+                continue
+            kept = self.database.read("SELECT data FROM figures WHERE kind = ? AND id = ? AND mark = ?",
+                                      (kind, game_id, mark))
+            if kept:
+                summary = json.loads(kept[0]["data"])
             else:
-                summary = self._scored(row["id"], row["kind"])
-                fresh.append((row["kind"], row["id"], mark, summary))
-            if summary is not None:
-                games.append({"id": row["id"], "wall": row["updated"], **summary})
+                summary = self._scored(game_id, kind)
+                fresh.append((kind, game_id, mark, summary))
+            games[game_id] = (mark, None if summary is None else {"id": game_id, "wall": updated, **summary})
         for kind in GAME_KINDS:
             self._keep(kind, [(game_id, mark, summary) for k, game_id, mark, summary in fresh if k == kind])
-        return games
+        self._held_games = games
+        return [game for _, game in games.values() if game is not None]
 
     def _scored(self, game_id: int, kind: str) -> dict | None:
         rows = self.database.read("SELECT state FROM games WHERE id = ?", (game_id,))
@@ -129,6 +149,6 @@ class FigureBook:
                            [(kind, record_id, mark, json.dumps(data)) for record_id, mark, data in rows])
 
 
-def _show_mark(row) -> str:
+def _show_mark(outcome, ended, started) -> str:
     """What a show's figures were computed from: it ended once, so its outcome and end name that state."""
-    return f"{row['outcome']}|{row['ended']}|{row['started']}"
+    return f"{outcome}|{ended}|{started}"
