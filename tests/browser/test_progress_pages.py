@@ -156,3 +156,24 @@ def test_a_night_is_the_evening_by_the_tables_clock(nights):
     expected = sorted({(datetime.fromtimestamp(now - 60 if b == 0 else now - b * DAY, zone) - timedelta(hours=6))
                        .date().isoformat() for b, _, _ in HISTORY})
     assert [n["night"] for n in demo.table.progress.campaign()["nights"]] == expected
+
+
+SHARE_SHEET = """Object.defineProperty(navigator, "canShare", { value: (data) => !!data.files });
+Object.defineProperty(navigator, "share", { value: async (data) => {
+  window.__shared = await Promise.all(data.files.map(async (f) => [f.name, f.type, await f.text()]));
+} });"""
+
+
+def test_tonights_picture_goes_to_the_share_sheet_as_an_svg_file(nights, launch):
+    demo, _, _ = nights
+    context = launch()
+    context.add_init_script(SHARE_SHEET)
+    page = context.new_page()
+    page.goto(demo.url.rstrip("/") + "/progress/tonight")
+    page.click("#picture-button:enabled")
+    page.wait_for_function("() => window.__shared !== undefined")
+    ((name, kind, text),) = page.evaluate("window.__shared")
+    night = demo.table.progress.tonight()["night"]
+    assert (name, kind) == (f"tonight-{night}.svg", "image/svg+xml")
+    assert text.startswith("<svg") and "Tonight at the table" in text
+    assert page.locator("#picture-status").inner_text() == "Shared."
