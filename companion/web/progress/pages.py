@@ -11,8 +11,8 @@ from companion.web.looks import LOOKS
 from companion.web.progress import book, bp
 from companion.web.progress import charts
 from companion.web.progress.picture import tonight_picture
-from companion.web.share import STAR
 
+STAR = "★"  # the pages' own star (as the score pad draws them): the text and picture need no emoji font
 NIGHTS_SHOWN = 30  # nights a page draws and tabulates, the newest: a phone's width of columns (the API gives all)
 
 
