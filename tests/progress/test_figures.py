@@ -94,7 +94,8 @@ def test_what_goes_wrong_is_counted_from_the_shows_figures(history):
     losses = [s for s in played if s["outcome"] == "loss"]
     assert (found["shows"], found["losses"]) == (len(played), len(losses))
     for row in found["colours"]["rows"]:
-        assert row["losses"] == len([s for s in losses if row["timer"] in {r["timer"] for r in s["figures"]["runouts"]}])
+        ran_out = [{r["timer"] for r in s["figures"]["runouts"]} for s in losses]
+        assert row["losses"] == sum(row["timer"] in timers for timers in ran_out)
         assert row["runouts"] == sum(1 for s in played for r in s["figures"]["runouts"] if r["timer"] == row["timer"])
     spaces = Counter(r["space"] for s in played for r in s["figures"]["runouts"])
     assert {r["space"]: r["runouts"] for r in found["phases"]["rows"]} == dict(spaces)

@@ -84,7 +84,8 @@ def test_every_progress_page_stays_in_the_budget_at_a_long_history(client, table
     client.set_cookie("lang", lang)
     for path in PAGES:
         page = client.get(path, headers={"Accept-Encoding": "gzip"})
-        text = gzip.decompress(page.data).decode() if page.headers.get("Content-Encoding") == "gzip" else page.data.decode()
+        zipped = page.headers.get("Content-Encoding") == "gzip"
+        text = (gzip.decompress(page.data) if zipped else page.data).decode()
         total = len(page.data)
         assets = re.findall(r'(?:href|src)="(/[^"]+\.(?:css|js))"', text)
         assets.append(re.search(r'data-catalog="([^"]+)"', text)[1].replace("&amp;", "&"))

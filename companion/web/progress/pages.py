@@ -4,12 +4,9 @@ from flask import render_template
 
 from companion.progress.nights import NIGHT_STARTS_HOUR
 from companion.progress.trouble import clock_text
-from companion.skyrockets.colours import COLOURS
-from companion.skyrockets.festivals import MAX_STARS
 from companion.web.i18n import event_name, language, listed, translate
 from companion.web.looks import LOOKS
-from companion.web.progress import book, bp
-from companion.web.progress import charts
+from companion.web.progress import book, bp, charts
 from companion.web.progress.picture import tonight_picture
 
 STAR = "★"  # the pages' own star (as the score pad draws them): the text and picture need no emoji font
@@ -31,8 +28,8 @@ def said(sentence: dict) -> str:
 
 def _page(template: str, **values):
     return render_template(f"progress/{template}.html", area="progress", charts=charts, said=said, looks=LOOKS,
-                           max_stars=MAX_STARS, night_hour=NIGHT_STARTS_HOUR,
-                           colours=COLOURS, clock_text=clock_text, counted=counted, outcome_fills=charts.OUTCOME, **values)
+                           night_hour=NIGHT_STARTS_HOUR, clock_text=clock_text, counted=counted,
+                           outcome_fills=charts.OUTCOME, **values)
 
 
 @bp.get("/progress")
