@@ -6,9 +6,8 @@ A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
 each step past its version, in order, in one transaction with the new
 version, so a file is at one version or the one before, never between. Every
 table of the file is created here (the shows, their journals, the players,
-the score pad, the board games, the festivals,
-the progress figures), and the steps say in which
-order they came.
+the score pad, the board games, the festivals, the progress figures), and
+the steps say in which order they came.
 
 A file written before the version moved to `user_version` (version 0 there)
 kept it in its `meta` table under 'schema' (1 or 2): its steps run from

@@ -28,9 +28,9 @@ from companion.table.fitted import Fitted
 from companion.table.games import KINDS, TableGames
 from companion.table.journal import Journal
 from companion.table.ledger import TableLedger
-from companion.table.progress import TableProgress
 from companion.table.memory import few_arenas
 from companion.table.parameters import show_setup
+from companion.table.progress import TableProgress
 from companion.table.publisher import Publisher
 from companion.table.recovery import resume
 from companion.table.runtime import DURABLE_WAIT_S, Runtime
