@@ -33,8 +33,11 @@ KINDS = "(" + ", ".join(f"'{kind}'" for kind in GAME_KINDS) + ")"  # the board g
 BATCH = 50  # figures written per transaction: the journal's writer never waits long behind a first reading
 IDS_AT_ONCE = 500  # shows read by id in one query: well inside SQLite's limit of parameters
 
-# The records' last change: a show begun, ended or set aside, a game saved or removed, moves every one of these.
-MARK = ("SELECT (SELECT COUNT(*) FROM shows), (SELECT MAX(id) FROM shows), (SELECT MAX(ended) FROM shows),"
+# The records' last change, read through indexes and small tables only (it is read on every page): a show begun
+# moves the count and the largest id, a show ended (or set aside) the count of running shows; a game saved or
+# removed moves its count, version or time. A finished show never changes again.
+MARK = ("SELECT (SELECT COUNT(*) FROM shows), (SELECT MAX(id) FROM shows),"
+        " (SELECT COUNT(*) FROM shows WHERE outcome = 'running'),"
         " (SELECT COUNT(*) FROM games), (SELECT MAX(updated) FROM games), (SELECT TOTAL(version) FROM games)")
 
 
