@@ -1,4 +1,4 @@
-"""What the web (and the broker's bridge) may ask of a table: five named ports, each one area's needs.
+"""What the web (and the broker's bridge) may ask of a table: six named ports, each one area's needs.
 
 A port is a typing Protocol: the running table implements each with one of
 its parts (companion.table), and a test may hand the web any object that
@@ -9,6 +9,7 @@ modules, its records or its hardware.
 - `Ledger`: the records of past shows, the score pad, festivals and the whole history;
 - `BoardGames`: the board games' saved games and cards (flock, geese);
 - `SetupDesk`: the first-run setup door, the settings, the wiring check and timing a glass;
+- `Progress`: the figures of the table's progress over nights, read from the records (the progress area, the bridge);
 - `Door`: who may come in and where: the PIN, the names and address the table answers on, its name and language.
 
 >>> ports = Ports.serving(FixedDoor(pin="1234"))
@@ -105,6 +106,17 @@ class SetupDesk(Protocol):
 
 
 @runtime_checkable
+class Progress(Protocol):
+    """The table's progress, each figure computed from the records (companion.progress): the campaign, what goes
+    wrong in the shows, each bird game's players (`kind`: flock or geese; another is a KeyError), tonight."""
+
+    def campaign(self) -> dict: ...
+    def trouble(self) -> dict: ...
+    def players(self, kind: str) -> dict: ...
+    def tonight(self) -> dict: ...
+
+
+@runtime_checkable
 class Door(Protocol):
     """Who may come in, and where: the table PIN, the names it answers to besides its own, the (host, port)
     it listens on, its name, and its language (one of LANGUAGES, or None: each phone's own)."""
@@ -129,13 +141,14 @@ class FixedDoor:
 
 @dataclass(frozen=True)
 class Ports:
-    """One table's five ports; a port a stand-in does not serve is None (its area then has nothing to show)."""
+    """One table's ports; a port a stand-in does not serve is None (its area then has nothing to show)."""
 
     desk: ShowDesk | None
     ledger: Ledger | None
     games: BoardGames | None
     setup: SetupDesk | None
     door: Door
+    progress: Progress | None = None
 
     @classmethod
     def serving(cls, stand_in) -> "Ports":
@@ -144,7 +157,8 @@ class Ports:
             return stand_in if isinstance(stand_in, port) else None
 
         door = stand_in if isinstance(stand_in, Door) else FixedDoor(pin=stand_in.pin)
-        return cls(own(ShowDesk), own(Ledger), own(BoardGames), own(SetupDesk), door)
+        return cls(own(ShowDesk), own(Ledger), own(BoardGames), own(SetupDesk), door, own(Progress))
 
 
-__all__ = ["LANGUAGES", "MAX_ROW_ID", "BoardGames", "Door", "FixedDoor", "Ledger", "Ports", "SetupDesk", "ShowDesk"]
+__all__ = ["LANGUAGES", "MAX_ROW_ID", "BoardGames", "Door", "FixedDoor", "Ledger", "Ports", "Progress", "SetupDesk",
+           "ShowDesk"]

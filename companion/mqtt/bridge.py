@@ -25,7 +25,7 @@ from collections import deque
 
 from companion import __version__
 from companion.mqtt import client as broker
-from companion.mqtt.discovery import discovery_messages
+from companion.mqtt.discovery import discovery_messages, progress_payload
 from companion.mqtt.pacer import Pacer
 from companion.mqtt.settings import BrokerSettings
 from companion.mqtt.topics import OFFLINE, ONLINE, QOS, Topics
@@ -65,6 +65,7 @@ class Bridge:
                  burst: int = STATE_BURST, backoff: tuple[float, float] = broker.BACKOFF_S, clock=time.monotonic):
         ports: Ports = table.ports
         self.desk, self.ledger, self.settings = ports.desk, ports.ledger, settings
+        self.progress = ports.progress  # the campaign's stars and events won (None: a table that keeps none)
         self.topics = Topics(settings.base, settings.table)
         self._client = broker.make_client(settings, f"companion-{settings.base}-{settings.table}".replace("/", "-"),
                                           will=(self.topics.availability, OFFLINE), backoff=backoff)
@@ -74,6 +75,7 @@ class Bridge:
         self._pacer, self._clock = Pacer(interval_s, burst=burst), clock
         self._lock = threading.Lock()  # one state publication at a time, so an older one never lands last
         self._state: bytes | None = None
+        self._progress: bytes | None = None  # the campaign's progress as last sent (retained), sent again on connect
         self._unsent: deque[bytes] = deque(maxlen=MAX_UNSENT_SHOWS)
         self._online = False
         self._running: int | None = None  # the show running at the last look
@@ -109,6 +111,7 @@ class Bridge:
             self._answered.notify_all()
 
     def start(self) -> "Bridge":
+        self._send_progress()
         ended = [row for row in self.ledger.shows() if row.get("ended")]
         self._sent_up_to = max((row["id"] for row in ended), default=0)
         if ended:
@@ -138,12 +141,14 @@ class Bridge:
             self._answer(f"refused: {reason_code}")
             return
         log.info("table %s joined the broker at %s", self.topics.table, self.settings.url)
-        for topic, config in discovery_messages(self.topics, __version__).items():
+        for topic, config in discovery_messages(self.topics, __version__, progress=self.progress is not None).items():
             client.publish(topic, _payload(config), qos=QOS, retain=True)
         with self._lock:
             self._online = True
             if self._state is not None:
                 client.publish(self.topics.state, self._state, qos=QOS, retain=True)
+            if self._progress is not None:
+                client.publish(self.topics.progress, self._progress, qos=QOS, retain=True)
             while self._unsent:
                 client.publish(self.topics.shows, self._unsent.popleft(), qos=QOS)
         client.publish(self.topics.availability, ONLINE, qos=QOS, retain=True)
@@ -231,6 +236,16 @@ class Bridge:
             else:
                 self._unsent.append(_payload(row))
 
+    def _send_progress(self) -> None:
+        """The campaign's stars and events won, as they stand (retained): a show that ended may have moved them."""
+        if self.progress is None:
+            return
+        payload = _payload(progress_payload(self.progress.campaign()))
+        with self._lock:
+            self._progress = payload
+            if self._online:
+                self._client.publish(self.topics.progress, payload, qos=QOS, retain=True)
+
     def _note_finished(self, snapshot: dict, *, again: bool = False) -> None:
         """Send each show that ended since the last look: its row, its run-outs and advances.
 
@@ -254,6 +269,8 @@ class Bridge:
             self._sent_up_to = row["id"]
             self._send_show(finished_show(row, self.ledger.show_log(row["id"])))
             self._last_show, told = _ended_show(row), True
+        if told:
+            self._send_progress()
         if told and self._early is not None and self._held is None:  # the record came after all: say it again
             self._hold(self._early)
 

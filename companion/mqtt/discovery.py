@@ -56,20 +56,41 @@ def _entities() -> list[tuple[str, str, dict]]:
     return found
 
 
+# The campaign's progress, read from the table's progress topic (companion.progress.campaign).
+PROGRESS_ENTITIES = [
+    ("sensor", "campaign_stars", {"name": "Campaign stars", "state_class": "measurement",
+                                  "value_template": "{{ value_json.campaign_stars }}", "icon": "mdi:star"}),
+    ("sensor", "events_won", {"name": "Campaign events won", "state_class": "measurement",
+                              "value_template": "{{ value_json.events_won }}", "icon": "mdi:flag-checkered"}),
+]
+
+
+def progress_payload(campaign: dict) -> dict:
+    """What the progress topic carries: the campaign's stars and events won, of how many.
+
+    >>> progress_payload({"stars": 4, "max_stars": 90, "events_won": 2, "events": 30, "festivals": []})
+    {'campaign_stars': 4, 'max_stars': 90, 'events_won': 2, 'events': 30}
+    """
+    return {"campaign_stars": campaign["stars"], "max_stars": campaign["max_stars"],
+            "events_won": campaign["events_won"], "events": campaign["events"]}
+
+
 def node_id(topics: Topics) -> str:
     return f"companion_{topics.table}"
 
 
-def discovery_messages(topics: Topics, version: str) -> dict[str, dict]:
-    """Topic → retained config payload for each of the table's entities."""
+def discovery_messages(topics: Topics, version: str, *, progress: bool = False) -> dict[str, dict]:
+    """Topic → retained config payload for each of the table's entities (`progress`: the campaign's too)."""
     node = node_id(topics)
     device = {"identifiers": [node], "name": f"Hourglass table {topics.table}",
               "manufacturer": "Hourglass table companion", "model": "Skyrockets table", "sw_version": version}
     messages = {}
-    for component, object_id, own in _entities():
+    entities = [(entity, topics.state) for entity in _entities()]
+    entities += [(entity, topics.progress) for entity in PROGRESS_ENTITIES] if progress else []
+    for (component, object_id, own), state_topic in entities:
         messages[f"{PREFIX}/{component}/{node}/{object_id}/config"] = {
             **own, "unique_id": f"{node}_{object_id}",
-            "state_topic": topics.state, "availability_topic": topics.availability,
+            "state_topic": state_topic, "availability_topic": topics.availability,
             "payload_available": ONLINE, "payload_not_available": OFFLINE,
             "qos": 1, "device": device,
         }

@@ -37,6 +37,11 @@ class Topics:
     def shows(self) -> str:
         return f"{self.base}/{self.table}/shows"
 
+    @property
+    def progress(self) -> str:
+        """The table's campaign progress (retained); not one of the hall's KINDS: the hall has its own board."""
+        return f"{self.base}/{self.table}/progress"
+
     @staticmethod
     def subscriptions(base: str) -> list[str]:
         """What the hall listens to: every table's topics under `base`."""

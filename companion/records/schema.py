@@ -6,8 +6,8 @@ A file's version is SQLite's own `PRAGMA user_version`. Opening a file runs
 each step past its version, in order, in one transaction with the new
 version, so a file is at one version or the one before, never between. Every
 table of the file is created here (the shows, their journals, the players,
-the score pad, the board games, the festivals), and the steps say in which
-order they came.
+the score pad, the board games, the festivals, the progress figures), and
+the steps say in which order they came.
 
 A file written before the version moved to `user_version` (version 0 there)
 kept it in its `meta` table under 'schema' (1 or 2): its steps run from
@@ -23,7 +23,7 @@ opens, naming the difference, rather than failing later at the first write.
 >>> from companion.records.database import Database
 >>> db = Database(":memory:", TABLE_FILE)
 >>> TABLE_FILE.version(db), TABLE_FILE.latest
-(6, 6)
+(7, 7)
 """
 
 import sqlite3
@@ -170,6 +170,19 @@ CREATE TABLE IF NOT EXISTS festivals (
 );
 """
 
+# Each finished show's and board game's own progress figures (figures.py), kept once computed: `mark` says which
+# state of the record they were computed from, so a record changed since is computed afresh.
+FIGURES = """
+CREATE TABLE IF NOT EXISTS figures (
+    kind TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    mark TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (kind, id)
+);
+"""
+
+
 def script(sql: str) -> Step:
     """A step of plain statements (each statement run in the step's transaction)."""
     def run(db) -> None:
@@ -239,4 +252,5 @@ TABLE_FILE = Schema(steps=(
     _festival_ids_never_reused,  # 4
     festivals.renumber_old_encore,  # 5: the encore is events 29 and 30 of the box's 30, no longer 31 and 32
     _shape_made_whole,  # 6: every file at this version has the one shape a new file has (checked as it opens)
+    script(FIGURES),  # 7: the progress figures kept per show and game
 ), older=_older_table_file)

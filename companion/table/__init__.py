@@ -30,6 +30,7 @@ from companion.table.journal import Journal
 from companion.table.ledger import TableLedger
 from companion.table.memory import few_arenas
 from companion.table.parameters import show_setup
+from companion.table.progress import TableProgress
 from companion.table.publisher import Publisher
 from companion.table.recovery import resume
 from companion.table.runtime import DURABLE_WAIT_S, Runtime
@@ -67,10 +68,12 @@ class Table:
         self.ledger = TableLedger(store, self.clock, self._games,
                                   caught_up=lambda: self.journal.caught_up(DURABLE_WAIT_S))
         self.games = TableGames(self._games)
+        self.progress = TableProgress(store, self.clock, caught_up=lambda: self.journal.caught_up(DURABLE_WAIT_S))
         self.setup = TableSetup(runtime=self.runtime, live=self.live, fitted=self.fitted, configured=self.configured,
                                 first_run=self.first_run, door=self.door, republish=self.step.publish,
                                 keeping=keeping)
-        self.ports = Ports(desk=self.desk, ledger=self.ledger, games=self.games, setup=self.setup, door=self.door)
+        self.ports = Ports(desk=self.desk, ledger=self.ledger, games=self.games, setup=self.setup, door=self.door,
+                           progress=self.progress)
         # ... then connected.
         self.live.listen(self.step)
         self.step.watch(self.setup.see)

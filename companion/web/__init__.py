@@ -3,7 +3,7 @@
 `create_app(table)` builds a Flask app for one table; nothing happens at import
 time, so tests build as many apps as they like, each on its own table. The app
 takes the table's ports once (companion.ports), and each area asks only the
-port it needs: `desk()`, `ledger()`, `games()`, `setup()`, `door()`.
+port it needs: `desk()`, `ledger()`, `games()`, `setup()`, `figures()`, `door()`.
 
 >>> import tempfile; from companion.table import demo_table
 >>> table = demo_table(f"{tempfile.mkdtemp()}/demo.sqlite3")
@@ -13,7 +13,7 @@ port it needs: `desk()`, `ledger()`, `games()`, `setup()`, `door()`.
 
 Areas, one blueprint package each (companion.web.areas), each with its
 `pages.py` and `api.py`: `show` (the live show, the page people call "the table"),
-`scorepad`, `shows` (past shows), `flock`, `geese` and `kiosk`. Site-wide:
+`scorepad`, `shows` (past shows), `flock`, `geese`, `progress` and `kiosk`. Site-wide:
 `api` (the helpers every area's API shares), `live` (the one stream loop),
 `errors`, `auth` (the PIN on a page) and `lang` (the language switch).
 """
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from flask import Flask, current_app
 
-from companion.ports import BoardGames, Door, Ledger, Ports, SetupDesk, ShowDesk
+from companion.ports import BoardGames, Door, Ledger, Ports, Progress, SetupDesk, ShowDesk
 from companion.skyrockets.show import CROWD_TOKENS
 
 PAGE_BUDGET = 100_000  # bytes a phone downloads for a page and all it loads: quick at the edge of the Wi-Fi
@@ -104,6 +104,11 @@ def games() -> BoardGames:
 def setup() -> SetupDesk:
     """The setup desk of the table the current app serves (None for a stand-in that has none)."""
     return _ports().setup
+
+
+def figures() -> Progress | None:
+    """The progress figures of the table the current app serves (None for a stand-in that keeps none)."""
+    return _ports().progress
 
 
 def door() -> Door:

@@ -35,6 +35,8 @@ PAGES = {
     "/flock": None, "/flock/stage": None, "/flock/games/<int:game_id>": "flock",
     "/geese": None, "/geese/check": None, "/geese/games/<int:game_id>": "geese",
     "/geese/games/<int:game_id>/score": "geese",
+    "/progress": None, "/progress/trouble": None, "/progress/flock": None, "/progress/geese": None,
+    "/progress/tonight": None,
     "/setup/": None, "/pin": None, "/pair/<code>": "pair", "/maintenance/": None,
 }
 NOT_FOR_PHONES = {
@@ -42,6 +44,7 @@ NOT_FOR_PHONES = {
     "/kiosk/join": "the table's own screen's join card",
     "/i18n/<code>.json": "a catalogue, not a page", "/lang/<code>": "a redirect, not a page",
     "/maintenance/backup.tar.gz": "a download, not a page",
+    "/progress/tonight.svg": "a picture to share, not a page",
 }
 MISSING_PAGE = "/no-such-page"  # the error page, in the phone's language
 # The games' pages once a game is over (its winner named in a sentence, its result to share), walked as well.

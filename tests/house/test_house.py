@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT
 
 COMPANION = ROOT / "companion"
-RULES = ("skyrockets", "flock", "geese")
+RULES = ("skyrockets", "flock", "geese", "progress")  # the pure packages: the rules, and the figures over them
 SHELL_MODULES = {"flask", "gpiozero", "serial", "sqlite3", "threading", "time", "socket", "paho", "waitress",
                  "companion.table", "companion.hardware", "companion.web", "companion.records", "companion.cli"}
 

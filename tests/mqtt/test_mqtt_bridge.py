@@ -142,6 +142,20 @@ def test_a_finished_show_is_sent_once_with_its_runouts_and_advances(table, mosqu
     assert "advances" in row and "started" in row and "stars" in row
 
 
+def test_the_campaign_progress_is_retained_and_moves_when_a_show_is_won(table, mosquitto, bridged, listen, clock):
+    bridged()
+    watcher = listen(mosquitto.port, "companion/t1/progress")
+    watcher.wait_for(lambda l: l.on("companion/t1/progress"))
+    assert json.loads(watcher.on("companion/t1/progress")[-1]) == {"campaign_stars": 0, "max_stars": 90,
+                                                                   "events_won": 0, "events": 30}
+    table.desk.start_show("training")
+    play_to_a_win(table, clock)
+    watcher.wait_for(lambda l: json.loads(l.on("companion/t1/progress")[-1])["events_won"] == 1)
+    late = listen(mosquitto.port, "companion/t1/progress")
+    late.wait_for(lambda l: l.on("companion/t1/progress"))
+    assert json.loads(late.on("companion/t1/progress")[-1])["campaign_stars"] == table.ledger.shows()[0]["stars"]
+
+
 def states(watcher) -> list[dict]:
     return [json.loads(p) for p in watcher.on("companion/t1/state")]
 

@@ -9,7 +9,7 @@ import pytest
 from mqtt_support import listen, mosquitto, play_to_a_win  # noqa: F401  (fixtures)
 from companion import __version__
 from companion.mqtt.bridge import Bridge
-from companion.mqtt.discovery import discovery_messages
+from companion.mqtt.discovery import PROGRESS_ENTITIES, discovery_messages, progress_payload
 from companion.mqtt.settings import from_url
 from companion.mqtt.topics import Topics
 from companion.skyrockets.colours import COLOURS
@@ -33,7 +33,8 @@ STATE_CLASSES = {"measurement", "total", "total_increasing"}
 TOPIC = re.compile(r"homeassistant/(sensor|binary_sensor)/[a-zA-Z0-9_-]+/[a-zA-Z0-9_-]+/config")
 
 TOPICS = Topics("companion", "t1")
-MESSAGES = discovery_messages(TOPICS, __version__)
+MESSAGES = discovery_messages(TOPICS, __version__, progress=True)
+PROGRESS_IDS = {f"companion_t1_{object_id}" for _, object_id, _ in PROGRESS_ENTITIES}
 
 
 @pytest.mark.parametrize("topic", sorted(MESSAGES))
@@ -42,7 +43,8 @@ def test_each_config_uses_only_keys_home_assistant_knows(topic):
     component = TOPIC.fullmatch(topic)[1]
     assert set(config) <= KEYS[component], set(config) - KEYS[component]
     assert set(config["device"]) <= DEVICE_KEYS
-    assert config["state_topic"] == TOPICS.state and config["availability_topic"] == TOPICS.availability
+    wanted = TOPICS.progress if config["unique_id"] in PROGRESS_IDS else TOPICS.state
+    assert config["state_topic"] == wanted and config["availability_topic"] == TOPICS.availability
     assert (config["payload_available"], config["payload_not_available"]) == ("online", "offline")
     if component == "sensor":
         unit, device_class = config.get("unit_of_measurement"), config.get("device_class")
@@ -56,9 +58,9 @@ def test_each_config_uses_only_keys_home_assistant_knows(topic):
 
 
 def test_one_device_per_table_and_unique_ids_across_tables():
-    other = discovery_messages(Topics("companion", "t2"), "0.1.0")
+    other = discovery_messages(Topics("companion", "t2"), "0.1.0", progress=True)
     ids = [c["unique_id"] for c in [*MESSAGES.values(), *other.values()]]
-    assert len(ids) == len(set(ids)) == 2 * (3 + 2 * len(COLOURS))
+    assert len(ids) == len(set(ids)) == 2 * (3 + 2 * len(COLOURS) + len(PROGRESS_ENTITIES))
     assert len({json.dumps(c["device"]) for c in MESSAGES.values()}) == 1
 
 
@@ -84,6 +86,23 @@ def test_the_templates_read_the_published_state(table, clock):
     assert render(by_id["red_low"]["value_template"], running) == "ON"
     assert render(by_id["purple_low"]["value_template"], running) == "OFF"
     assert render(by_id["outcome"]["value_template"], running) in by_id["outcome"]["options"]
+
+
+def test_the_campaign_sensors_read_the_progress_topic(table, clock):
+    """Stars and events won as the progress figures count them: a won training show is one event won."""
+    from mqtt_support import play_to_a_win
+
+    by_id = {config["unique_id"].removeprefix("companion_t1_"): config for config in MESSAGES.values()}
+    before = progress_payload(table.progress.campaign())
+    assert render(by_id["campaign_stars"]["value_template"], before) == "0"
+    table.desk.start_show("training")
+    play_to_a_win(table, clock)
+    table.journal.flush()
+    after = progress_payload(table.progress.campaign())
+    stars = table.ledger.shows()[0]["stars"]
+    assert table.ledger.shows()[0]["outcome"] == "win" and stars >= 1
+    assert render(by_id["campaign_stars"]["value_template"], after) == str(stars)
+    assert render(by_id["events_won"]["value_template"], after) == "1"
 
 
 def test_the_bridge_publishes_the_configs_retained(table, mosquitto, listen):

@@ -1,0 +1,78 @@
+"""The table's progress figures (the web's Progress port): the records read through the kept figures, each figure
+computed by companion.progress once per change of the records (and, for tonight, per night).
+
+The nights are the table's local time's: the zone the system is set to (the
+setup of a Pi card sets it), read once as the table starts.
+"""
+
+import os
+import threading
+from datetime import datetime, tzinfo
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from companion.progress.campaign import campaign_map
+from companion.progress.nights import night_of
+from companion.progress.players import GAME_KINDS, per_player
+from companion.progress.tonight import tonight
+from companion.progress.trouble import trouble
+from companion.records.figures import FigureBook
+
+LOCALTIME = Path("/etc/localtime")
+
+
+def local_zone() -> tzinfo:
+    """The system's time zone with its daylight-saving rules (TZ, else /etc/localtime), else its offset now."""
+    try:
+        if os.environ.get("TZ"):
+            return ZoneInfo(os.environ["TZ"].lstrip(":"))
+        with LOCALTIME.open("rb") as file:
+            return ZoneInfo.from_file(file, key="localtime")
+    except (OSError, ValueError, ZoneInfoNotFoundError):
+        return datetime.now().astimezone().tzinfo
+
+
+class TableProgress:
+    """Campaign, what goes wrong, the bird games per player and tonight, from the table's records."""
+
+    def __init__(self, store, clock, *, caught_up=lambda: True, zone: tzinfo | None = None):
+        self.store, self.clock = store, clock
+        self.zone = zone or local_zone()
+        self.book = FigureBook(store.database)
+        self._caught_up = caught_up
+        self._lock = threading.Lock()
+        self._figures: tuple[tuple, dict] = ((), {})  # (the records' mark, {figure key: figures})
+
+    def campaign(self) -> dict:
+        """The 30 events as a map with each one's attempts, and stars and wins over nights."""
+        return self._figure(("campaign",), lambda r: campaign_map(r.shows, self.zone, self._names()))
+
+    def trouble(self) -> dict:
+        """Run-outs by glass and by countdown space, how close each show came, tokens and time per show."""
+        return self._figure(("trouble",), lambda r: trouble(r.shows))
+
+    def players(self, kind: str) -> dict:
+        """One bird game's players: games, wins, average, best, scores over games, head to head."""
+        if kind not in GAME_KINDS:
+            raise KeyError(kind)
+        return self._figure(("players", kind), lambda r: per_player(r.games, kind))
+
+    def tonight(self) -> dict:
+        """The current night across the three games."""
+        now = self.clock.wall()
+        return self._figure(("tonight", night_of(now, self.zone)), lambda r: tonight(r.shows, r.games, now, self.zone))
+
+    def _names(self) -> dict[str, str]:
+        return {event_id: event.name for event_id, event in self.store.events().items()}
+
+    def _figure(self, key: tuple, compute) -> dict:
+        self._caught_up()
+        records = self.book.read(self.store.events())
+        with self._lock:
+            mark, kept = self._figures
+            if mark != records.mark:
+                kept = {}
+                self._figures = (records.mark, kept)
+            if key not in kept:
+                kept[key] = compute(records)
+            return kept[key]

@@ -1,0 +1,101 @@
+"""The progress pages and their JSON: every figure said in a sentence and shown as a table in both languages, within
+the page budget at a long history, the charts' two outcome colours apart for colour-blind eyes."""
+
+import gzip
+import importlib.util
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.records.fakes import RUN_OUT_GLASSES, show_with_runouts
+from companion.skyrockets.festivals import event_id
+from companion.web import PAGE_BUDGET, create_app
+from companion.web.progress.charts import OUTCOME
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ["/progress", "/progress/trouble", "/progress/flock", "/progress/geese", "/progress/tonight"]
+FIGURES = ["campaign", "trouble", "flock", "geese", "tonight"]
+NIGHT = 1_767_290_400.0  # 2026-01-01 18:00 UTC
+
+
+def colour_check():
+    """The colour-vision test of the timer fills, so the charts' colours answer to the same simulation."""
+    spec = importlib.util.spec_from_file_location("colour_blind", ROOT / "tests" / "web" / "test_colour_blind.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def client(table):
+    return create_app(table, testing=True).test_client()
+
+
+def history(table, shows: int) -> None:
+    """`shows` shows over the campaign's events, ten an evening, every pattern of run-outs in turn."""
+    patterns = [p for n in range(4) for p in itertools.combinations(RUN_OUT_GLASSES, n)]
+    for i in range(shows):
+        show_with_runouts(table.store, event_id(2 + i % 29), patterns[i % len(patterns)],
+                          wall=NIGHT + (i // 10) * 86400 + (i % 10) * 300)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_figure_is_said_in_a_sentence_in_the_pages_language(client, table, lang):
+    history(table, 30)
+    client.set_cookie("lang", lang)
+    for path in PAGES:
+        page = client.get(path).get_data(as_text=True)
+        assert client.get(path).status_code == 200, path
+        assert "progress." not in re.sub(r'"[^"]*"', "", page), f"{path}: a raw catalogue key"
+        assert "<script>" not in page and " style=" not in page and " on" + "click" not in page
+        assert page.count('class="sentence"') >= (path != "/progress/tonight"), path  # tonight: the recap's lines
+    trouble = client.get("/progress/trouble").get_data(as_text=True)
+    losses = client.get("/api/progress/trouble").json["losses"]
+    if lang == "en":
+        assert "ran out in" in trouble and f"of your {losses} losses" in trouble
+    else:
+        assert f"失敗した{losses}回のうち" in trouble
+
+
+def test_each_figure_has_its_json_as_the_table_computes_it(client, table):
+    history(table, 12)
+    for figure in FIGURES:
+        answer = client.get(f"/api/progress/{figure}")
+        assert answer.status_code == 200
+        expected = (table.progress.players(figure) if figure in ("flock", "geese")
+                    else getattr(table.progress, figure)())
+        assert answer.json == expected
+
+
+def test_tonights_recap_is_a_picture_and_a_text_to_share(client, table, clock):
+    show_with_runouts(table.store, "event-02", ("red",), wall=clock.wall() - 60)
+    picture = client.get("/progress/tonight.svg")
+    assert picture.headers["Content-Type"].startswith("image/svg+xml")
+    assert picture.get_data(as_text=True).startswith("<svg") and "1 won, 0 lost" in picture.get_data(as_text=True)
+    page = client.get("/progress/tonight").get_data(as_text=True)
+    assert 'id="share-button"' in page and "1 won, 0 lost" in page and 'id="picture-button"' in page
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_progress_page_stays_in_the_budget_at_a_long_history(client, table, lang):
+    history(table, 600)  # sixty nights, every event tried twenty times and more: the strips and the columns full
+    client.set_cookie("lang", lang)
+    for path in PAGES:
+        page = client.get(path, headers={"Accept-Encoding": "gzip"})
+        zipped = page.headers.get("Content-Encoding") == "gzip"
+        text = (gzip.decompress(page.data) if zipped else page.data).decode()
+        total = len(page.data)
+        assets = re.findall(r'(?:href|src)="(/[^"]+\.(?:css|js))"', text)
+        assets.append(re.search(r'data-catalog="([^"]+)"', text)[1].replace("&amp;", "&"))
+        for asset in set(assets):
+            total += len(client.get(asset, headers={"Accept-Encoding": "gzip"}).data)
+        assert total <= PAGE_BUDGET, (path, total)
+
+
+@pytest.mark.parametrize("vision", ["normal", "protanopia", "deuteranopia", "tritanopia"])
+def test_a_win_and_a_loss_stay_apart_for_colour_blind_eyes(vision):
+    check = colour_check()
+    win, loss = (check.seen(OUTCOME[o], vision) for o in ("win", "loss"))
+    assert check.ciede2000(win, loss) >= check.MIN_DELTA_E
