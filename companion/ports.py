@@ -106,6 +106,18 @@ class SetupDesk(Protocol):
 
 
 @runtime_checkable
+class WifiDesk(Protocol):
+    """The access point's Wi-Fi page: the setup code (as the card's copy holds it), the limits of the form's
+    fields, and joining the network a phone gave (its name; BadInput naming the field, by the Wi-Fi file's
+    own reader)."""
+
+    def setup_code(self) -> str | None: ...
+    def accepts_setup_code(self, given: object) -> bool: ...
+    def wifi_limits(self) -> dict[str, int]: ...
+    def join_wifi(self, form: dict[str, str]) -> str: ...
+
+
+@runtime_checkable
 class Door(Protocol):
     """Who may come in, and where: the table PIN, the names it answers to besides its own, the (host, port)
     it listens on, its name, and its language (one of LANGUAGES, or None: each phone's own)."""
@@ -148,4 +160,5 @@ class Ports:
         return cls(own(ShowDesk), own(Ledger), own(BoardGames), own(SetupDesk), door)
 
 
-__all__ = ["LANGUAGES", "MAX_ROW_ID", "BoardGames", "Door", "FixedDoor", "Ledger", "Ports", "SetupDesk", "ShowDesk"]
+__all__ = ["LANGUAGES", "MAX_ROW_ID", "BoardGames", "Door", "FixedDoor", "Ledger", "Ports", "SetupDesk", "ShowDesk",
+           "WifiDesk"]

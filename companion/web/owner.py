@@ -20,6 +20,7 @@ A PIN, in a header or a session, never stands in for the owner's session.
 import hashlib
 import hmac
 import math
+import time
 from functools import wraps
 
 from flask import current_app, session
@@ -32,11 +33,13 @@ from companion.web.errors import coded
 OWNER_SESSION_S = 2 * 3600.0  # an evening's setting up; a phone left unlocked is not the owner's key for good
 CODE_MARK = "setup"  # the session's keyed hash of the code it entered: which setup flow it opened
 OWNER_SID = "owner"  # the session's owner's session id, known to the server while it lasts
+CODE_TYPED = 20  # a setup code's field: ten letters and digits as shown (a dash between two groups), spaces around
 OWNER_NEEDED = "this changes the table's config: it needs the owner's session (enter the setup code on the settings page)"
 
 
-def init_app(app) -> None:
-    app.extensions["setup_guard"] = setup_code_guard()
+def init_app(app, *, clock=time.monotonic) -> None:
+    app.extensions["setup_guard"] = setup_code_guard(clock)
+    app.jinja_env.globals.update(code_typed=CODE_TYPED)
     app.extensions["owner_sessions"] = security.Sessions(max_age_s=OWNER_SESSION_S)
 
 
