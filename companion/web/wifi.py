@@ -29,6 +29,9 @@ from werkzeug.exceptions import Forbidden, HTTPException, TooManyRequests
 
 from companion.errors import BadInput
 from companion.ports import FixedDoor, Ports, WifiDesk
+from companion.web import i18n, owner, security
+from companion.web.errors import code_of
+from companion.web.i18n import translate
 
 FORM_LIMIT = 2048  # bytes of a posted form: the CSRF token and four short fields
 # The setup code's refusals as this page words them (the setup page's words point at the setup page).
@@ -41,8 +44,6 @@ bp = Blueprint("wifi", __name__)
 def create_wifi_app(desk: WifiDesk, *, clock: Callable[[], float] = time.monotonic, testing: bool = False) -> Flask:
     """The Wi-Fi page's app, asking `desk` (the watcher's) for the setup code and to join a network; `clock`
     paces the code's guard."""
-    from companion.web import i18n, owner, security
-
     app = Flask("companion.web")  # the site's templates and static files
     app.config.update(SECRET_KEY=secrets.token_hex(32), TESTING=testing, MAX_CONTENT_LENGTH=FORM_LIMIT,
                       SESSION_COOKIE_NAME="companion_wifi", SESSION_COOKIE_HTTPONLY=True,
@@ -68,9 +69,6 @@ def _form(problem: str = "", status: int = 200):
 
 
 def _refused(error: HTTPException):
-    from companion.web.errors import code_of
-    from companion.web.i18n import translate
-
     return _form(translate(code_of(error, error.code)), error.code)
 
 
@@ -83,9 +81,6 @@ def index():
 def join():
     """The setup code first (the one guard), then the network, which the desk reads with the Wi-Fi file's own
     reader and saves."""
-    from companion.web import owner
-    from companion.web.i18n import translate
-
     form = request.form
     try:
         owner.enter_code(form.get("code"))
