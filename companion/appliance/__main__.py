@@ -18,11 +18,14 @@ from pathlib import Path
 
 from companion.appliance import firstboot, hotspot
 from companion.appliance.network import PAGE_PORT, network_from
-from companion.appliance.page import WifiPage, serve
+from companion.appliance.page import CardDesk
 from companion.table.firstrun import read_code
+from companion.web.server import ServerThread, make_server
+from companion.web.wifi import create_wifi_app
 
 SETUP_CODE_FILE = Path("/boot/firmware/companion-setup-code.txt")  # the owner's copy, on the card
 KEPT_CODE = Path("/var/lib/companion/setup-code")  # the table keeps its code here (firstrun.KEPT_CODE_FILE)
+PAGE_THREADS = 2  # a phone or two on the access point at once; the table's server bounds the rest
 
 
 def show_code(kept: Path, card: Path) -> str:
@@ -52,7 +55,7 @@ def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=tim
         network.save(wifi)
         asked.set()
 
-    wifi_page, server = WifiPage(code_file, save, clock), None
+    page, server = create_wifi_app(CardDesk(code_file, save), clock=clock), None
     state = hotspot.Watch()
     try:
         while True:
@@ -68,24 +71,23 @@ def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=tim
                 logging.info("leaving the access point: %s", "a network is back" if seen.online else "trying the home network")
                 network.stop_ap()
                 ap_on = False
-            server = _page_while(ap_on, server, wifi_page, network.page_address, port)
+            server = _page_while(ap_on, server, page, network.page_address, port)
             asked.wait(timing.look_s)
     finally:
-        _page_while(False, server, wifi_page, network.page_address, port)
+        _page_while(False, server, page, network.page_address, port)
 
 
-def _page_while(ap_on: bool, server, wifi_page, host: str, port: int):
+def _page_while(ap_on: bool, server, page, host: str, port: int):
     """The Wi-Fi page served on the access point's address while it is up, and not at all otherwise (so no one on
     the home network reaches it); the server now. An address not there yet is tried again at the next look."""
     if ap_on and server is None:
         try:
-            return serve(wifi_page, port, host)
+            return ServerThread(make_server(None, host, port, threads=PAGE_THREADS, app=page))
         except OSError as e:
             logging.warning("the Wi-Fi page cannot listen on %s:%s yet (%s)", host, port, e.strerror or e)
             return None
     if not ap_on and server is not None:
-        server.shutdown()
-        server.server_close()
+        server.close()
         return None
     return server
 

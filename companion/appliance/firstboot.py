@@ -14,7 +14,7 @@ import socket
 import subprocess
 from pathlib import Path
 
-from companion.appliance import bootfiles
+from companion.appliance import bootfiles, cardnotes
 from companion.appliance.network import HOTSPOT, write_secret
 from companion.errors import BadInput
 
@@ -33,9 +33,11 @@ def read_text(path: Path) -> str:
                        code="errors.wifi.encoding", params={"byte": e.start + 1}) from None
 
 
-def refused(boot: Path, name: str, error: str, reason: BadInput) -> str:
-    """The reason a file of the card was not used, written beside it; the line for the journal."""
+def refused(boot: Path, name: str, error: str, reason: BadInput, notes: Path) -> str:
+    """The reason a file of the card was not used, written beside it and kept for the table's screen
+    (cardnotes); the line for the journal."""
     (boot / error).write_text(f"{reason}\n")
+    cardnotes.keep(notes, name, reason)
     log.error("%s was not used: %s", name, reason)
     return f"refused {name}: {reason}"
 
@@ -66,14 +68,14 @@ def hotspot_keyfile(name: str) -> str:
 def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=socket.sethostname) -> list[str]:
     """Apply the boot partition's files to the system under `root`; what was done, one line each."""
     done = []
-    etc = root / "etc"
+    etc, notes = root / "etc", root / cardnotes.STATE
     wifi_file = boot / bootfiles.WIFI_FILE
     if wifi_file.exists():
         try:
             text = read_text(wifi_file)
             wifi = bootfiles.read_wifi(text)
         except BadInput as reason:
-            done.append(refused(boot, bootfiles.WIFI_FILE, WIFI_ERROR, reason))
+            done.append(refused(boot, bootfiles.WIFI_FILE, WIFI_ERROR, reason, notes))
         else:
             write_secret(etc / "NetworkManager/system-connections" / f"{bootfiles.WIFI_CONNECTION}.nmconnection",
                          bootfiles.keyfile(wifi))
@@ -82,6 +84,7 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
             (boot / bootfiles.WIFI_USED).write_text(bootfiles.blanked(text))
             wipe(wifi_file)
             (boot / WIFI_ERROR).unlink(missing_ok=True)
+            cardnotes.drop(notes, bootfiles.WIFI_FILE)
             run(("iw", "reg", "set", wifi.country), check=False, capture_output=True)
             done.append(f"Wi-Fi {wifi.ssid!r} ({wifi.country}) saved; the password was removed from the card")
     name = current_name(etc)
@@ -90,9 +93,10 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
         try:
             name = bootfiles.read_name(read_text(name_file))
         except BadInput as reason:
-            done.append(refused(boot, bootfiles.NAME_FILE, NAME_ERROR, reason))
+            done.append(refused(boot, bootfiles.NAME_FILE, NAME_ERROR, reason, notes))
         else:
             (boot / NAME_ERROR).unlink(missing_ok=True)
+            cardnotes.drop(notes, bootfiles.NAME_FILE)
             if (etc / "hostname").read_text().strip() != name:
                 (etc / "hostname").write_text(f"{name}\n")
                 (etc / "hosts").write_text(bootfiles.hosts(name))

@@ -1,10 +1,12 @@
-"""The appliance's backups as a running table offers them on its setup page: the table is handed this by the
-program that serves it (`companion table`, `companion demo`), so the running table imports nothing of the appliance.
+"""The appliance's upkeep as a running table offers it: its backups on the maintenance page, and what first boot
+could not use on the card for its screen. The table is handed this by the program that serves it
+(`companion table`, `companion demo`), so the running table imports nothing of the appliance.
 """
 
 import time
 from pathlib import Path
 
+from companion.appliance import cardnotes
 from companion.appliance.backup import backup_name, make_backup
 from companion.appliance.upload import Upload
 
@@ -23,3 +25,7 @@ class Backups:
     def receiver(self, folder: Path) -> Upload:
         """What takes a backup's pieces as a page sends them, and keeps the whole beside the database."""
         return Upload(folder)
+
+    def card_notes(self, folder: Path) -> list[dict]:
+        """Why first boot did not use a file the owner put on the card (kept in the table's `folder`)."""
+        return cardnotes.read(folder)

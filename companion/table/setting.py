@@ -48,6 +48,13 @@ class TableSetup(Bench):
             self._upload = self._kept().receiver(self._configured.now.database.parent)
         return self._upload.receive(piece, part, parts, size, upload, with_config=with_config)
 
+    def card_notes(self) -> list[dict]:
+        """Files the owner put on the card that first boot could not use, and why (none off the appliance)."""
+        database = self._configured.now.database
+        if self._keeping is None or str(database) == ":memory:":
+            return []
+        return self._keeping.card_notes(database.parent)
+
     def _kept(self):
         if self._keeping is None:
             raise Conflict("backup", "this table keeps no files to back up", code="errors.backup.none")

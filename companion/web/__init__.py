@@ -15,7 +15,8 @@ Areas, one blueprint package each (companion.web.areas), each with its
 `pages.py` and `api.py`: `show` (the live show, the page people call "the table"),
 `scorepad`, `shows` (past shows), `flock`, `geese`, `progress` and `kiosk`. Site-wide:
 `api` (the helpers every area's API shares), `live` (the one stream loop),
-`errors`, `auth` (the PIN on a page) and `lang` (the language switch).
+`errors`, `auth` (the PIN on a page), `owner` (the setup code's owner's session: every config change) and
+`lang` (the language switch).
 """
 
 import secrets
@@ -65,7 +66,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     ports = table if isinstance(table, Ports) else getattr(table, "ports", None) or Ports.serving(table)
     app.extensions["ports"] = ports
 
-    from companion.web import auth, compress, errors, hosts, i18n, live, security
+    from companion.web import auth, compress, errors, hosts, i18n, live, owner, security
     from companion.web.areas import discover
 
     areas = discover()
@@ -74,6 +75,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     hosts.init_app(app, ports.door.allowed_hosts)  # first: a request for another name goes no further
     live.init_app(app)
     security.init_app(app)
+    owner.init_app(app)
     i18n.init_app(app, areas)
     errors.init_app(app)
     compress.init_app(app)

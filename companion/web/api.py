@@ -1,6 +1,7 @@
 """What every area's JSON API shares (docs/web.md): the strict body reader, field readers, and saved games.
 
-Reading needs nothing; every change needs the PIN (security.needs_pin). Bodies
+Reading needs nothing; playing and keeping scores need the PIN (security.needs_pin), and a change of the
+table's config the owner's session (owner.needs_owner). Bodies
 are JSON objects, checked field by field before the table sees them: a wrong
 one is 400 naming the field. The routes live in their areas (`show/api.py`,
 `scorepad/api.py`, `shows/api.py`, `flock/api.py`, `geese/api.py`).

@@ -3,7 +3,7 @@
 from flask import Blueprint, redirect, render_template, request
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
-from companion.web import security
+from companion.web import owner, security
 from companion.web.i18n import safe_next, translate
 
 bp = Blueprint("auth", __name__)
@@ -45,4 +45,5 @@ def pair(code: str):
 @bp.post("/pin/forget")
 def forget_pin():
     security.lock()
+    owner.forget()
     return redirect(safe_next(request.form.get("next")), 303)

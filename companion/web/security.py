@@ -1,6 +1,7 @@
 """Who may change the table: the PIN, a slow-down after wrong PINs, CSRF tokens and strict headers.
 
-Reading is open to the table's network. A change needs the table PIN: scripts
+Reading is open to the table's network. Playing and keeping scores need the table PIN (a change of the
+table's config needs the owner's session instead: companion.web.owner): scripts
 send it in the `X-Table-Pin` header with every request; a page sends it once
 (a form) and its session remembers it. Session-authenticated POSTs must also
 carry the session's CSRF token (a form field, or a header from the page's

@@ -469,16 +469,21 @@ def test_an_update_to_a_good_release_file_switches_and_keeps_the_data(host):
 
 
 RESTORE = f"""
-import json, sys, urllib.error, urllib.request
+import http.cookiejar, json, re, sys, urllib.error, urllib.request
 PIECE = 24 * 1024  # the page's pieces
-def call(method, path, data=None):
+browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+csrf = {{}}
+def call(method, path, data=None, kind="application/octet-stream"):
     request = urllib.request.Request("http://127.0.0.1:{PORT}" + path, method=method, data=data,
-                                     headers={{"X-Table-Pin": "{PIN}", "Content-Type": "application/octet-stream"}})
+                                     headers={{"Content-Type": kind, **csrf}})
     try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
+        with browser.open(request, timeout=30) as answer:
             return answer.status, answer.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
+# The owner's session, as a phone opens it: the settings page, then the setup code `companion setup --reopen` printed.
+csrf["X-CSRF-Token"] = re.search(rb'name="csrf-token" content="([^"]+)"', call("GET", "/setup/")[1])[1].decode()
+assert call("POST", "/api/setup/code", json.dumps({{"code": sys.argv[2]}}).encode(), "application/json")[0] == 200
 if sys.argv[1] == "download":
     status, data = call("GET", "/maintenance/backup.tar.gz")
     assert status == 200, status
@@ -504,12 +509,13 @@ else:
 def test_a_backup_restored_from_the_page_restarts_the_daemon_on_it(host):
     box, _, _ = host
     _, pad = box.http("GET", "/api/scorepad")
-    box.run("python3", "-c", RESTORE, "download")
+    code = re.search(r"setup code ([A-Z0-9-]+)", box.run("companion", "setup", "--reopen").stdout)[1]
+    box.run("python3", "-c", RESTORE, "download", code)
     assert box.http("POST", "/api/players", {"players": ["Aiko", "Ben"]})[0] == 200
     assert box.http("GET", "/api/scorepad")[1]["players"] != pad["players"]
     state = box.show("MainPID")
     cursor = box.run("journalctl", "--show-cursor", "-n", "0", "--no-pager").stdout.split("cursor: ")[-1].strip()
-    answer = json.loads(box.run("python3", "-c", RESTORE, "restore").stdout)
+    answer = json.loads(box.run("python3", "-c", RESTORE, "restore", code).stdout)
     assert answer.get("cut") or (answer["restore"] == "pending" and answer["restart"] is True), answer
     box.wait_for("the daemon restarted on the backup", lambda s: s["SubState"] == "running"
                  and s["MainPID"] not in ("0", state["MainPID"]))

@@ -8,8 +8,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.appliance import bootfiles, firstboot, hotspot
 from companion.appliance.network import FakeNetwork, seen_from
-from companion.appliance.page import FORM_LIMIT, WifiPage, read_form
-from companion.guessing import CLIENT_FREE_TRIES
 from companion.errors import BadInput
 
 WIFI = "# home\nssid=Our home\npassword=correct horse\ncountry=jp\n"
@@ -150,85 +148,6 @@ def test_a_known_network_gets_its_turn_and_a_saved_one_at_once():
 def test_nmcli_output_is_read():
     seen = seen_from("wifi:connected:companion-wifi\nwifi-p2p:disconnected:\n", "companion-wifi:802-11-wireless\n")
     assert (seen.online, seen.ap_on, seen.known) == (True, False, True)
-
-
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
-
-
-def test_the_wifi_page_needs_its_token_and_the_setup_code(tmp_path):
-    code = tmp_path / "code.txt"
-    saved, clock = [], Clock()
-    page = WifiPage(code, saved.append, clock)
-    form = {"token": page.token, "ssid": "Home", "password": "correct horse", "country": "JP", "code": "ABCDE-FGHJK"}
-    assert page.post(form, page.token)[0] == 409  # setup is closed: no code file
-    code.write_text("ABCDEFGHJK\n")
-    assert page.post(form, "stolen")[0] == 403
-    assert page.post({**form, "country": "XX"}, page.token)[0] == 400
-    status, body = page.post(form, page.token, "ja")
-    assert status == 200 and "Home" in body and [w.ssid for w in saved] == ["Home"]
-    for _ in range(CLIENT_FREE_TRIES):
-        assert page.post({**form, "code": "AAAAA-AAAAA"}, page.token, client="10.42.0.66")[0] == 403
-    assert page.post(form, page.token, client="10.42.0.66")[0] == 429  # right code, but this address waits now
-    assert page.post(form, page.token, client="10.42.0.7")[0] == 200  # another address does not
-    clock.now += 61
-    assert page.post(form, page.token, client="10.42.0.66")[0] == 200
-
-
-class Headers(dict):
-    pass
-
-
-@pytest.mark.parametrize("headers, field", [
-    ({"Content-Length": "-1"}, "Content-Length"),
-    ({"Content-Length": "x"}, "Content-Length"),
-    ({}, "Content-Length"),
-    ({"Content-Length": str(FORM_LIMIT + 1)}, "Content-Length"),
-    ({"Content-Length": "+5"}, "Content-Length"),
-    ({"Content-Length": "5", "Transfer-Encoding": "chunked"}, "Transfer-Encoding"),
-    ({"Content-Length": "40"}, "Content-Length"),  # announced, not sent
-])
-def test_a_forms_length_is_read_strictly_and_nothing_past_it(headers, field):
-    import io
-
-    body = io.BytesIO(b"code=A&ssid=B")
-    with pytest.raises(BadInput) as caught:
-        read_form(Headers(headers), body)
-    assert caught.value.field == field
-    assert body.tell() <= 13
-
-
-def test_a_form_of_a_field_twice_or_not_utf8_is_refused():
-    import io
-
-    for raw in (b"code=A&code=B", b"ssid=\xff", b"&".join(b"a%d=1" % n for n in range(9))):
-        with pytest.raises(BadInput):
-            read_form(Headers({"Content-Length": str(len(raw))}), io.BytesIO(raw))
-    assert read_form(Headers({"Content-Length": "13"}), io.BytesIO(b"code=A&ssid=B")) == {"code": "A", "ssid": "B"}
-
-
-def test_the_wifi_page_listens_only_while_the_access_point_is_up(tmp_path):
-    """The watcher's shell: its page serves on the network's page address while the AP is up, then is closed."""
-    import socket
-
-    from companion.appliance.__main__ import _page_while
-
-    page = WifiPage(tmp_path / "code.txt", print)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = _page_while(True, None, page, "127.0.0.1", port)
-    try:
-        assert server.server_address == ("127.0.0.1", port)
-        assert _page_while(True, server, page, "127.0.0.1", port) is server
-    finally:
-        assert _page_while(False, server, page, "127.0.0.1", port) is None
-    with socket.socket() as again:
-        again.bind(("127.0.0.1", port))  # the port is free: nothing listens there any more
 
 
 def test_the_fake_network_keeps_what_the_watcher_did(tmp_path):

@@ -1,5 +1,5 @@
-"""The setup code is the owner's key on both pages that take it, the setup page and the Wi-Fi page, read and
-guarded by one guard: a guest's wrong codes, from one address or spread over many, on either page, never make
+"""The setup code is the owner's key on both pages that take it, the setup page and the Wi-Fi page (the table's
+own web stack, served by the network watcher), read and guarded by one module, companion.web.owner: a guest's wrong codes, from one address or spread over many, on either page, never make
 the owner's right code wait on either; the code is read as the screen shows it (groups, any case)."""
 
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.appliance.page import WifiPage
+from companion.appliance.page import CardDesk
 from companion.clock import FakeClock
 from companion.config import load_or_fresh
 from companion.hardware.mock import mock_pin_factory
@@ -15,6 +15,7 @@ from companion.records import Store
 from companion.table import Table
 from companion.table.firstrun import grouped
 from companion.web import create_app
+from companion.web.wifi import create_wifi_app
 
 ROOT = Path(__file__).resolve().parents[2]
 OWNER = "192.168.4.7"
@@ -41,15 +42,16 @@ class Pages:
         code_file = tmp_path / "companion-setup-code.txt"
         code_file.write_text(table.first_run.code + "\n")  # as the table writes it on the card
         self.saved = []
-        self.wifi = WifiPage(code_file, self.saved.append, clock=lambda: 0.0)
+        self.wifi = create_wifi_app(CardDesk(code_file, self.saved.append), clock=lambda: 0.0, testing=True).test_client()
+        self.wifi_csrf = re.search(r'name="csrf" value="([^"]+)"', self.wifi.get("/").get_data(as_text=True))[1]
 
     def setup_page(self, code: str, address: str) -> int:
         return self.client.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": self.csrf},
                                 environ_base={"REMOTE_ADDR": address}).status_code
 
     def wifi_page(self, code: str, address: str) -> int:
-        form = {"token": self.wifi.token, "ssid": "Home", "password": "correct horse", "country": "JP", "code": code}
-        return self.wifi.post(form, self.wifi.token, client=address)[0]
+        form = {"csrf": self.wifi_csrf, "ssid": "Home", "password": "correct horse", "country": "JP", "code": code}
+        return self.wifi.post("/", data=form, environ_base={"REMOTE_ADDR": address}).status_code
 
 
 @pytest.mark.parametrize("spread", [False, True], ids=["one address", "a new address each time"])
@@ -64,14 +66,6 @@ def test_a_guests_wrong_codes_on_either_page_never_keep_the_owners_code_out_of_e
     shown = grouped(table.first_run.code).lower()  # as the screen shows it, typed in lower case
     assert pages.wifi_page(shown, OWNER) == 200 and [w.ssid for w in pages.saved] == ["Home"]
     assert pages.setup_page(f" {shown} ", OWNER) == 200
-
-
-def test_the_wifi_pages_code_field_takes_letters_and_its_limits_are_the_readers():
-    from companion.appliance.bootfiles import SSID_BYTES
-
-    form = WifiPage(Path("/nonexistent"), print).form("en")
-    assert 'inputmode="numeric"' not in form and 'autocapitalize="characters"' in form
-    assert f'maxlength="{SSID_BYTES}"' in form
 
 
 @pytest.mark.parametrize("rest_after_s", [None, 1, 16, 64, 128, 256], ids=lambda s: f"rest after {s} s")

@@ -233,12 +233,23 @@ def test_setup_is_reopened_from_the_tables_own_screen(fresh, phone, expect, shot
     shot(page, "setup-6-kiosk")
 
 
-def test_an_led_glass_is_timed_by_taps_on_the_page_and_the_timing_can_be_given_up(browser, expect):
+def owners_settings(page, url: str, table, expect) -> None:
+    """The settings page of a set-up table, as its owner opens it: the PIN shows no settings; a new setup code
+    (setup opened again), typed as the screen shows it in lower case, does."""
+    unlock(page, url, "/setup/")  # the PIN is the players'
+    expect(page.locator("#setup-code")).to_be_visible()
+    assert page.locator("#settings-form").count() == 0
+    code = table.first_run.reopen()
+    page.fill("#setup-code", f"{code[:5]}-{code[5:]}".lower())
+    page.click("#code-form button[type=submit]")
+    expect(page.locator(SETTINGS)).to_be_visible()
+
+
+def test_an_led_glass_is_timed_by_taps_on_the_page_and_the_timing_can_be_given_up(browser, demo, expect):
     """The demo's glasses are LED glasses: the table reads no sensor of theirs, so timing one waited for ever on
     "Turn the Red glass over to start", with nothing to tap and no way out. The page offers Turned and Cancel."""
     page = browser.page
-    unlock(page, browser.url, "/setup/")
-    expect(page.locator(SETTINGS)).to_be_visible()
+    owners_settings(page, browser.url, demo.table, expect)
     page.select_option("#timing-timer", "red")
     page.fill("#timing-runs", "1")
     page.click("#timing-start")

@@ -29,7 +29,7 @@ LAYERS = (
     ("companion.appliance",),                                                   # its upkeep: handed to the table
     ("companion.web",),                                                         # its pages
     ("companion.mqtt.hall",),                                                   # the hall, on the web's parts
-    ("companion.cli", "companion.__main__"),                                    # the commands
+    ("companion.cli", "companion.__main__", "companion.appliance.__main__"),    # the commands (and the image's)
 )
 
 

@@ -14,6 +14,7 @@ from companion.skyrockets import Pose, TRAINING, replay
 from companion.records import Store
 from companion.table import Table, show_setup
 from companion.web import create_app
+from conftest import as_owner
 
 PIN = {"X-Table-Pin": "1234"}
 
@@ -108,6 +109,7 @@ def test_a_physical_show_runs_each_way_at_its_own_rate_and_replays_the_same(tmp_
 
 def test_the_api_stores_both_directions_and_refuses_a_wrong_glass(table):
     client = create_app(table, testing=True).test_client()
+    as_owner(client, table)  # a glass's duration is kept in the config: the owner's
     both = client.post("/api/calibration", json={"timer": "red", "seconds": {"a_up": 30.5, "b_up": 31.25}},
                        headers=PIN)
     assert both.status_code == 200 and both.json == {"timer": "red", "duration": {"a_up": 30.5, "b_up": 31.25}}

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from companion.web.errors import STATUS_CODES
 from companion.web.i18n import CATALOG_DIR, fill
+from conftest import as_owner
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "companion" / "web"
@@ -77,7 +78,8 @@ def japanese(answer: dict) -> str:
 
 
 @pytest.fixture
-def games(client):
+def games(client, table):
+    as_owner(client, table)  # the setup and calibration routes are the owner's: their inputs are read for the owner
     flock = client.post("/api/flock/games", json={"players": ["crane", "kite"], "seed": 5}, headers=PIN)
     geese = client.post("/api/geese/games", json={"players": ["Ann", "Bo", "Cy"]}, headers=PIN)
     assert flock.status_code == geese.status_code == 201
@@ -145,9 +147,11 @@ def test_the_bird_games_refuse_in_japanese(client, games):
     assert refused(client, "/api/geese/check", {"hand": [{"n": 99, "suit": "gull"}]})["code"] == "errors.range"
 
 
-def test_setup_values_are_refused_in_japanese(client):
-    assert refused(client, "/api/setup/settings", {"settings": {"web": {"pin": "12"}}})["code"] == "errors.setup.demo"
-    assert refused(client, "/api/setup/timing/save", {}, 409)["code"] == "errors.setup.not_timing"
+def test_setup_values_are_refused_in_japanese(client, table):
+    owner = {"X-CSRF-Token": as_owner(client, table)}
+    assert refused(client, "/api/setup/settings", {"settings": {"web": {"pin": "12"}}},
+                   headers=owner)["code"] == "errors.setup.demo"
+    assert refused(client, "/api/setup/timing/save", {}, 409, headers=owner)["code"] == "errors.setup.not_timing"
 
 
 # ---- whatever a script or a broken page sends -------------------------------------------------------

@@ -155,16 +155,18 @@ def test_an_led_glass_is_timed_by_the_players_taps_and_a_timing_is_given_up_with
     assert refused.status_code == 409 and refused.json["code"] == "errors.setup.not_timing"
 
 
-def test_finishing_closes_the_flow_and_changes_then_need_the_pin(client, table):
+def test_finishing_closes_the_flow_and_changes_then_need_the_owners_session(client, table):
     enter(client, table)
     post(client, "/api/setup/settings", {"web": {"pin": "2468"}})
     assert post(client, "/api/setup/done").json == {"setup": "done", "next": "/"}
     assert table.first_run.code is None and tomllib.loads(table.configured.now.path.read_text())["table"]["set_up"] is True
-    assert client.get("/api/setup/settings").status_code == 200  # this phone was unlocked with the new PIN
+    assert client.get("/api/setup/settings").status_code == 200  # this phone's owner's session outlives the flow
+    assert post(client, "/api/mute", {"muted": True}).status_code == 200  # ... and it was unlocked with the new PIN
     other = create_app(table, testing=True).test_client()
     assert other.get("/api/setup/settings").status_code == 403
-    assert "pin-form" in other.get("/setup/").get_data(as_text=True)
-    assert other.get("/api/setup/settings", headers={"X-Table-Pin": "2468"}).status_code == 200
+    assert 'id="setup-code"' in other.get("/setup/").get_data(as_text=True)
+    refused = other.get("/api/setup/settings", headers={"X-Table-Pin": "2468"})  # the PIN is the players'
+    assert refused.status_code == 403 and refused.json["code"] == "errors.owner_needed"
 
 
 def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table, cli):
@@ -190,7 +192,7 @@ def test_the_demo_has_no_setup_flow(tmp_path):
     try:
         client = create_app(table, testing=True).test_client()
         assert table.first_run.code is None
-        assert "pin-form" in client.get("/setup/").get_data(as_text=True)
+        assert 'id="setup-code"' in client.get("/setup/").get_data(as_text=True)
     finally:
         table.stop()
 
@@ -316,7 +318,8 @@ def test_a_new_pin_from_the_cli_reaches_the_running_table_and_locks_its_phones(c
     pin = re.search(r"The table PIN is now (\d+)", done.stdout)[1]
     assert table.door.pin == pin and (pin != before or len(pin) == 6)
     if pin != before:
-        assert client.get("/api/setup/settings").status_code == 403  # a phone unlocked with the old PIN is out
+        assert post(client, "/api/mute", {"muted": True}).status_code == 403  # a phone unlocked with the old PIN is out
+    assert client.get("/api/setup/settings").status_code == 200  # the owner's session is not the PIN's
 
 
 def test_a_pin_set_in_the_config_is_not_redrawn_by_the_cli(client, table, cli):

@@ -15,6 +15,7 @@ from companion.skyrockets import COLOURS
 from companion.table import demo_table
 from companion.web import create_app
 from companion.web.looks import LOOKS
+from conftest import as_owner
 
 NAMES = {"en": {c: c.capitalize() for c in COLOURS},
          "ja": {"red": "赤", "orange": "橙", "yellow": "黄", "green": "緑", "blue": "青", "purple": "紫"}}
@@ -59,9 +60,8 @@ def test_the_kiosk_names_every_glass_with_its_symbol(client):
         assert f"<h2>{named(colour)}</h2>" in tile
 
 
-def test_the_setup_page_names_every_glass_with_its_symbol(client):
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/").get_data(as_text=True))[1]
-    assert client.post("/pin", data={"pin": "1234", "csrf": csrf, "next": "/"}).status_code == 303
+def test_the_setup_page_names_every_glass_with_its_symbol(client, played):
+    as_owner(client, played[0])
     page = client.get("/setup/").get_data(as_text=True)
     for colour in COLOURS:
         row = re.search(rf'id="wire-{colour}".*?</tr>', page, re.S)[0]

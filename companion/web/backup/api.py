@@ -1,14 +1,11 @@
 """The maintenance area's routes: a backup downloaded, a backup restored (docs/install.md, Backup and restore).
 
-Both need the table PIN (the header, or an unlocked page); the restore's
-pieces carry the page's CSRF token. The PIN restores the backup's database
-(the scores a player keeps anyway); its config (the PIN itself, the hosts,
-the broker) is put back only for a session holding the setup code, the
-owner's key (`companion restore` as root puts back both). The table checks a backup whole once
-its last piece is in: one that does not read is refused with 400 naming what
-is wrong (backup.config.toml.timers.red.pins, ...) and nothing is kept; a
-good one is kept for the next start, and a daemon under systemd restarts on
-it at once.
+Both are the owner's (the owner's session the setup code opens, companion.web.owner): a backup carries the
+config, the PIN, the hosts and the broker among it, so the table PIN neither takes one away nor puts one
+back. The restore's pieces carry the page's CSRF token. The table checks a backup whole once its last piece
+is in: one that does not read is refused with 400 naming what is wrong (backup.config.toml.timers.red.pins,
+...) and nothing is kept; a good one is kept for the next start, and a daemon under systemd restarts on it
+at once.
 """
 
 import atexit
@@ -22,7 +19,7 @@ from companion import fields
 from companion.web import setup
 from companion.web.backup import bp
 from companion.web.errors import coded
-from companion.web.security import needs_pin
+from companion.web.owner import needs_owner
 
 RESTART_EXIT_STATUS = 75  # the daemon's exit to be started again on a restored backup (the unit's RestartForceExitStatus)
 PIECE_BYTES = 24 * 1024  # the page's pieces: within the API's largest body (MAX_CONTENT_LENGTH), with room
@@ -39,35 +36,23 @@ def _desk(port: str):
 
 
 @bp.get("/maintenance/backup.tar.gz")
-@needs_pin
+@needs_owner
 def download():
     name, data = _desk("back_up")()
     return Response(data, mimetype="application/gzip", headers={
         "Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 
-def owners_access():
-    """The setup area's door (imported when first used: the areas are imported in order, and importing the
-    setup package from here, first, would make its name hide companion.web's setup() from the areas after it)."""
-    from companion.web.setup import access
-
-    return access
-
-
 @bp.post("/api/maintenance/restore")
+@needs_owner
 def restore():
-    return owners_access().needs_setup_access(_restore)()
-
-
-def _restore():
-    access = owners_access()
     receive = _desk("receive_backup")
     args = request.args
     part = fields.digits(args.get("part"), "part", 1, MAX_BACKUP_PIECES)
     parts = fields.digits(args.get("parts"), "parts", part, MAX_BACKUP_PIECES)
     size = fields.digits(args.get("size", "0"), "size", 0, MAX_SIZE)
     upload = fields.line(args["upload"], "upload", 64) if "upload" in args else None
-    answer = receive(request.get_data(cache=False), part, parts, size, upload, with_config=access.holds_code())
+    answer = receive(request.get_data(cache=False), part, parts, size, upload, with_config=True)
     if answer.get("restore") != "pending":
         return jsonify(answer), 202
     restarts = bool(os.environ.get("NOTIFY_SOCKET"))  # under systemd, which starts it again

@@ -6,7 +6,7 @@ from flask import jsonify, render_template
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.web import door
+from companion.web import door, setup
 from companion.web.address import is_loopback
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
@@ -30,11 +30,24 @@ def join() -> dict:
     return {"url": url, "label": url.split("://", 1)[1].rstrip("/"), "qr": qr_svg(url, translate("kiosk.join"))}
 
 
+def card_notes() -> list[str]:
+    """Why a file the owner put on the card was not used, in the screen's language (the English line first boot
+    wrote, for a refusal no catalogue has)."""
+    desk = setup()
+    said = []
+    for note in desk.card_notes() if desk else []:
+        reason = translate(note["code"], **note["params"])
+        said.append(translate("kiosk.card_refused", file=note["file"],
+                              reason=note["error"] if reason == note["code"] else reason))
+    return said
+
+
 @bp.get("/kiosk/")
 def index():
+    screen = from_the_table()  # the owner's business, as the PIN is: said on the table's own screen only
     return render_template(
         "kiosk/index.html", area="kiosk", colours=COLOURS, looks=LOOKS, tokens=CROWD_TOKENS,
-        pin=door().pin if from_the_table() else None, join=join())
+        pin=door().pin if screen else None, join=join(), card_notes=card_notes() if screen else [])
 
 
 @bp.get("/kiosk/join")

@@ -1,4 +1,4 @@
-"""Setting the table up from a phone: the first run behind a setup code, then its settings behind the PIN.
+"""Setting the table up from a phone: the first run and, later, the settings, behind the owner's setup code.
 
 The page writes the config file through the config's own checks (a refusal
 names the key, as `companion run` would) and the table applies it at once;
@@ -15,6 +15,6 @@ from companion.web.areas import Area
 bp = Blueprint("setup", __name__, template_folder="templates", static_folder="static",
                static_url_path="/setup/static")
 
-from companion.web.setup import access, api, pages  # noqa: E402,F401  (their routes join bp)
+from companion.web.setup import api, pages  # noqa: E402,F401  (their routes join bp)
 
 area = Area("setup", bp, "setup.index", 80, catalogs=Path(__file__).parent / "i18n")

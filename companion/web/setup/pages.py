@@ -1,4 +1,4 @@
-"""The setup page: the code (or the PIN) first, then the settings form, the wiring check, timing a glass.
+"""The setup page: the setup code (the owner's session) first, then the settings form, the wiring check, timing a glass.
 
 The server draws the form from the table's settings and the pin map's
 defaults; the page's script sends it to the API and fills the live parts.
@@ -14,8 +14,8 @@ from companion.web import setup
 from companion.web.errors import coded
 from companion.web.looks import LOOKS
 from companion.web.security import from_the_table
-from companion.web.setup import access, bp
-from companion.web.setup.access import allowed
+from companion.web import owner
+from companion.web.setup import bp
 
 
 @bp.app_context_processor
@@ -31,11 +31,11 @@ def door():
 @bp.get("/setup/")
 def index():
     desk = setup()
-    if not allowed():
+    if not owner.is_owner():
         return render_template("setup/enter.html", area="setup", open=desk.setup_door()["open"], next=request.path)
     choices = desk.setup_choices()
     return render_template(
-        "setup/index.html", area="setup", first_run=access.holds_code(), settings=desk.settings(),
+        "setup/index.html", area="setup", first_run=owner.holds_code(), settings=desk.settings(),
         colours=COLOURS, looks=LOOKS, sources=choices["sources"], languages=choices["languages"],
         drivers=choices["drivers"], defaults=choices["pin_map"], name_max=choices["name_max"], max_runs=MAX_RUNS,
         band=choices["band"], saved=request.args.get("saved") == "1")

@@ -10,6 +10,7 @@ from companion.skyrockets.colours import check_colour
 from companion.web import desk, ledger, setup
 from companion.web.api import boolean, json_body, need, streams
 from companion.web.live import compact, follow, last_event_id, message, show_stream
+from companion.web.owner import needs_owner
 from companion.web.security import needs_pin
 from companion.web.show import bp
 
@@ -73,7 +74,7 @@ def mute():
 
 
 @bp.post("/api/calibration")
-@needs_pin
+@needs_owner
 def calibrate():
     data = json_body("timer", "seconds")
     return jsonify(setup().calibrate(need(data, "timer"), need(data, "seconds")))

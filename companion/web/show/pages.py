@@ -19,6 +19,7 @@ from companion.skyrockets.colours import MAX_DURATION_S, MIN_GLASS_S
 from companion.skyrockets.show import CROWD_TOKENS
 from companion.web import desk, door, setup
 from companion.web.address import ALLOW_PHONES_OPTION, Listening, is_loopback, lan_addresses, mdns_name
+from companion.web.owner import is_owner
 from companion.web.show import bp
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS, SOUNDS
@@ -43,7 +44,7 @@ def index():
         url=url, also=share["links"][1:], local_only=share["local_only"], allow_phones=ALLOW_PHONES_OPTION,
         qr=qr_svg(url, translate("share.qr_title")), limits=EVENT_LIMITS,
         calibration={"min": MIN_GLASS_S, "max": int(MAX_DURATION_S), "step": CALIBRATION_STEP_S},
-        setup_pending=setup().setup_door()["open"])
+        setup_pending=setup().setup_door()["open"], owner=is_owner())
 
 
 def phone_links() -> dict:

@@ -320,11 +320,14 @@ if (unlocked) {
       loadEvents();
     },
   });
-  enhance($("calibration-form"), {
-    done(answer, form) {
-      form.querySelector(".done").textContent = t("calibration.done", { timer: timerName(answer.timer), seconds: answer.duration });
-    },
-  });
+  const calibration = $("calibration-form"); // the owner's only: a glass's duration is kept in the config
+  if (calibration) {
+    enhance(calibration, {
+      done(answer, form) {
+        form.querySelector(".done").textContent = t("calibration.done", { timer: timerName(answer.timer), seconds: answer.duration });
+      },
+    });
+  }
   for (const colour of colours) {
     const { flip, lay } = tiles[colour];
     flip.addEventListener("click", () => sendFrom(flip, "/api/show/flip", { timer: colour }));
