@@ -154,3 +154,11 @@ def test_a_hub_timer_without_a_hub_section_is_refused_naming_the_port(cli, tmp_p
     done = cli("run", "--config", str(path), "--mock")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "hub.port: missing: timers.green.source is \"hub\"" in done.stderr
+
+
+def test_the_daemons_own_mdns_responder_can_give_way_to_the_systems():
+    """On the card Avahi announces the table: a second responder would bind UDP 5353 beside it."""
+    assert parse_config({}, None).web.mdns is True
+    assert parse_config({"web": {"mdns": False}}, None).web.mdns is False
+    with pytest.raises(Exception, match="web.mdns"):
+        parse_config({"web": {"mdns": "avahi"}}, None)
