@@ -168,7 +168,7 @@ install_user() {
     # systemd-sysusers would log a conflict at every boot.
     groups=""
     for group in gpio spi dialout; do
-        grep -qs "^g[[:space:]]\{1,\}$group[[:space:]]" "$ROOT"/usr/lib/sysusers.d/*.conf "$ROOT"/etc/sysusers.d/*.conf \
+        grep -qs "^g[[:space:]]\{1,\}${group}[[:space:]]" "$ROOT"/usr/lib/sysusers.d/*.conf "$ROOT"/etc/sysusers.d/*.conf \
             --exclude="$(basename "$SYSUSERS")" || groups="${groups}g $group - -
 "
     done
