@@ -74,3 +74,16 @@ def test_the_pi_cards_initramfs_carries_fsck_and_its_command_line_lets_it_check(
     cmdline = subprocess.run(["mtype", "-i", f"{ARM64}@@{start}", "::cmdline.txt"], capture_output=True, text=True,
                              check=True, env=env).stdout.split()
     assert "fsck.repair=yes" in cmdline and not {"fsck.mode=skip", "fastboot"} & set(cmdline)
+
+
+def test_the_guides_install_line_brings_everything_the_build_checks_for():
+    """The build's tool check names its Debian packages; the guide's apt-get line must bring each of them, and
+    the build's other needs (pip, qemu under binfmt_misc for another processor) are checked and said."""
+    wanted = set(re.search(r'^INSTALL="apt-get install ([^"]+)"', BUILD, re.M)[1].split())
+    assert {"python3-pip"} <= wanted and "python3 -m pip --version" in BUILD and "binfmt_misc" in BUILD
+    for page in ("docs/raspberry-pi.md", "docs/raspberry-pi.ja.md"):
+        text = (ROOT / page).read_text()
+        line = text[text.index("sudo apt-get install mmdebstrap"):]
+        line = line[:line.index("\n", line.index("\n") + 1)]  # the command and its continued line
+        assert wanted <= set(line.replace("\\", " ").split()), (page, wanted - set(line.split()))
+        assert "binfmt_misc" in text, page
