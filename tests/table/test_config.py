@@ -162,3 +162,20 @@ def test_the_daemons_own_mdns_responder_can_give_way_to_the_systems():
     assert parse_config({"web": {"mdns": False}}, None).web.mdns is False
     with pytest.raises(Exception, match="web.mdns"):
         parse_config({"web": {"mdns": "avahi"}}, None)
+
+
+@pytest.mark.parametrize("text, args, announced, named", [
+    ("", [], True, True),
+    ("[web]\nmdns = false\n", [], False, True),  # the card: Avahi announces the name the startup lines give
+    ("", ["--no-mdns"], False, False),
+])
+def test_run_leaves_mdns_to_the_system_when_the_config_says_so(tmp_path, monkeypatch, text, args, announced, named):
+    import companion.cli.table as table_cli
+    from companion.cli import main
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n{text}')
+    served = {}
+    monkeypatch.setattr(table_cli, "_serve", lambda table, *a, **kw: served.update(kw) or 0)
+    assert main(["run", "--mock", "--config", str(path), *args]) == 0
+    assert (served["mdns"], served["named"]) == (announced, named)
