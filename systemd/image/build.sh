@@ -3,7 +3,7 @@
 # file on its boot partition, boot, open companion.local (docs/raspberry-pi.md).
 #
 #   sudo systemd/image/build.sh [--arch arm64|amd64] [--out DIR] [--cache DIR] [--mirror URL]
-#                               [--root-only] [--no-xz] [--relock]
+#                               [--root-only] [--no-xz] [--relock] [--wheels-out DIR]
 #
 # arm64 is the Raspberry Pi's image; amd64 builds the same root for the tests (no kernel, no firmware).
 # The same inputs give the same image: Debian's packages at the versions in lock/<arch>.txt, the
@@ -21,6 +21,7 @@ MIRROR=""
 ROOT_ONLY=no
 RELOCK=no
 XZ=yes
+WHEELS_OUT=""  # where to leave a copy of the hashed wheelhouse the program was installed from (release.sh's)
 # The card's fixed ids, so two builds agree (and fstab and cmdline.txt name them): the disk's id
 # ("comp"), the boot partition's FAT serial (shown as 636F-6D70) and label, the root's label and UUID.
 DISK_ID=0x636f6d70
@@ -54,6 +55,7 @@ while [ $# -gt 0 ]; do
         --root-only) ROOT_ONLY=yes ;;
         --relock) RELOCK=yes ;;
         --no-xz) XZ=no ;;
+        --wheels-out) [ $# -ge 2 ] || fail "--wheels-out needs a directory"; WHEELS_OUT=$2; shift ;;
         -h|--help) usage; exit 0 ;;
         *) fail "unknown option $1 (try --help)" ;;
     esac
@@ -207,6 +209,10 @@ install_program() {
     mkdir -p "$ROOT/tmp/companion-wheels" "$ROOT/tmp/companion-source"
     cp "$wheels"/*.whl "$ROOT/tmp/companion-wheels/"
     cp "$HERE/requirements.txt" "$ROOT/tmp/companion-wheels/requirements.txt"
+    if [ -n "$WHEELS_OUT" ]; then
+        mkdir -p "$WHEELS_OUT"
+        cp "$ROOT"/tmp/companion-wheels/* "$WHEELS_OUT/"
+    fi
     # -h: the package's data links into hw/ and firmware/ (the pin map, the hub's firmware) go in as files.
     (cd "$SOURCE" && tar -chf - --exclude=__pycache__ --exclude='*.egg-info' pyproject.toml README.md companion docs systemd) |
         tar -xf - -C "$ROOT/tmp/companion-source"

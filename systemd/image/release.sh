@@ -39,22 +39,24 @@ OUT=${OUT:-$SOURCE/build/release/$VERSION}
 RELEASED=$(git -C "$SOURCE" log -1 --format=%cd --date=format:%Y-%m-%d 2> /dev/null || date -u +%Y-%m-%d)
 
 # The release file an owner uploads on the maintenance page (or gives `companion update FILE`): the program and
-# its hashed wheels, with a checksum. Its format belongs to companion/release.py; this is the one place that
-# calls it, once it makes one. $1: the release folder.
+# the card's hashed wheels, with a checksum. Its format and recipe are companion/release_file.py's; this is the
+# one place that calls it. $1: the release folder, $2: the card's wheelhouse (with its requirements.txt).
 release_file() {
-    if "${PYTHON:-python3}" "$SOURCE/companion/release.py" pack "$SOURCE" "$1" 2> /dev/null; then
-        say "release file written into $1"
+    if [ -f "$SOURCE/companion/release_file.py" ]; then
+        made=$(cd "$SOURCE" && python3 -m companion.release_file build --wheels "$2" --out "$1") ||
+            fail "the release file could not be made (the line above says why)"
+        say "release file: $made"
     else
-        say "no release file: this checkout's companion/release.py does not make one yet (the folder holds the card)"
+        say "no release file: this checkout has no companion/release_file.py yet (the folder holds the card)"
     fi
 }
 
 started=$(date +%s)
 mkdir -p "$OUT"
 rm -f "$OUT"/companion-*.img.xz "$OUT/SHA256SUMS" "$OUT/companion-imager.json"
-"$HERE/build.sh" --arch arm64 --out "$OUT/.build" "$@"
+"$HERE/build.sh" --arch arm64 --out "$OUT/.build" --wheels-out "$OUT/.build/wheels" "$@"
 mv "$OUT/.build/companion-arm64.img.xz" "$OUT/"
+release_file "$OUT" "$OUT/.build/wheels"
 rm -rf "$OUT/.build"
-release_file "$OUT"
-python3 "$SOURCE/companion/imager.py" "$OUT" "$URL" "$RELEASED"
+python3 "$SOURCE/companion/release_folder.py" "$OUT" "$URL" "$RELEASED"
 say "release $VERSION in $OUT ($(du -sm "$OUT" | cut -f1) MiB) in $(( $(date +%s) - started )) s: serve it at $URL"

@@ -6,7 +6,7 @@ card, with its address under the folder's URL, its sizes and digests compressed 
 and the customisation format, so Imager shows its settings form for the card (docs/image.md, "A release").
 
 It uses the standard library alone, so it runs from a checkout before anything is installed:
-`python3 companion/imager.py FOLDER URL`.
+`python3 companion/release_folder.py FOLDER URL`.
 
 >>> entry_name("companion-arm64.img.xz")
 'Hourglass table companion (64-bit)'
@@ -105,7 +105,7 @@ def write(folder: Path, url: str, released: str) -> None:
 def main(argv: list[str]) -> int:
     """FOLDER URL [DATE]: the date is SOURCE_DATE_EPOCH's day when not given (the same inputs, the same files)."""
     if len(argv) not in (2, 3):
-        print("usage: python3 companion/imager.py FOLDER URL [YYYY-MM-DD]", file=sys.stderr)
+        print("usage: python3 companion/release_folder.py FOLDER URL [YYYY-MM-DD]", file=sys.stderr)
         return 2
     folder, url = Path(argv[0]), argv[1]
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH") or time.time())
@@ -113,7 +113,7 @@ def main(argv: list[str]) -> int:
     try:
         write(folder, url, released)
     except (ReleaseFolderError, OSError, lzma.LZMAError) as e:
-        print(f"imager.py: {e}", file=sys.stderr)
+        print(f"release_folder.py: {e}", file=sys.stderr)
         return 2
     return 0
 

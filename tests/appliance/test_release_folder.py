@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import imager
+from companion import release_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "https://tables.example.org/companion/0.1.0"
@@ -30,14 +30,14 @@ def sha256sum(path: Path) -> str:
 
 
 def test_the_imager_list_describes_each_card_as_the_files_are(folder):
-    assert subprocess.run([sys.executable, str(ROOT / "companion/imager.py"), str(folder), URL, "2026-12-06"]).returncode == 0
-    listing = json.loads((folder / imager.REPOSITORY).read_text())
+    assert subprocess.run([sys.executable, str(ROOT / "companion/release_folder.py"), str(folder), URL, "2026-12-06"]).returncode == 0
+    listing = json.loads((folder / release_folder.REPOSITORY).read_text())
     [entry] = listing["os_list"]
     card = folder / "companion-arm64.img.xz"
     unpacked = subprocess.run(["xz", "-dc", str(card)], capture_output=True, check=True).stdout
     import hashlib
 
-    assert entry["url"] == f"{URL}/companion-arm64.img.xz" and entry["icon"] == f"{URL}/{imager.ICON}"
+    assert entry["url"] == f"{URL}/companion-arm64.img.xz" and entry["icon"] == f"{URL}/{release_folder.ICON}"
     assert entry["image_download_size"] == card.stat().st_size and entry["image_download_sha256"] == sha256sum(card)
     assert entry["extract_size"] == len(unpacked) and entry["extract_sha256"] == hashlib.sha256(unpacked).hexdigest()
     assert entry["release_date"] == "2026-12-06" and entry["init_format"] in ("cloudinit", "cloudinit-rpi", "systemd")
@@ -50,11 +50,11 @@ def test_the_imager_list_describes_each_card_as_the_files_are(folder):
 
 
 def test_the_checksums_cover_every_file_and_sha256sum_agrees(folder):
-    imager.write(folder, URL, "2026-12-06")
-    checked = subprocess.run(["sha256sum", "-c", imager.SUMS], cwd=folder, capture_output=True, text=True)
+    release_folder.write(folder, URL, "2026-12-06")
+    checked = subprocess.run(["sha256sum", "-c", release_folder.SUMS], cwd=folder, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    listed = {line.split("  ", 1)[1] for line in (folder / imager.SUMS).read_text().splitlines()}
-    assert listed == {p.name for p in folder.iterdir()} - {imager.SUMS}
+    listed = {line.split("  ", 1)[1] for line in (folder / release_folder.SUMS).read_text().splitlines()}
+    assert listed == {p.name for p in folder.iterdir()} - {release_folder.SUMS}
 
 
 @pytest.mark.parametrize("url, files, why", [
@@ -64,10 +64,10 @@ def test_the_checksums_cover_every_file_and_sha256sum_agrees(folder):
 def test_a_folder_that_cannot_be_listed_says_why(tmp_path, url, files, why):
     for name in files:
         (tmp_path / name).write_bytes(lzma.compress(b"x"))
-    done = subprocess.run([sys.executable, str(ROOT / "companion/imager.py"), str(tmp_path), url],
+    done = subprocess.run([sys.executable, str(ROOT / "companion/release_folder.py"), str(tmp_path), url],
                           capture_output=True, text=True)
     assert done.returncode == 2 and why in done.stderr and done.stderr.count("\n") == 1
-    assert not (tmp_path / imager.REPOSITORY).exists()
+    assert not (tmp_path / release_folder.REPOSITORY).exists()
 
 
 def test_the_release_command_asks_for_the_folders_address_first(tmp_path):
