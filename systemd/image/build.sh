@@ -62,6 +62,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 case "$ARCH" in arm64|amd64) ;; *) fail "--arch $ARCH: expected arm64 or amd64" ;; esac
+MACHINE=$( [ "$ARCH" = arm64 ] && echo aarch64 || echo x86_64 )  # the kernel's and the wheels' name for it
 [ "$(id -u)" -eq 0 ] || fail "run it as root (the root's files belong to their users): sudo $0"
 INSTALL="apt-get install mmdebstrap fdisk e2fsprogs dosfstools mtools device-tree-compiler xz-utils python3-pip"
 for tool in mmdebstrap sfdisk mkfs.ext4 dumpe2fs debugfs mkfs.vfat mcopy dtc xz; do
@@ -71,8 +72,7 @@ done
 python3 -m pip --version > /dev/null 2>&1 || fail "not installed: python3 -m pip ($INSTALL)"
 # Another processor's programs run in the root through qemu, which the kernel's binfmt_misc hands them to.
 if [ "$ARCH" != "$(dpkg --print-architecture 2> /dev/null || echo "$ARCH")" ]; then
-    machine=$( [ "$ARCH" = arm64 ] && echo aarch64 || echo x86_64 )
-    grep -qs '^enabled' "/proc/sys/fs/binfmt_misc/qemu-$machine" ||
+    grep -qs '^enabled' "/proc/sys/fs/binfmt_misc/qemu-$MACHINE" ||
         fail "$ARCH programs cannot run here: apt-get install qemu-user-static binfmt-support, and mount binfmt_misc (mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc)"
 fi
 
@@ -197,9 +197,8 @@ in_root() {
 install_program() {
     wheels=$CACHE/wheels-$ARCH-$(digest "$HERE/requirements.txt")
     if [ ! -d "$wheels" ]; then
-        machine=$( [ "$ARCH" = arm64 ] && echo aarch64 || echo x86_64 )
-        platforms="--platform manylinux2014_$machine"
-        for glibc in 17 27 28 31 34 35 36; do platforms="$platforms --platform manylinux_2_${glibc}_$machine"; done
+        platforms="--platform manylinux2014_$MACHINE"
+        for glibc in 17 27 28 31 34 35 36; do platforms="$platforms --platform manylinux_2_${glibc}_$MACHINE"; done
         # shellcheck disable=SC2086  # the platform options are meant to split into words
         python3 -m pip download --quiet --disable-pip-version-check --only-binary=:all: --require-hashes \
             --no-deps $platforms --python-version 3.11 --implementation cp --abi cp311 --abi abi3 --abi none \
