@@ -60,6 +60,7 @@ class WebConfig:
     port: int = 8000
     pin: str | None = None  # None: a PIN drawn once and kept beside the database (table/door.py)
     allowed_hosts: tuple[str, ...] = ()  # more names the table answers to (its own are always allowed); "*": any
+    mdns: bool = True  # the daemon announces itself on mDNS; false where the system's responder (Avahi) does
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,7 @@ def _web(s: "Section") -> WebConfig:
         check_pin(pin, "web.pin")
     return WebConfig(host=check_host(s.text("host", d.host), "web.host"),
                      port=check_port(s.value("port", d.port), "web.port"), pin=pin,
-                     allowed_hosts=_allowed_hosts(s.value("allowed_hosts", [])))
+                     allowed_hosts=_allowed_hosts(s.value("allowed_hosts", [])), mdns=s.boolean("mdns", d.mdns))
 
 
 def _allowed_hosts(names) -> tuple[str, ...]:

@@ -164,11 +164,17 @@ install_user() {
     done
     note=""
     [ -z "$made" ] || note="$MADE_GROUPS$made"
+    # A group the system's own sysusers files declare (systemd's basic.conf has dialout) is not declared twice:
+    # systemd-sysusers would log a conflict at every boot.
+    groups=""
+    for group in gpio spi dialout; do
+        grep -qs "^g[[:space:]]\{1,\}${group}[[:space:]]" "$ROOT"/usr/lib/sysusers.d/*.conf "$ROOT"/etc/sysusers.d/*.conf \
+            --exclude="$(basename "$SYSUSERS")" || groups="${groups}g $group - -
+"
+    done
     put_text 644 "$SYSUSERS" <<EOF
 # The hourglass table companion's own user: the GPIO pins, the SPI bus and serial ports, nothing else.
-g gpio - -
-g spi - -
-g dialout - -
+$groups
 u $NAME - "Hourglass table companion" $STATE_DIR /usr/sbin/nologin
 m $NAME gpio
 m $NAME spi

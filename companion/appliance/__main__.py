@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.appliance import firstboot, hotspot
-from companion.appliance.network import PAGE_PORT, network_from
+from companion.appliance.network import PAGE_PORT, ApUnavailable, network_from
 from companion.appliance.page import CardDesk
 from companion.table.firstrun import read_code
 from companion.web.server import ServerThread, make_server
@@ -56,7 +56,7 @@ def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=tim
         asked.set()
 
     page, server = create_wifi_app(CardDesk(code_file, save), clock=clock), None
-    state = hotspot.Watch()
+    state, said = hotspot.Watch(), None
     try:
         while True:
             seen = replace(network.seen(), asked=asked.is_set())
@@ -64,9 +64,17 @@ def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=tim
             state, do = hotspot.decide(state, seen, clock(), timing)
             ap_on = seen.ap_on
             if do == hotspot.START_AP:
-                logging.info("no home network for %.0f s: the access point is open", timing.grace_s)
-                network.start_ap()
-                ap_on = True
+                try:
+                    network.start_ap()
+                    logging.info("no home network for %.0f s: the access point is open", timing.grace_s)
+                    ap_on, said = True, None
+                except ApUnavailable as e:
+                    # A table with no Wi-Fi radio (a cable only) waits for its network: said once, tried again later.
+                    state = hotspot.refused(state, clock())
+                    if str(e) != said:
+                        logging.warning("the access point cannot open (%s): waiting for a network, trying again "
+                                        "every %.0f s", e, timing.retry_s)
+                    said = str(e)
             elif do == hotspot.STOP_AP:
                 logging.info("leaving the access point: %s", "a network is back" if seen.online else "trying the home network")
                 network.stop_ap()

@@ -58,6 +58,20 @@ class Watch:
 
     offline_since: float | None = None
     ap_since: float | None = None
+    ap_refused_at: float | None = None  # the access point could not open then (no radio): wait before trying again
+
+
+def refused(watch: Watch, now: float) -> Watch:
+    """The state after the access point failed to open at `now`: it is not tried again for a retry's time, so a
+    table without a Wi-Fi radio waits steadily for a network (a cable) instead of failing over and over.
+
+    >>> watch, do = decide(refused(Watch(offline_since=0), 60), Seen(False, False, True), now=61)
+    >>> do is None
+    True
+    >>> decide(watch, Seen(False, False, True), now=60 + RETRY_S)[1]
+    'start_ap'
+    """
+    return replace(watch, ap_since=None, ap_refused_at=now)
 
 
 def decide(watch: Watch, seen: Seen, now: float, timing: Timing = TIMING) -> tuple[Watch, str | None]:
@@ -70,6 +84,7 @@ def decide(watch: Watch, seen: Seen, now: float, timing: Timing = TIMING) -> tup
             return Watch(offline_since=now), STOP_AP  # the grace starts again: the home network's turn
         return replace(watch, ap_since=ap_since), None
     offline_since = watch.offline_since if watch.offline_since is not None else now
-    if now - offline_since >= timing.grace_s:
+    waiting = watch.ap_refused_at is not None and now - watch.ap_refused_at < timing.retry_s
+    if now - offline_since >= timing.grace_s and not waiting:
         return Watch(offline_since=offline_since, ap_since=now), START_AP
-    return Watch(offline_since=offline_since), None
+    return Watch(offline_since=offline_since, ap_refused_at=watch.ap_refused_at), None

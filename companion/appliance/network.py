@@ -27,11 +27,15 @@ PAGE_PORT = 8081  # the Wi-Fi page; on the access point, port 80 is sent to it
 CONNECTIONS = Path("/etc/NetworkManager/system-connections")
 
 
+class ApUnavailable(Exception):
+    """The access point cannot open (a table without a Wi-Fi radio, or NetworkManager refused it): why, in a line."""
+
+
 class Network(Protocol):
     page_address: str  # where the Wi-Fi page listens while the access point is up
 
     def seen(self) -> Seen: ...
-    def start_ap(self) -> None: ...
+    def start_ap(self) -> None: ...  # raises ApUnavailable
     def stop_ap(self) -> None: ...
     def save(self, wifi: WifiSetting) -> None: ...
 
@@ -101,7 +105,10 @@ class NetworkManager:
                          self._out("nmcli", "-t", "-f", "NAME,TYPE", "connection", "show"))
 
     def start_ap(self) -> None:
-        self.run(("nmcli", "connection", "up", HOTSPOT), check=True, capture_output=True)
+        done = self.run(("nmcli", "connection", "up", HOTSPOT), capture_output=True, text=True)
+        if done.returncode != 0:
+            said = (done.stderr or done.stdout or "").strip().splitlines()
+            raise ApUnavailable(said[-1] if said else f"nmcli exited with {done.returncode}")
         self.run(("nft", "-f", "-"), input=REDIRECT, text=True, check=True, capture_output=True)
 
     def stop_ap(self) -> None:

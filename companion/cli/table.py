@@ -92,7 +92,8 @@ def cmd_run(args) -> int:
         raise Refusal(f"{config.path}: {e}" if config.path else str(e)) from None
     host = args.host or config.web.host
     port = args.port or config.web.port
-    return _serve(table, host, port, config.mqtt, mdns=not args.no_mdns)
+    # web.mdns = false: the system's responder (Avahi, on the card) announces the table; its name still works.
+    return _serve(table, host, port, config.mqtt, mdns=not args.no_mdns and config.web.mdns, named=not args.no_mdns)
 
 
 def _open_table(database: Path, make):
@@ -114,7 +115,9 @@ def _broker(args):
     return from_url(args.mqtt, "--mqtt") if args.mqtt else None
 
 
-def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
+def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True, named: bool | None = None) -> int:
+    """Serve the table; `mdns`: announce it with the daemon's own responder; `named`: show its NAME.local
+    (announced by the daemon or by the system's responder; as `mdns` unless given)."""
     from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
     from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
@@ -148,7 +151,8 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True) -> int:
         advert = Advertisement(listening, addresses).start() if mdns else None
         how_to_stop = SERVICE_STOP if os.environ.get("NOTIFY_SOCKET") else "Ctrl-C stops."  # in the journal: systemctl
         pin = table.ports.door.pin
-        for line in listening.startup_lines(addresses, mdns_name() if mdns else None, pin, how_to_stop):
+        shown = mdns if named is None else named
+        for line in listening.startup_lines(addresses, mdns_name() if shown else None, pin, how_to_stop):
             print(line, flush=True)  # on stdout, so `journalctl -u companion` shows the address too
         table.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")

@@ -3,7 +3,7 @@
 # file on its boot partition, boot, open companion.local (docs/raspberry-pi.md).
 #
 #   sudo systemd/image/build.sh [--arch arm64|amd64] [--out DIR] [--cache DIR] [--mirror URL]
-#                               [--root-only] [--no-xz] [--relock]
+#                               [--root-only] [--no-xz] [--relock] [--wheels-out DIR]
 #
 # arm64 is the Raspberry Pi's image; amd64 builds the same root for the tests (no kernel, no firmware).
 # The same inputs give the same image: Debian's packages at the versions in lock/<arch>.txt, the
@@ -21,8 +21,9 @@ MIRROR=""
 ROOT_ONLY=no
 RELOCK=no
 XZ=yes
+WHEELS_OUT=""  # where to leave a copy of the hashed wheelhouse the program was installed from (release.sh's)
 # The card's fixed ids, so two builds agree (and fstab and cmdline.txt name them): the disk's id
-# ("comp"), the boot partition's FAT serial and label, the root's label and UUID.
+# ("comp"), the boot partition's FAT serial (shown as 636F-6D70) and label, the root's label and UUID.
 DISK_ID=0x636f6d70
 BOOT_SERIAL=636f6d70
 BOOT_LABEL=COMPANION
@@ -54,16 +55,26 @@ while [ $# -gt 0 ]; do
         --root-only) ROOT_ONLY=yes ;;
         --relock) RELOCK=yes ;;
         --no-xz) XZ=no ;;
+        --wheels-out) [ $# -ge 2 ] || fail "--wheels-out needs a directory"; WHEELS_OUT=$2; shift ;;
         -h|--help) usage; exit 0 ;;
         *) fail "unknown option $1 (try --help)" ;;
     esac
     shift
 done
 case "$ARCH" in arm64|amd64) ;; *) fail "--arch $ARCH: expected arm64 or amd64" ;; esac
+MACHINE=$( [ "$ARCH" = arm64 ] && echo aarch64 || echo x86_64 )  # the kernel's and the wheels' name for it
 [ "$(id -u)" -eq 0 ] || fail "run it as root (the root's files belong to their users): sudo $0"
+INSTALL="apt-get install mmdebstrap fdisk e2fsprogs dosfstools mtools device-tree-compiler xz-utils python3-pip"
 for tool in mmdebstrap sfdisk mkfs.ext4 dumpe2fs debugfs mkfs.vfat mcopy dtc xz; do
-    command -v "$tool" > /dev/null || fail "not installed: $tool (apt-get install mmdebstrap fdisk e2fsprogs dosfstools mtools device-tree-compiler xz-utils)"
+    command -v "$tool" > /dev/null || fail "not installed: $tool ($INSTALL)"
 done
+# pip fetches the program's hashed wheels for the card's processor.
+python3 -m pip --version > /dev/null 2>&1 || fail "not installed: python3 -m pip ($INSTALL)"
+# Another processor's programs run in the root through qemu, which the kernel's binfmt_misc hands them to.
+if [ "$ARCH" != "$(dpkg --print-architecture 2> /dev/null || echo "$ARCH")" ]; then
+    grep -qs '^enabled' "/proc/sys/fs/binfmt_misc/qemu-$MACHINE" ||
+        fail "$ARCH programs cannot run here: apt-get install qemu-user-static binfmt-support, and mount binfmt_misc (mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc)"
+fi
 
 LOCK=$HERE/lock/$ARCH.txt
 # Every date in the image: the lock's last change, so a new lock (new packages) is a new date.
@@ -109,9 +120,15 @@ digest() {
 
 # --- The base root: Debian's packages alone, made once per package list and lock ---------------------
 
+# The initramfs settings go in before the kernel's package makes the first initramfs (they matter only there).
+INITRAMFS_CONF=$HERE/initramfs.conf
+has_kernel() {
+    packages | grep -q '^linux-image-'
+}
+
 base_tar() {
     key=$(
-        { packages; echo "$SUITE $ARCH"; [ ! -f "$LOCK" ] || cat "$LOCK"; } | digest
+        { packages; echo "$SUITE $ARCH"; [ ! -f "$LOCK" ] || cat "$LOCK"; ! has_kernel || cat "$INITRAMFS_CONF"; } | digest
     )
     echo "$CACHE/base-$SUITE-$ARCH-$key.tar"
 }
@@ -141,6 +158,7 @@ deb $SECURITY $SUITE-security main non-free-firmware"
         --include="$(packages | paste -sd, -)" \
         --setup-hook="mkdir -p \"\$1/etc/apt/preferences.d\" \"\$1/etc/default\" && cp '$pins' \"\$1/etc/apt/preferences.d/companion-lock\"" \
         --setup-hook="cp '$HERE/raspi-firmware.default' \"\$1/etc/default/raspi-firmware\"" \
+        --setup-hook="mkdir -p \"\$1/etc/initramfs-tools/conf.d\" && cp '$INITRAMFS_CONF' \"\$1/etc/initramfs-tools/conf.d/companion\"" \
         --customize-hook='rm -f "$1/etc/apt/preferences.d/companion-lock"' \
         --customize-hook="chroot \"\$1\" dpkg-query -W -f '\${Package} \${Version}\n' > '$CACHE/.installed-$ARCH'" \
         --customize-hook='chroot "$1" apt-get clean' \
@@ -179,9 +197,8 @@ in_root() {
 install_program() {
     wheels=$CACHE/wheels-$ARCH-$(digest "$HERE/requirements.txt")
     if [ ! -d "$wheels" ]; then
-        machine=$( [ "$ARCH" = arm64 ] && echo aarch64 || echo x86_64 )
-        platforms="--platform manylinux2014_$machine"
-        for glibc in 17 27 28 31 34 35 36; do platforms="$platforms --platform manylinux_2_${glibc}_$machine"; done
+        platforms="--platform manylinux2014_$MACHINE"
+        for glibc in 17 27 28 31 34 35 36; do platforms="$platforms --platform manylinux_2_${glibc}_$MACHINE"; done
         # shellcheck disable=SC2086  # the platform options are meant to split into words
         python3 -m pip download --quiet --disable-pip-version-check --only-binary=:all: --require-hashes \
             --no-deps $platforms --python-version 3.11 --implementation cp --abi cp311 --abi abi3 --abi none \
@@ -191,6 +208,10 @@ install_program() {
     mkdir -p "$ROOT/tmp/companion-wheels" "$ROOT/tmp/companion-source"
     cp "$wheels"/*.whl "$ROOT/tmp/companion-wheels/"
     cp "$HERE/requirements.txt" "$ROOT/tmp/companion-wheels/requirements.txt"
+    if [ -n "$WHEELS_OUT" ]; then
+        mkdir -p "$WHEELS_OUT"
+        cp "$ROOT"/tmp/companion-wheels/* "$WHEELS_OUT/"
+    fi
     # -h: the package's data links into hw/ and firmware/ (the pin map, the hub's firmware) go in as files.
     (cd "$SOURCE" && tar -chf - --exclude=__pycache__ --exclude='*.egg-info' pyproject.toml README.md companion docs systemd) |
         tar -xf - -C "$ROOT/tmp/companion-source"
@@ -222,16 +243,24 @@ EOF
         sed -i '0,/^\[web\]/s//[web]\nport = 80/' "$config"
         grep -q '^port *=' "$config" || printf '\n[web]\nport = 80\n' >> "$config"
     fi
+    # One mDNS responder on the card: Avahi, the system's, announces the name and the page
+    # (/etc/avahi/services/companion.service); the daemon's own would bind UDP 5353 beside it.
+    grep -q '^mdns *=' "$config" || sed -i 's/^port = 80$/port = 80\nmdns = false/' "$config"
     in_root systemctl preset-all --preset-mode=full
     # Enabling NetworkManager enables its wait-online too (Also=), whatever the presets say: masked, nothing
     # holds the table's page behind a network that may come only later, from a phone.
     in_root systemctl mask NetworkManager-wait-online.service
+    # Debian's packages change with a new card, not on the table: apt's daily timers would fetch package lists
+    # to the card every day for an upgrade nothing installs (docs/image.md, "Updates").
+    in_root systemctl mask apt-daily.timer apt-daily-upgrade.timer
     in_root systemctl set-default multi-user.target
 }
 
 # What must not be the same on two tables, or must not be in an image at all.
 forget_identity() {
-    : > "$ROOT/etc/machine-id"          # empty: systemd makes one at first boot, and applies the presets
+    # Empty: systemd makes one at first boot. (An empty file is not a "first boot" to systemd 252: the presets
+    # were applied above, at build time, and are not applied again.)
+    : > "$ROOT/etc/machine-id"
     rm -f "$ROOT/var/lib/dbus/machine-id" "$ROOT"/etc/ssh/ssh_host_* "$ROOT/var/lib/systemd/random-seed" \
           "$ROOT/var/lib/systemd/credential.secret" "$ROOT"/etc/NetworkManager/system-connections/*
     rm -rf "$ROOT"/var/log/* "$ROOT"/var/cache/apt/*.bin "$ROOT"/var/lib/apt/lists/* "$ROOT"/tmp/* "$ROOT"/var/tmp/*
@@ -251,6 +280,11 @@ boot_files() {
         # shellcheck disable=SC2012  # the kernels' names are Debian's: no odd characters
         kernel=$(cd "$ROOT/boot" && ls vmlinuz-* | sed 's/^vmlinuz-//' | sort -V | tail -n 1)
         in_root env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware "$kernel"
+        # The root is checked before it is mounted at every boot only if the initramfs carries fsck (initramfs.conf).
+        listed=$(in_root lsinitramfs "/boot/initrd.img-$kernel")
+        for checker in fsck fsck.ext4; do
+            echo "$listed" | grep -qE "^(usr/)?sbin/$checker\$" || fail "the initramfs has no $checker: the root would never be checked"
+        done
     else
         # No Pi firmware for this processor (the tests' amd64 root): the same two files, written as the hook would.
         cmdline="console=tty0 console=ttyS1,115200 root=LABEL=$ROOT_LABEL rw fsck.repair=yes net.ifnames=0 rootwait"
@@ -294,7 +328,8 @@ assemble() {
     boot=$scratch/boot.vfat
     rootfs=$scratch/root.ext4
     rm -f "$boot" "$rootfs"
-    mkfs.vfat -C -F 32 -n "$BOOT_LABEL" -i "$BOOT_SERIAL" --invariant "$boot" $((BOOT_MIB * 1024)) > /dev/null
+    # --invariant first: it sets a serial of its own (1234-ABCD), which -i after it replaces.
+    mkfs.vfat -C -F 32 -n "$BOOT_LABEL" --invariant -i "$BOOT_SERIAL" "$boot" $((BOOT_MIB * 1024)) > /dev/null
     (cd "$ROOT/boot/firmware" && find . -mindepth 1 -maxdepth 1 | sort) | while read -r entry; do
         MTOOLS_SKIP_CHECK=1 mcopy -s -p -m -i "$boot" "$ROOT/boot/firmware/${entry#./}" ::
     done

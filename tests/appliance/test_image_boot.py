@@ -5,6 +5,7 @@ setup page answer, and a zeroconf browse on the network finds it by name."""
 
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -151,6 +152,15 @@ def test_the_setup_page_answers_on_port_80(table):
     assert answer.splitlines()[0] == "200"
 
 
+def test_one_mdns_responder_answers_for_the_table(table):
+    """Avahi, the system's, holds UDP 5353; the table's daemon (web.mdns = false) opens no second responder."""
+    box, _ = table
+    until("companion.service", lambda: box.run("systemctl", "is-active", "companion.service",
+                                               check=False).stdout.strip() == "active")
+    holders = box.run("ss", "-H", "-u", "-a", "-n", "-p", "sport", "=", ":5353").stdout
+    assert set(re.findall(r'users:\(\("([^"]+)"', holders)) == {"avahi-daemon"}, holders
+
+
 def test_the_owner_enters_the_setup_code_from_the_card_and_reaches_the_settings(table):
     """As a new owner does: the code read from the card's boot partition, typed into the setup page."""
     box, boot = table
@@ -197,3 +207,20 @@ def test_a_zeroconf_browse_on_the_network_finds_the_table(table):
         zc.close()
     server, port, addresses = next(f for f in found if f[0] == "companion.local.")
     assert port == 80 and TABLE_ADDRESS in addresses
+
+
+def test_without_a_wifi_radio_the_network_watcher_stays_up(table):
+    """The container has no radio, as a table on a cable alone: NetworkManager cannot open the access point, and
+    companion-network says so once and keeps watching (it used to die and restart every minute)."""
+    box, _ = table
+    box.run("mkdir", "-p", "/run/systemd/system/companion-network.service.d")
+    box.run("sh", "-c", "printf '[Service]\\nEnvironment=COMPANION_NETWORK=\\nExecStart=\\nExecStart=/opt/companion/"
+                        "current/bin/python -m companion.appliance watch --grace 1 --look 0.5\\n' > "
+                        "/run/systemd/system/companion-network.service.d/zz-no-radio.conf")
+    box.run("systemctl", "daemon-reload")
+    box.run("systemctl", "restart", "companion-network.service")
+    said = lambda: box.run("journalctl", "-b", "-u", "companion-network", "-o", "cat", check=False).stdout
+    until("the watcher's word on the access point", lambda: "the access point cannot open" in said(), why=said)
+    shown = box.run("systemctl", "show", "-p", "ActiveState,NRestarts", "companion-network.service").stdout
+    assert "ActiveState=active" in shown and "NRestarts=0" in shown, shown + said()
+    assert said().count("the access point cannot open") == 1

@@ -81,7 +81,7 @@ def test_the_tables_services_are_enabled_and_ssh_is_not(image):
 
 
 def test_no_identity_is_baked_in(image):
-    assert "Size: 0" in debugfs(image, "stat /etc/machine-id")  # made at first boot (and the presets applied)
+    assert "Size: 0" in debugfs(image, "stat /etc/machine-id")  # made at first boot (the presets: at build time)
     assert "ssh_host_" not in debugfs(image, "ls /etc/ssh")
     assert "companion-wifi" not in debugfs(image, "ls /etc/NetworkManager/system-connections")
     assert debugfs(image, "cat /etc/hostname") == "companion\n"
@@ -100,3 +100,27 @@ def test_the_same_inputs_give_the_same_image_byte_for_byte(built, build_image, t
     (a build's own moments, in ctimes, a temporary folder's name or an empty folder's date, used to differ)."""
     build_image(tmp_path)
     assert digest(tmp_path / "companion-amd64.img") == digest(built / "companion-amd64.img")
+
+
+def test_the_boot_partition_has_the_serial_the_build_gives_it(image):
+    """mkfs.vfat's --invariant used to replace it with its own, 1234-ABCD."""
+    import re
+
+    path, table = image
+    offset = table["partitions"][0]["start"] * 512
+    info = subprocess.run(["minfo", "-i", f"{path}@@{offset}", "::"], capture_output=True, text=True, check=True,
+                          env={"MTOOLS_SKIP_CHECK": "1", "PATH": "/usr/bin:/bin"}).stdout
+    serial = re.search(r"^BOOT_SERIAL=(\w+)", (ROOT / "systemd/image/build.sh").read_text(), re.M)[1]
+    assert f"serial number: {serial.upper()}" in info
+
+
+def test_one_mdns_responder_no_apt_timers_and_no_group_declared_twice(built, image):
+    config = debugfs(image, "cat /etc/companion/config.toml")
+    assert "mdns = false" in config  # Avahi announces the table: the daemon's own responder stays off
+    assert "companion.service" in debugfs(image, "ls /etc/avahi/services")
+    for timer in ("apt-daily.timer", "apt-daily-upgrade.timer"):
+        assert 'Fast link dest: "/dev/null"' in debugfs(image, f"stat /etc/systemd/system/{timer}"), timer
+    # systemd-sysusers as every boot runs it, on the card's root: the daemon's groups declared once.
+    done = subprocess.run(["systemd-sysusers", "--root", str(built / "root-amd64"), "--dry-run"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "Conflict" not in done.stderr + done.stdout, done.stderr

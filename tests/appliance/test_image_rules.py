@@ -172,3 +172,49 @@ def test_the_setup_code_reaches_the_card_as_a_code_and_nothing_else(tmp_path):
     kept.write_text("dtoverlay=anything\n")  # a daemon taken over writes what it likes in its own file
     assert show_code(kept, card).startswith("setup is closed: removed") and not card.exists()
     assert [p.name for p in card.parent.iterdir()] == []
+
+
+class NoRadio:
+    """A network on a table without a Wi-Fi radio: offline, and its access point never opens (as nmcli refuses)."""
+
+    page_address = "127.0.0.1"
+
+    def __init__(self, clock, looks: int):
+        self.clock, self.looks, self.tries = clock, looks, []
+
+    def seen(self):
+        if not self.looks:
+            raise StopIteration  # the test's end of the watch, never the network's
+        self.looks -= 1
+        self.clock.now += 10
+        return hotspot.Seen(online=False, ap_on=False, known=False)
+
+    def start_ap(self):
+        from companion.appliance.network import ApUnavailable
+
+        self.tries.append(self.clock.now)
+        raise ApUnavailable("Error: Connection activation failed: No suitable device found for this connection")
+
+
+def test_without_a_radio_the_watcher_stays_up_says_so_once_and_tries_again_after_a_while(tmp_path, caplog):
+    """companion-network used to die on the access point's failure and restart every minute, forever."""
+    from companion.appliance.__main__ import watch
+
+    clock = Clock()
+    network = NoRadio(clock, looks=int(2 * hotspot.RETRY_S / 10) + 10)
+    with pytest.raises(StopIteration):
+        watch(network, hotspot.Timing(look_s=0), tmp_path / "code.txt", 0, clock=clock)
+    assert len(network.tries) == 3 and network.tries[1] - network.tries[0] == hotspot.RETRY_S
+    warned = [r for r in caplog.records if "access point cannot open" in r.getMessage()]
+    assert len(warned) == 1 and "No suitable device" in warned[0].getMessage()
+
+
+def test_nmclis_refusal_to_open_the_access_point_is_read_as_no_access_point():
+    import subprocess
+
+    from companion.appliance.network import ApUnavailable, NetworkManager
+
+    said = "Error: Connection activation failed: No suitable device found for this connection (device eth0 not available).\n"
+    refused = NetworkManager(run=lambda command, **kw: subprocess.CompletedProcess(command, 4, "", said))
+    with pytest.raises(ApUnavailable, match="No suitable device"):
+        refused.start_ap()

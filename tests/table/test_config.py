@@ -154,3 +154,28 @@ def test_a_hub_timer_without_a_hub_section_is_refused_naming_the_port(cli, tmp_p
     done = cli("run", "--config", str(path), "--mock")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "hub.port: missing: timers.green.source is \"hub\"" in done.stderr
+
+
+def test_the_daemons_own_mdns_responder_can_give_way_to_the_systems():
+    """On the card Avahi announces the table: a second responder would bind UDP 5353 beside it."""
+    assert parse_config({}, None).web.mdns is True
+    assert parse_config({"web": {"mdns": False}}, None).web.mdns is False
+    with pytest.raises(Exception, match="web.mdns"):
+        parse_config({"web": {"mdns": "avahi"}}, None)
+
+
+@pytest.mark.parametrize("text, args, announced, named", [
+    ("", [], True, True),
+    ("[web]\nmdns = false\n", [], False, True),  # the card: Avahi announces the name the startup lines give
+    ("", ["--no-mdns"], False, False),
+])
+def test_run_leaves_mdns_to_the_system_when_the_config_says_so(tmp_path, monkeypatch, text, args, announced, named):
+    import companion.cli.table as table_cli
+    from companion.cli import main
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\ndatabase = "{tmp_path / "t.sqlite3"}"\n{text}')
+    served = {}
+    monkeypatch.setattr(table_cli, "_serve", lambda table, *a, **kw: served.update(kw) or 0)
+    assert main(["run", "--mock", "--config", str(path), *args]) == 0
+    assert (served["mdns"], served["named"]) == (announced, named)
