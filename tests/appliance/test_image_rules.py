@@ -196,6 +196,14 @@ class NoRadio:
         raise ApUnavailable("Error: Connection activation failed: No suitable device found for this connection")
 
 
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
 def test_without_a_radio_the_watcher_stays_up_says_so_once_and_tries_again_after_a_while(tmp_path, caplog):
     """companion-network used to die on the access point's failure and restart every minute, forever."""
     from companion.appliance.__main__ import watch
