@@ -48,13 +48,28 @@ def _lock_file(name: str):
 _leases: dict[int, object] = {}  # port -> its lock file, held until this process ends
 
 
+def cannot_run(reason: str | None) -> None:
+    """Skip a test for `reason`, what this machine lacks for it (None: nothing); with COMPANION_REQUIRE_TOOLS=1
+    (CI, where everything must be there), fail saying it."""
+    if reason:
+        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
+            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
+        pytest.skip(reason)
+
+
 def need(*tools: str) -> None:
     """Skip a test whose programs are not installed, saying which; with COMPANION_REQUIRE_TOOLS=1 (CI), fail."""
     missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1) but not installed: {' '.join(missing)}")
-        pytest.skip(f"not installed: {' '.join(missing)}")
+    cannot_run(missing and f"not installed: {' '.join(missing)}")
+
+
+def need_as_root(doing: str, tools: tuple[str, ...], packages: str) -> None:
+    """As need(), for a test that builds or boots a system: `doing` needs root, and `tools` (from Debian's
+    `packages`)."""
+    if os.geteuid() != 0:
+        cannot_run(f"{doing} needs root")
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    cannot_run(missing and f"not installed: {' '.join(missing)} (Debian packages {packages})")
 
 
 def free_port() -> int:

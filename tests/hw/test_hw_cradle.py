@@ -14,7 +14,6 @@ import fcntl
 import hashlib
 import itertools
 import math
-import os
 import re
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ import numpy as np
 import pytest
 
 from companion.skyrockets.colours import COLOURS, SYMBOLS
-from conftest import ROOT, hw_script
+from conftest import ROOT, hw_script, need
 
 pytest.importorskip("trimesh")
 pytest.importorskip("manifold3d")
@@ -134,10 +133,7 @@ def size(d, h) -> tuple[str, str]:
 
 @pytest.fixture(scope="session")
 def renders(tmp_path_factory):
-    if OPENSCAD is None:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail("openscad is required (COMPANION_REQUIRE_TOOLS=1) but not installed (Debian: openscad)")
-        pytest.skip("openscad is not installed (Debian package: openscad)")
+    need("openscad")
     folder = tmp_path_factory.getbasetemp().parent / "cradle-renders"  # kept beside pytest's last sessions
     folder.mkdir(exist_ok=True)
     jobs = Renders(folder)
