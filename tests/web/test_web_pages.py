@@ -11,6 +11,7 @@ from urllib.parse import urljoin
 import pytest
 
 from companion.errors import BadInput
+from companion.hardware import sensors
 from companion.skyrockets import COLOURS, parse_event
 from companion.web import PAGE_BUDGET, create_app
 from companion.web.show import pages as table_page
@@ -300,11 +301,12 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
         "warning": ("countdown_turned_while_running", "not_in_play"), "result": ("win", "loss"),
         "start": ("builtin", "saved"), "custom": ("running", "lying", "out"), "nav": ("table", "scorepad", "shows"),
         "lang": ("en", "ja"), "error": ("400", "403", "404", "405", "409", "413", "429", "500", "other"),
-        "setup.source": ("tilt", "hub", "emulated"), "setup.driver": ("spi", "pwm", "pi5", "fake"),
+        "setup.driver": ("spi", "pwm", "pi5", "fake"),
         "setup.pose": ("a_up", "b_up", "side"), "setup.part": ("countdown", "tokens"),
         "cues": ("low_sand", "runout", "advance", "win", "loss", "switch", "switch_on"),
         "status": ("running", "win", "loss"), "table": ("alerts_on",),
     }.items() for x in values}
+    asked |= {word for kind in sensors.kinds() for word in kind.page_words()}  # the words each kind's page shows
     missing = sorted(key for key in asked if "." in key and not key.endswith(".") and key not in known)
     assert missing == []
 
