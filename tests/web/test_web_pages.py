@@ -342,3 +342,20 @@ def test_the_table_page_and_its_assets_stay_under_100_kb(client, lang):
         assert response.status_code == 200, path
         total += len(response.data)
     assert total <= PAGE_BUDGET, total
+
+
+def test_a_second_app_renders_its_pages_without_compiling_a_template(table, monkeypatch):
+    """Templates are compiled once per process (companion.web.compiled): the suite builds an app per test, and
+    compiling every template again for each was most of what rendering a page cost it."""
+    import jinja2
+
+    create_app(table, testing=True).test_client().get("/")
+    compiled, compile_ = [], jinja2.Environment.compile
+
+    def compiling(env, source, *args, **kwargs):
+        compiled.append(args)
+        return compile_(env, source, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", compiling)
+    assert create_app(table, testing=True).test_client().get("/").status_code == 200
+    assert compiled == []
