@@ -232,6 +232,26 @@ def table(tmp_path, clock):
     table.stop()
 
 
+def installed_table(folder: Path, *, more: str = "", mock_pins: bool = False, **options):
+    """A table as the installer leaves it: docs/config.example.toml (not set up yet, so its setup code is open), its
+    database in `folder`, then `more` config text; mock pins, a clock moved by hand. `options` go to Table
+    (keeping=...); `mock_pins` also says so in the file, as a table tried before its wiring is done."""
+    from companion.clock import FakeClock
+    from companion.config import load_or_fresh
+    from companion.hardware.mock import mock_pin_factory
+    from companion.records import Store
+    from companion.table import Table
+
+    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
+    text = text.replace("/var/lib/companion/companion.sqlite3", str(folder / "db.sqlite3")) + more
+    if mock_pins:
+        text = text.replace("mock_pins = false", "mock_pins = true")
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+    config = load_or_fresh(folder / "config.toml")
+    return Table(config, Store(config.database), mock_pin_factory(), clock=options.pop("clock", FakeClock()),
+                 **options)
+
+
 @pytest.fixture
 def client(table):
     """A test client of the web on `table` (the demo table, or the table a module's own fixture builds)."""
