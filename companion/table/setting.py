@@ -63,8 +63,8 @@ class TableSetup(Bench):
 
     def setup_choices(self) -> dict:
         """What the setup page offers: sources, languages, strip drivers, the pin map's defaults, the limits."""
-        return {"sources": [kind.for_page() for kind in sensors.kinds()], "languages": list(LANGUAGES), "drivers": list(DRIVERS),
-                "name_max": MAX_TABLE_NAME, "band": CALIBRATION_BAND,
+        return {"sources": [kind.for_page() for kind in sensors.kinds()], "languages": list(LANGUAGES),
+                "drivers": list(DRIVERS), "name_max": MAX_TABLE_NAME, "band": CALIBRATION_BAND,
                 "pin_map": {"timers": {c: list(t.pins) for c, t in default_timers().items()},
                             "buzzer": load_pinout()["buzzer"]["pin"]}}
 

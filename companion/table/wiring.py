@@ -25,8 +25,8 @@ BEEP = (("A4", 0.3), (None, 0.1), ("A5", 0.3))  # the buzzer's test tune
 
 
 def glasses(rig) -> list[dict]:
-    """Each glass as its sensors read it now: its source (and what the page shows of its kind), every switch's level, the
-    settled pose, any fault."""
+    """Each glass as its sensors read it now: its source (and what the page shows of its kind), every switch's
+    level, the settled pose, any fault."""
     found = []
     for colour, timer in rig.config.timers.items():
         kind = sensors.kind(timer.source)
