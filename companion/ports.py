@@ -8,7 +8,7 @@ modules, its records or its hardware.
 - `ShowDesk`: the show in progress, its commands and its live state (the table page, the kiosk, the bridge);
 - `Ledger`: the records of past shows, the score pad, festivals and the whole history;
 - `BoardGames`: the board games' saved games and cards (flock, geese);
-- `SetupDesk`: the first-run setup door, the settings, the wiring check and timing a glass;
+- `SetupDesk`: the first-run setup door, the settings, the wiring check, timing a glass, backups;
 - `Progress`: the figures of the table's progress over nights, read from the records (the progress area, the bridge);
 - `Door`: who may come in and where: the PIN, the names and address the table answers on, its name and language.
 
@@ -84,7 +84,8 @@ class BoardGames(Protocol):
 
 @runtime_checkable
 class SetupDesk(Protocol):
-    """Setting the table up: the first-run door and its code, the settings, the wiring check, timing a glass."""
+    """Setting the table up: the first-run door and its code, the settings, the wiring check, timing a glass,
+    and the table's data backed up and restored (the maintenance area's)."""
 
     def setup_door(self) -> dict: ...
     def card_notes(self) -> list[dict]: ...
@@ -104,6 +105,9 @@ class SetupDesk(Protocol):
     def save_timing(self) -> dict: ...
     def turn_timed(self) -> dict: ...
     def stop_timing(self) -> None: ...
+    def back_up(self) -> tuple[str, bytes]: ...
+    def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None, *,
+                       with_config: bool = False) -> dict: ...
 
 
 @runtime_checkable

@@ -48,13 +48,28 @@ def _lock_file(name: str):
 _leases: dict[int, object] = {}  # port -> its lock file, held until this process ends
 
 
+def cannot_run(reason: str | None) -> None:
+    """Skip a test for `reason`, what this machine lacks for it (None: nothing); with COMPANION_REQUIRE_TOOLS=1
+    (CI, where everything must be there), fail saying it."""
+    if reason:
+        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
+            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
+        pytest.skip(reason)
+
+
 def need(*tools: str) -> None:
     """Skip a test whose programs are not installed, saying which; with COMPANION_REQUIRE_TOOLS=1 (CI), fail."""
     missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1) but not installed: {' '.join(missing)}")
-        pytest.skip(f"not installed: {' '.join(missing)}")
+    cannot_run(missing and f"not installed: {' '.join(missing)}")
+
+
+def need_as_root(doing: str, tools: tuple[str, ...], packages: str) -> None:
+    """As need(), for a test that builds or boots a system: `doing` needs root, and `tools` (from Debian's
+    `packages`)."""
+    if os.geteuid() != 0:
+        cannot_run(f"{doing} needs root")
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    cannot_run(missing and f"not installed: {' '.join(missing)} (Debian packages {packages})")
 
 
 def free_port() -> int:
@@ -227,6 +242,26 @@ def table(tmp_path, clock):
     table = demo_table(tmp_path / "table.sqlite3", clock=clock)
     yield table
     table.stop()
+
+
+def installed_table(folder: Path, *, more: str = "", mock_pins: bool = False, **options):
+    """A table as the installer leaves it: docs/config.example.toml (not set up yet, so its setup code is open), its
+    database in `folder`, then `more` config text; mock pins, a clock moved by hand. `options` go to Table
+    (keeping=...); `mock_pins` also says so in the file, as a table tried before its wiring is done."""
+    from companion.clock import FakeClock
+    from companion.config import load_or_fresh
+    from companion.hardware.mock import mock_pin_factory
+    from companion.records import Store
+    from companion.table import Table
+
+    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
+    text = text.replace("/var/lib/companion/companion.sqlite3", str(folder / "db.sqlite3")) + more
+    if mock_pins:
+        text = text.replace("mock_pins = false", "mock_pins = true")
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+    config = load_or_fresh(folder / "config.toml")
+    return Table(config, Store(config.database), mock_pin_factory(), clock=options.pop("clock", FakeClock()),
+                 **options)
 
 
 @pytest.fixture

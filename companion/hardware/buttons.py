@@ -94,9 +94,12 @@ class GpioFlipButton(SwitchInputs):
     """
 
     def __init__(self, name: str, pin: int, sink, clock, pin_factory=None):
-        from gpiozero import Button
+        # A plain input, as a tilt switch's is: gpiozero's Button adds a thread that wakes ten times a second to
+        # time a hold, which the table never asks of it (a hold is FlipButton's to time), and that every close
+        # waits for.
+        from gpiozero import DigitalInputDevice
 
         def make_input(number):
-            return Button(number, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+            return DigitalInputDevice(number, pull_up=True, bounce_time=None, pin_factory=pin_factory)
 
         super().__init__(name, (pin,), sink, clock, make_input)

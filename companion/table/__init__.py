@@ -69,14 +69,14 @@ class Table:
                                   caught_up=lambda: self.journal.caught_up(DURABLE_WAIT_S))
         self.games = TableGames(self._games)
         self.progress = TableProgress(store, self.clock, caught_up=lambda: self.journal.caught_up(DURABLE_WAIT_S))
+        self._reconfigured = []  # the serving program's listeners to new settings (on_new_settings)
         self.setup = TableSetup(runtime=self.runtime, live=self.live, fitted=self.fitted, configured=self.configured,
-                                first_run=self.first_run, door=self.door, republish=self.step.publish,
-                                keeping=keeping)
+                                watch=self.step.watch, first_run=self.first_run, door=self.door,
+                                republish=self.step.publish, reconfigured=self._reconfigured, keeping=keeping)
         self.ports = Ports(desk=self.desk, ledger=self.ledger, games=self.games, setup=self.setup, door=self.door,
                            progress=self.progress)
         # ... then connected.
         self.live.listen(self.step)
-        self.step.watch(self.setup.see)
         self.runtime.drive(self.fitted.take, self.step, self.step.next_due)
         self.publisher.listen(self.fitted.draw_leds)
         resumed = resume(store, self.clock.wall())
@@ -121,7 +121,7 @@ class Table:
 
     def on_new_settings(self, listener) -> None:
         """Have `listener(old config, new config)` called after new settings from the setup page are applied."""
-        self.setup.reconfigured.append(listener)
+        self._reconfigured.append(listener)
 
     def announce(self) -> None:
         """Say the setup code on the log, if the table is not set up yet (for the phone that sets it up)."""

@@ -15,9 +15,10 @@ from companion.table.runtime import on_runtime
 class Bench:
     """Every glass, the hub, the strip's parts and the buzzer as they read now; a glass being timed."""
 
-    def __init__(self, *, runtime, live, fitted, configured):
+    def __init__(self, *, runtime, live, fitted, configured, watch):
         self._runtime, self._live, self._fitted, self._configured = runtime, live, fitted, configured
-        self.timing: wiring.Timing | None = None
+        self._timing: wiring.Timing | None = None
+        watch(self._see)  # the rig's changes, for the glass being timed
 
     @on_runtime
     def wiring(self) -> dict:
@@ -62,41 +63,41 @@ class Bench:
             raise Conflict("timer", "a show is running: time the glass between shows", code="errors.show.running")
         rig = self._fitted.rig
         sensed = colour in rig.physical()  # an LED glass's turn is its button's press, or the player's tap
-        self.timing = wiring.Timing(colour, runs, rig.tilts[colour].pose if colour in rig.tilts else None, sensed)
-        return self.timing.status()
+        self._timing = wiring.Timing(colour, runs, rig.tilts[colour].pose if colour in rig.tilts else None, sensed)
+        return self._timing.status()
 
     @on_runtime
     def turn_timed(self) -> dict:
         """The glass being timed turned over now, as the player says from the page: for a glass whose sensors the
         table does not read (an LED glass), the tap is the turn, as its button's press is."""
-        if self.timing is None:
+        if self._timing is None:
             raise Conflict("timer", "no glass is being timed", code="errors.setup.not_timing")
-        self.timing.see(ButtonAction(self.timing.colour, "flip", self._runtime.clock.monotonic()))
-        return self.timing.status()
+        self._timing.see(ButtonAction(self._timing.colour, "flip", self._runtime.clock.monotonic()))
+        return self._timing.status()
 
     @on_runtime
     def stop_timing(self) -> None:
         """Give up timing the glass: nothing is kept."""
-        self.timing = None
+        self._timing = None
 
     @on_runtime
     def timing_status(self) -> dict | None:
-        return self.timing.status() if self.timing else None
+        return self._timing.status() if self._timing else None
 
     @on_runtime
     def save_timing(self) -> dict:
         """Store the medians of the glass being timed, with the same rules and band as `companion calibrate`."""
-        if self.timing is None:
+        if self._timing is None:
             raise Conflict("timer", "no glass is being timed", code="errors.setup.not_timing")
-        colour, ends = self.timing.colour, self.timing.calibration.result()
+        colour, ends = self._timing.colour, self._timing.calibration.result()
         config = self._configured.keep_duration(colour, ends)
-        self.timing = None
+        self._timing = None
         return {"timer": colour, "duration": directions_json(config.timers[colour].directions)}
 
-    def see(self, change) -> None:
+    def _see(self, change) -> None:
         """A change from the rig, for the glass being timed (on the runtime thread)."""
-        if self.timing is not None and not self.timing.done:
-            self.timing.see(change)
+        if self._timing is not None and not self._timing.done:
+            self._timing.see(change)
 
 
 def _part(index: int, name: str, leds: range, colour) -> dict:

@@ -22,17 +22,18 @@ from companion.table.runtime import on_runtime
 class TableSetup(Bench):
     """The setup page's side of the table: its door and code, its settings, the wiring check and timing."""
 
-    def __init__(self, *, runtime, live, fitted, configured, first_run, door, republish, keeping=None):
-        super().__init__(runtime=runtime, live=live, fitted=fitted, configured=configured)
-        self.first_run, self._door, self._republish = first_run, door, republish
+    def __init__(self, *, runtime, live, fitted, configured, watch, first_run, door, republish, reconfigured,
+                 keeping=None):
+        super().__init__(runtime=runtime, live=live, fitted=fitted, configured=configured, watch=watch)
+        self._first_run, self._door, self._republish = first_run, door, republish
         self._keeping = keeping  # the appliance's backups, handed in by the program that serves the table (or none)
         self._upload = None
         self._saved = False  # settings saved since the setup flow opened: Finish needs them (or a PIN there is)
-        self.reconfigured = []  # listener(old config, new config), called after new settings are applied
+        self._reconfigured = reconfigured  # listener(old config, new config), called after new settings are applied
 
     def setup_door(self) -> dict:
         """The setup flow's state for the pages: open (with the code as shown) or closed, and whether it can reopen."""
-        code, config = self.first_run.code, self._configured.now
+        code, config = self._first_run.code, self._configured.now
         return {"open": code is not None, "code": grouped(code) if code else None,
                 "can_reopen": config.path is not None, "name": config.name}
 
@@ -62,15 +63,15 @@ class TableSetup(Bench):
 
     def setup_code(self) -> str | None:
         """The setup code while setup is open (for the session's keyed mark), else None."""
-        return self.first_run.code
+        return self._first_run.code
 
     def accepts_setup_code(self, given: object) -> bool:
-        return self.first_run.accepts(given)
+        return self._first_run.accepts(given)
 
     def setup_choices(self) -> dict:
         """What the setup page offers: sources, languages, strip drivers, the pin map's defaults, the limits."""
-        return {"sources": list(sensors.names()), "languages": list(LANGUAGES), "drivers": list(DRIVERS),
-                "name_max": MAX_TABLE_NAME, "band": CALIBRATION_BAND,
+        return {"sources": [kind.for_page() for kind in sensors.kinds()], "languages": list(LANGUAGES),
+                "drivers": list(DRIVERS), "name_max": MAX_TABLE_NAME, "band": CALIBRATION_BAND,
                 "pin_map": {"timers": {c: list(t.pins) for c, t in default_timers().items()},
                             "buzzer": load_pinout()["buzzer"]["pin"]}}
 
@@ -94,7 +95,7 @@ class TableSetup(Bench):
         """Write the page's settings into the config file (checked first) and apply them now."""
         before = self._configured.now
         answer = self._apply(settings)
-        for listener in self.reconfigured:  # here, not holding the runtime: a broker may take its time
+        for listener in self._reconfigured:  # here, not holding the runtime: a broker may take its time
             listener(before, self._configured.now)
         return answer
 
@@ -117,7 +118,7 @@ class TableSetup(Bench):
         return self.settings()
 
     def _refit(self, config: Config) -> None:
-        self.timing = None
+        self._timing = None
         self._configured.now = config
         self._fitted.refit(config)
         self._republish()
@@ -135,7 +136,7 @@ class TableSetup(Bench):
                            code="setup.unsaved")
         if config.path is not None:
             self._configured.mark_set_up(True)
-        self.first_run.close()
+        self._first_run.close()
         self._saved = False
 
     @on_runtime
@@ -146,7 +147,7 @@ class TableSetup(Bench):
                            code="errors.setup.demo")
         self._configured.mark_set_up(False)
         self._saved = False
-        return self.first_run.reopen()
+        return self._first_run.reopen()
 
     @on_runtime
     def calibrate(self, colour: str, seconds) -> dict:

@@ -25,12 +25,14 @@ BEEP = (("A4", 0.3), (None, 0.1), ("A5", 0.3))  # the buzzer's test tune
 
 
 def glasses(rig) -> list[dict]:
-    """Each glass as its sensors read it now: its source, every switch's level, the settled pose, any fault."""
+    """Each glass as its sensors read it now: its source (and what the page shows of its kind), every switch's
+    level, the settled pose, any fault."""
     found = []
     for colour, timer in rig.config.timers.items():
-        glass = {"colour": colour, "source": timer.source, "switches": [], "pose": None,
+        kind = sensors.kind(timer.source)
+        glass = {"colour": colour, "source": timer.source, "kind": kind.for_page(), "switches": [], "pose": None,
                  **fault_json(None), "pressed": None}
-        sensors.kind(timer.source).describe(rig, colour, glass)
+        kind.describe(rig, colour, glass)
         found.append(glass)
     return found
 

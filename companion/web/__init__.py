@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from flask import Flask, current_app
 
 from companion.ports import BoardGames, Door, Ledger, Ports, Progress, SetupDesk, ShowDesk
+from companion.web import compiled
 from companion.skyrockets.show import CROWD_TOKENS
 
 PAGE_BUDGET = 100_000  # bytes a phone downloads for a page and all it loads: quick at the edge of the Wi-Fi
@@ -52,6 +53,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
     """A Flask app serving `table`: a companion.table.Table (its `ports`), its Ports, or a stand-in of a test
     that serves the ports it has itself."""
     app = Flask(__name__)
+    compiled.init_app(app)  # first: before anything builds the app's Jinja environment
     app.config.update(
         DEFAULTS,
         SECRET_KEY=secret_key or secrets.token_hex(32),  # random per start: sessions end with the daemon

@@ -12,22 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import need_as_root
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CACHE = Path(os.environ.get("COMPANION_IMAGE_CACHE", Path.home() / ".cache/companion/image"))
-REQUIRED = os.environ.get("COMPANION_REQUIRE_TOOLS") == "1"
 TOOLS = ("mmdebstrap", "sfdisk", "mkfs.ext4", "mkfs.vfat", "mcopy", "mtype", "debugfs", "dtc", "systemd-nspawn",
          "nsenter")
-
-
-def missing() -> str | None:
-    if os.geteuid() != 0:
-        return "building the image needs root"
-    absent = [t for t in TOOLS if shutil.which(t) is None]
-    if absent:
-        return (f"not installed: {' '.join(absent)} (Debian packages mmdebstrap fdisk e2fsprogs dosfstools mtools "
-                "device-tree-compiler systemd-container)")
-    return None
 
 
 def build(out: Path) -> None:
@@ -45,11 +36,8 @@ def build(out: Path) -> None:
 @pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """The build's output folder: companion-amd64.img and the root it was assembled from (root-amd64)."""
-    reason = missing()
-    if reason:
-        if REQUIRED:
-            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
-        pytest.skip(reason)
+    need_as_root("building the image", TOOLS,
+                 "mmdebstrap fdisk e2fsprogs dosfstools mtools device-tree-compiler systemd-container")
     out = tmp_path_factory.mktemp("image")
     build(out)
     yield out

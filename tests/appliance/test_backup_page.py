@@ -19,7 +19,7 @@ from companion.records import Store
 from companion.table import Table, demo_table
 from companion.web import create_app
 from companion.appliance.upload import UPLOAD_NAME
-from conftest import as_owner
+from conftest import as_owner, installed_table
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "483920"
@@ -27,12 +27,9 @@ PIN = "483920"
 
 @pytest.fixture
 def table(tmp_path):
-    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
-    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "db.sqlite3"))
-    text += f'\n[web]\npin = "{PIN}"\n' if "\n[web]" not in text else ""
-    (tmp_path / "config.toml").write_text(text, encoding="utf-8")
-    config = load_or_fresh(tmp_path / "config.toml")
-    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock(), keeping=Backups())
+    example = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
+    table = installed_table(tmp_path, more="" if "\n[web]" in example else f'\n[web]\npin = "{PIN}"\n',
+                            keeping=Backups())
     yield table
     table.stop()
 

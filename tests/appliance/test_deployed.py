@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from companion.skyrockets.colours import COLOURS
-from conftest import ROOT, building_from_the_checkout
+from conftest import ROOT, building_from_the_checkout, need_as_root
 
 SUITE = "bookworm"  # Raspberry Pi OS's Debian
 PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3-venv", "python3-pip", "sudo", "procps")
@@ -37,7 +37,6 @@ PORT = 8000
 UNIT = "companion.service"
 MAX_EXPOSURE = 2.0  # systemd-analyze security, 0 (locked down) to 10
 WAIT_S = 90  # the longest any one change of the service's state may take (a watchdog round is 30 s)
-REQUIRED = os.environ.get("COMPANION_REQUIRE_TOOLS") == "1"
 
 # The config docs/install.md gives for trying the service before the wiring is done.
 TRY_CONFIG = "[table]\nmock_pins = true\n" + "".join(
@@ -45,15 +44,6 @@ TRY_CONFIG = "[table]\nmock_pins = true\n" + "".join(
 
 # A booted Debian, like a Home Assistant start, is heavy: the two run one after the other on one test process.
 pytestmark = [pytest.mark.system, pytest.mark.timeout(900), pytest.mark.xdist_group("heavy")]
-
-
-def _missing() -> str | None:
-    if os.geteuid() != 0:
-        return "booting a container needs root"
-    tools = [t for t in ("systemd-nspawn", "debootstrap", "nsenter") if shutil.which(t) is None]
-    if tools:
-        return f"not installed: {' '.join(tools)} (Debian packages systemd-container, debootstrap, util-linux)"
-    return None
 
 
 def debian_mirror() -> str:
@@ -219,11 +209,8 @@ def files_outside_the_checkout(box: Container) -> set[str]:
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    reason = _missing()
-    if reason:
-        if REQUIRED:
-            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
-        pytest.skip(reason)
+    need_as_root("booting a container", ("systemd-nspawn", "debootstrap", "nsenter"),
+                 "systemd-container debootstrap util-linux")
     rootfs = cached(f"rootfs-{SUITE}-{_digest(*PACKAGES, HOSTS)}", _debootstrap)
     with building_from_the_checkout():
         wheels = cached(f"wheels-{_digest((ROOT / 'pyproject.toml').read_text())}", _wheels)

@@ -3,31 +3,21 @@ own web stack, served by the network watcher), read and guarded by one module, c
 the owner's right code wait on either; the code is read as the screen shows it (groups, any case)."""
 
 import re
-from pathlib import Path
 
 import pytest
 
 from companion.appliance.page import CardDesk
-from companion.clock import FakeClock
-from companion.config import load_or_fresh
-from companion.hardware.mock import mock_pin_factory
-from companion.records import Store
-from companion.table import Table
 from companion.table.firstrun import grouped
 from companion.web import create_app
 from companion.web.wifi import create_wifi_app
+from conftest import installed_table
 
-ROOT = Path(__file__).resolve().parents[2]
 OWNER = "192.168.4.7"
 
 
 @pytest.fixture
 def table(tmp_path):
-    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
-    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "db.sqlite3"))
-    (tmp_path / "config.toml").write_text(text, encoding="utf-8")
-    config = load_or_fresh(tmp_path / "config.toml")
-    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock())
+    table = installed_table(tmp_path)
     yield table
     table.stop()
 

@@ -1,6 +1,5 @@
 """The hall page in a real browser at a phone's size: two tables on a real broker, live, one going offline."""
 
-import os
 import re
 from types import SimpleNamespace
 
@@ -14,6 +13,7 @@ from companion.mqtt.mosquitto import Mosquitto, mosquitto_missing
 from companion.mqtt.settings import from_url
 from companion.table import demo_table
 from companion.web.server import ServerThread, make_server
+from conftest import cannot_run
 
 from .accessibility import assert_symbols, no_axe_violations
 
@@ -23,11 +23,7 @@ SPEED = 10.0
 @pytest.fixture
 def hall_world(tmp_path):
     """A broker, two demo tables ("alpha", "beta") bridged to it, and the hall served on 127.0.0.1."""
-    reason = mosquitto_missing()
-    if reason:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"tools required (COMPANION_REQUIRE_TOOLS=1) but {reason}")
-        pytest.skip(reason)
+    cannot_run(mosquitto_missing())
     broker = Mosquitto(tmp_path / "broker").start()
     tables = {name: demo_table(tmp_path / f"{name}.sqlite3", speed=SPEED, pin="1234").start()
               for name in ("alpha", "beta")}

@@ -17,12 +17,10 @@ from types import SimpleNamespace
 import pytest
 
 from companion.clock import FakeClock
-from companion.config import load_or_fresh
-from companion.hardware.mock import Hands, mock_pin_factory
-from companion.records import Store
-from companion.table import Table
+from companion.hardware.mock import Hands
 from companion.web.i18n import catalog, fill
 from companion.web.server import ServerThread, make_server
+from conftest import installed_table
 
 from .conftest import held_back, unlock
 
@@ -36,16 +34,10 @@ SETTINGS = "#settings-form[data-ready]"
 @pytest.fixture
 def fresh(tmp_path):
     """A table as the installer leaves it (its example config, mock pins), started and served on 127.0.0.1."""
-    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
-    text = text.replace("mock_pins = false", "mock_pins = true")
-    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "companion.sqlite3"))
-    path = tmp_path / "config.toml"
-    path.write_text(text, encoding="utf-8")
-    config = load_or_fresh(path)
     clock = FakeClock()
-    table = Table(config, Store(config.database), mock_pin_factory(), clock=clock).start()
+    table = installed_table(tmp_path, mock_pins=True, clock=clock).start()
     server = ServerThread(make_server(table, "127.0.0.1", 0))
-    yield SimpleNamespace(table=table, url=server.url, path=path, clock=clock, hands=Hands(table))
+    yield SimpleNamespace(table=table, url=server.url, path=tmp_path / "config.toml", clock=clock, hands=Hands(table))
     server.close()
     table.stop()
 

@@ -145,3 +145,16 @@ def test_close_releases_the_pin(mock_pins):
     mock_pins.pin(4).drive_low()
     assert edges == []
     GpioFlipButton("red", 4, edges.append, FakeClock()).close()
+
+
+def test_the_shell_runs_no_thread_of_its_own(mock_pins):
+    """A hold is FlipButton's to time: gpiozero's Button timed one too, on a thread waking ten times a second
+    that every close of a table waited for."""
+    import threading
+
+    before = set(threading.enumerate())
+    shell = GpioFlipButton("red", 4, [].append, FakeClock())
+    try:
+        assert set(threading.enumerate()) - before == set()
+    finally:
+        shell.close()

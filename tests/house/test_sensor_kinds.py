@@ -1,7 +1,11 @@
 """A kind of sensor source lives in its own module: nothing else asks whether a glass is a tilt pair, a button
-or on the hub, nor keeps a list of kinds; every other place asks the kind (companion/hardware/sensors)."""
+or on the hub, nor keeps a list of kinds; every other place asks the kind (companion/hardware/sensors). The setup
+page too: its scripts and templates name no kind, and every word of its catalogue that is one kind's is a word
+that kind gives as its own."""
 
 import ast
+import json
+import re
 
 from conftest import ROOT
 
@@ -42,6 +46,65 @@ def kinds_named(package, names=frozenset(sensors.names()), home=KINDS_HOME) -> l
 
 def test_only_a_kind_names_itself():
     assert kinds_named(COMPANION) == []
+
+
+STRING = re.compile(r"""(["'`])([\w-]*)\1""")  # a quoted word, in a script or inside a template's {{ }} and {% %}
+JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+ATTRIBUTE = re.compile(r"\bdata-[\w-]+")
+
+
+def kinds_named_on_the_page(area, names=frozenset(sensors.names()), words=None) -> list[str]:
+    """Each place of a page's area (its scripts, its templates, its catalogue) that names a kind: a string that is
+    a kind's name, an attribute named after one, a catalogue key naming one that no kind gives as its own word."""
+    words = {w for k in sensors.kinds() for w in k.page_words()} if words is None else words
+    found = []
+
+    def named(path, text, pattern, name_of, start=0):
+        for match in pattern.finditer(text, start):
+            for n in names:
+                if name_of(match[0] if pattern is ATTRIBUTE else match[2], n):
+                    line = text.count("\n", 0, match.start()) + 1
+                    found.append(f"{path.relative_to(area.parent).as_posix()}:{line} {n}")
+
+    def equal(word, n):
+        return word == n
+
+    def after_a_dash(attribute, n):
+        return attribute.endswith(f"-{n}")
+
+    for path in sorted(area.rglob("*.js")):
+        named(path, path.read_text(encoding="utf-8"), STRING, equal)
+    for path in sorted(area.rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        for block in JINJA.finditer(text):
+            named(path, text[:block.end()], STRING, equal, block.start())
+        named(path, text, ATTRIBUTE, after_a_dash)
+    for path in sorted(area.rglob("i18n/*.json")):
+        for key in json.loads(path.read_text(encoding="utf-8")):
+            parts = key.split(".")
+            if key not in words and any(p in names or p.split("_")[0] in names for p in parts):
+                found.append(f"{path.relative_to(area.parent).as_posix()} {key}")
+    return sorted(set(found))
+
+
+def test_the_setup_page_names_no_kind():
+    assert kinds_named_on_the_page(COMPANION / "web" / "setup") == []
+
+
+def test_a_kind_named_on_a_page_is_found(tmp_path):
+    area = tmp_path / "setup"
+    (area / "static").mkdir(parents=True)
+    (area / "templates").mkdir()
+    (area / "i18n").mkdir()
+    (area / "static" / "page.js").write_text(
+        'const word = glass.kind.label;\nif (glass.source === "emulated") show();\n', encoding="utf-8")
+    (area / "templates" / "page.html").write_text(
+        '<input data-pins data-pins-tilt="4, 5">\n{% if timer.source == "hub" %}x{% endif %}\n', encoding="utf-8")
+    (area / "i18n" / "en.json").write_text(json.dumps({"setup.source.tilt": "Tilt cradle", "setup.hub_port": "Port",
+                                                       "setup.pose": "Pose"}), encoding="utf-8")
+    assert kinds_named_on_the_page(area, words={"setup.source.tilt"}) == [
+        "setup/i18n/en.json setup.hub_port", "setup/static/page.js:2 emulated", "setup/templates/page.html:1 tilt",
+        "setup/templates/page.html:2 hub"]
 
 
 def test_a_kind_named_elsewhere_is_found(tmp_path):

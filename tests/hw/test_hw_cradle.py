@@ -2,7 +2,8 @@
 
 Every variant (the default, the documented range's corners, each timer's
 symbol, and seven broken copies of the model) is rendered once per test
-session, in parallel, and cached by the hash of its SCAD text and settings.
+session, in parallel, and kept under ~/.cache/companion/cradle by the hash of its SCAD text, its
+settings and OpenSCAD's version: a later run renders only what changed.
 The checks read only the mesh and the facts the model echoes about where its
 features are; the measuring itself is hw/printcheck.py, which also prints the
 guide's figures. A check that a broken copy passes is a check that cannot
@@ -26,7 +27,7 @@ import numpy as np
 import pytest
 
 from companion.skyrockets.colours import COLOURS, SYMBOLS
-from conftest import ROOT, hw_script
+from conftest import ROOT, hw_script, need
 
 pytest.importorskip("trimesh")
 pytest.importorskip("manifold3d")
@@ -35,6 +36,7 @@ pytestmark = pytest.mark.timeout(1800)  # the first test waits for renders: minu
 
 SCAD = ROOT / "hw" / "cradle.scad"
 OPENSCAD = shutil.which("openscad")
+CACHE = Path(os.environ.get("COMPANION_CRADLE_CACHE", Path.home() / ".cache/companion/cradle"))
 DEFAULT = (26, 92)
 CORNERS = ((16, 65), (40, 150))  # the documented range's ends: glass_d 16-40, glass_h 65-150
 COARSE = "$fn=24"  # for the symbols: quicker, and the cut's volume does not depend on it
@@ -99,13 +101,13 @@ def scad_text(broken: str | None = None) -> str:
 class Renders:
     """Renders each (SCAD text, settings) once, two at a time, into a folder keyed by their hash."""
 
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Path, version: str):
+        self.folder, self.version = folder, version  # another OpenSCAD may render the same text otherwise
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)
         self.jobs: dict[str, concurrent.futures.Future] = {}
 
     def start(self, text: str, *defines: str) -> str:
-        key = hashlib.sha256("\n".join([text, *defines]).encode()).hexdigest()[:16]
+        key = hashlib.sha256("\n".join([self.version, text, *defines]).encode()).hexdigest()[:16]
         if key not in self.jobs:
             self.jobs[key] = self.pool.submit(self._render, key, text, defines)
         return key
@@ -113,8 +115,8 @@ class Renders:
     def _render(self, key: str, text: str, defines) -> tuple[Path, str]:
         source, out, log = (self.folder / f"{key}{ext}" for ext in (".scad", ".stl", ".log"))
         with open(self.folder / f"{key}.lock", "w") as lock:
-            # Test processes share the folder: one renders a part while any other that needs it waits for it,
-            # so none reads an STL another is still writing.
+            # Test processes (and runs) share the folder: one renders a part while any other that needs it waits
+            # for it, so none reads an STL another is still writing.
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not log.exists():  # a log is written only once its STL is whole
                 source.write_text(text, encoding="utf-8")
@@ -133,14 +135,11 @@ def size(d, h) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="session")
-def renders(tmp_path_factory):
-    if OPENSCAD is None:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail("openscad is required (COMPANION_REQUIRE_TOOLS=1) but not installed (Debian: openscad)")
-        pytest.skip("openscad is not installed (Debian package: openscad)")
-    folder = tmp_path_factory.getbasetemp().parent / "cradle-renders"  # kept beside pytest's last sessions
-    folder.mkdir(exist_ok=True)
-    jobs = Renders(folder)
+def renders():
+    need("openscad")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    version = subprocess.run([OPENSCAD, "--version"], capture_output=True, text=True, timeout=60)
+    jobs = Renders(CACHE, version.stdout + version.stderr)
     plain = scad_text()
     for d, h in (DEFAULT, *CORNERS):  # queue everything now: two renders run while the first checks do
         jobs.start(plain, *size(d, h))

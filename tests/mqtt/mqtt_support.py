@@ -7,23 +7,19 @@ COMPANION_REQUIRE_TOOLS=1 (as in CI) they fail instead.
 
 import dataclasses
 import json
-import os
 import threading
 
 import paho.mqtt.client as mqtt
 import pytest
 
 from companion.mqtt.mosquitto import Mosquitto, mosquitto_missing
+from conftest import cannot_run
 
 WAIT_S = 10.0  # how long a test waits for a message that must come
 
 
 def need_mosquitto() -> None:
-    reason = mosquitto_missing()
-    if reason:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"tools required (COMPANION_REQUIRE_TOOLS=1) but {reason}")
-        pytest.skip(reason)
+    cannot_run(mosquitto_missing())
 
 
 @pytest.fixture

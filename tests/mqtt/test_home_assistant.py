@@ -38,6 +38,7 @@ from companion.mqtt.mosquitto import free_port
 from companion.mqtt.settings import from_url
 from companion.mqtt.topics import Topics
 from companion.skyrockets.colours import COLOURS
+from conftest import cannot_run
 
 PYTHON_VARIABLE = "COMPANION_HOME_ASSISTANT"
 STARTUP_S = 120.0  # a cold start on a busy machine, up to every entity of the table in its state machine
@@ -63,10 +64,7 @@ def need_home_assistant() -> str:
         reason = f"{PYTHON_VARIABLE} does not name the python of a venv with homeassistant (.ci/run makes one)"
     elif not os.access(python, os.X_OK):
         reason = f"{PYTHON_VARIABLE}={python} is not an executable python"
-    if reason:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"tools required (COMPANION_REQUIRE_TOOLS=1) but {reason}")
-        pytest.skip(reason)
+    cannot_run(reason)
     return python
 
 

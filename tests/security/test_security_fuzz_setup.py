@@ -11,20 +11,16 @@ Counts print with -s.
 
 import ipaddress
 import re
-from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion.clock import FakeClock
-from companion.config import load_or_fresh
-from companion.hardware.mock import mock_pin_factory
-from companion.records import Store
 from companion.table import Table, demo_table
 from companion.web import create_app
 from companion.web.hosts import split_host
+from conftest import installed_table
 
-ROOT = Path(__file__).resolve().parents[2]
 BASE = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None)
 DOOR_EXAMPLES = 60
 SETUP_EXAMPLES = 300
@@ -42,11 +38,7 @@ class Clock:
 
 
 def first_run_table(tmp_path) -> Table:
-    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
-    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "db.sqlite3"))
-    (tmp_path / "config.toml").write_text(text, encoding="utf-8")
-    config = load_or_fresh(tmp_path / "config.toml")
-    return Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock())
+    return installed_table(tmp_path)
 
 
 def phone(app):

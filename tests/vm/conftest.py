@@ -1,7 +1,6 @@
 """The virtual Pi of tests/vm, built (cached) and booted once for every test of this folder."""
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -9,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port
+from conftest import free_port, need_as_root
 from tests.vm.machine import VirtualPi
 
 HERE = Path(__file__).resolve().parent
@@ -17,24 +16,11 @@ TOOLS = ("qemu-system-x86_64", "mmdebstrap", "depmod", "cpio", "make")
 BUILD_S = 3000  # a cold build: Debian's root and the kernel's sources fetched, three modules compiled
 
 
-def missing() -> str | None:
-    if os.geteuid() != 0:
-        return "building the virtual Pi needs root"
-    absent = [t for t in TOOLS if shutil.which(t) is None]
-    if absent:
-        return (f"not installed: {' '.join(absent)} (Debian packages qemu-system-x86 linux-headers-amd64 "
-                "linux-source-6.1 mmdebstrap kmod cpio)")
-    return None
-
-
 @pytest.fixture(scope="session")
 def pi(tmp_path_factory):
     """The virtual Pi, booted, with its agent answering: shared by the tests in file order."""
-    reason = missing()
-    if reason:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail(f"required (COMPANION_REQUIRE_TOOLS=1): {reason}")
-        pytest.skip(reason)
+    need_as_root("building the virtual Pi", TOOLS,
+                 "qemu-system-x86 linux-headers-amd64 linux-source-6.1 mmdebstrap kmod cpio")
     cache = os.environ.get("COMPANION_VM_CACHE")
     started = time.monotonic()
     built = subprocess.run([str(HERE / "build.sh"), *(["--cache", cache] if cache else [])],

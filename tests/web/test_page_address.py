@@ -1,6 +1,5 @@
 """The address phones can open: the LAN addresses, the start-up line, the QR code, and mDNS that never stops the table."""
 
-import os
 import logging
 import re
 import signal
@@ -14,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from companion.web import create_app
 from companion.web.address import ALLOW_PHONES, Advertisement, Listening, lan_addresses, mdns_name
 from companion.web.show.pages import qr_svg
-from conftest import free_port
+from conftest import cannot_run, free_port
 
 LAN = ["192.168.1.20", "10.0.0.5"]
 
@@ -222,10 +221,7 @@ def test_a_zeroconf_browse_finds_the_running_table(tmp_path):
     from zeroconf import ServiceBrowser, ServiceStateChange, Zeroconf
 
     addresses = lan_addresses()
-    if not addresses:
-        if os.environ.get("COMPANION_REQUIRE_TOOLS") == "1":
-            pytest.fail("tools required (COMPANION_REQUIRE_TOOLS=1) but this machine has no LAN address to announce on")
-        pytest.skip("no LAN address to announce on")
+    cannot_run(None if addresses else "this machine has no LAN address to announce on")
     port = free_port()
     daemon = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--host", "0.0.0.0", "--port", str(port),
                                "--db", str(tmp_path / "demo.sqlite3")],

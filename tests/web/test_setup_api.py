@@ -3,27 +3,20 @@ the wiring check and timing a glass on a fake clock, the flow closed and reopene
 
 import re
 import tomllib
-from pathlib import Path
 
 import pytest
 
-from companion.clock import FakeClock
-from companion.config import load_or_fresh
-from companion.hardware.mock import Hands, mock_pin_factory
-from companion.records import Store
-from companion.table import Table, demo_table
+from companion.hardware import sensors
+from companion.hardware.mock import Hands
+from companion.table import demo_table
 from companion.web import create_app
+from conftest import installed_table
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def table(tmp_path):
-    text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
-    text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "db.sqlite3"))
-    (tmp_path / "config.toml").write_text(text, encoding="utf-8")
-    config = load_or_fresh(tmp_path / "config.toml")
-    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock())
+    table = installed_table(tmp_path)
     yield table
     table.stop()
 
@@ -106,7 +99,8 @@ def test_the_wiring_check_reads_the_glasses_lights_the_strip_and_beeps(client, t
     wiring = client.get("/api/setup/wiring").json
     red = wiring["glasses"][0]
     assert red == {"colour": "red", "source": "tilt", "switches": [{"pin": 4, "closed": False}, {"pin": 5, "closed": True}],
-                   "pose": "b_up", "fault": None, "fault_code": None, "fault_params": {}, "pressed": None}
+                   "pose": "b_up", "fault": None, "fault_code": None, "fault_params": {}, "pressed": None,
+                   "kind": sensors.kind("tilt").for_page()}  # what the page shows of its kind, in the kind's words
     assert [p["name"] for p in wiring["strip"]][-2:] == ["countdown track", "crowd tokens"]
     lit = post(client, "/api/setup/wiring/strip", {"part": 6})
     assert lit.json["leds"] == [96, 100]
@@ -356,7 +350,9 @@ def test_an_led_glass_is_offered_its_one_button_pin_not_a_tilt_pair(client, tabl
     enter(client, table)
     page = client.get("/setup/").get_data(as_text=True)
     purple = re.search(r'<input id="pins-purple"[^>]*>', page)[0]
-    assert 'value="23"' in purple and 'data-pins-tilt="23, 24"' in purple and 'data-pins-emulated="23"' in purple
+    sources = re.search(r'<select id="source-purple".*?</select>', page, re.S)[0]  # each source's pins on its option
+    assert 'value="23"' in purple and 'value="tilt" data-pins="23, 24"' in sources
+    assert 'value="emulated" data-pins="23"' in sources and 'value="hub" data-pins="23, 24"' in sources
     assert re.search(r'id="pins-purple-help">[^<]*\b23\b(?!, 24)', page)
     assert 'value="4, 5"' in re.search(r'<input id="pins-red"[^>]*>', page)[0]
     assert client.get("/api/setup/settings").json["timers"]["purple"]["pins"] == [23]

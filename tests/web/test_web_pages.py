@@ -11,6 +11,7 @@ from urllib.parse import urljoin
 import pytest
 
 from companion.errors import BadInput
+from companion.hardware import sensors
 from companion.skyrockets import COLOURS, parse_event
 from companion.web import PAGE_BUDGET, create_app
 from companion.web.show import pages as table_page
@@ -301,11 +302,12 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
         "warning": ("countdown_turned_while_running", "not_in_play"), "result": ("win", "loss"),
         "start": ("builtin", "saved"), "custom": ("running", "lying", "out"), "nav": ("table", "scorepad", "shows"),
         "lang": ("en", "ja"), "error": ("400", "403", "404", "405", "409", "413", "429", "500", "other"),
-        "setup.source": ("tilt", "hub", "emulated"), "setup.driver": ("spi", "pwm", "pi5", "fake"),
+        "setup.driver": ("spi", "pwm", "pi5", "fake"),
         "setup.pose": ("a_up", "b_up", "side"), "setup.part": ("countdown", "tokens"),
         "cues": ("low_sand", "runout", "advance", "win", "loss", "switch", "switch_on"),
         "status": ("running", "win", "loss"), "table": ("alerts_on",),
     }.items() for x in values}
+    asked |= {word for kind in sensors.kinds() for word in kind.page_words()}  # the words each kind's page shows
     missing = sorted(key for key in asked if "." in key and not key.endswith(".") and key not in known)
     assert missing == []
 
@@ -341,3 +343,20 @@ def test_the_table_page_and_its_assets_stay_under_100_kb(client, lang):
         assert response.status_code == 200, path
         total += len(response.data)
     assert total <= PAGE_BUDGET, total
+
+
+def test_a_second_app_renders_its_pages_without_compiling_a_template(table, monkeypatch):
+    """Templates are compiled once per process (companion.web.compiled): the suite builds an app per test, and
+    compiling every template again for each was most of what rendering a page cost it."""
+    import jinja2
+
+    create_app(table, testing=True).test_client().get("/")
+    compiled, compile_ = [], jinja2.Environment.compile
+
+    def compiling(env, source, *args, **kwargs):
+        compiled.append(args)
+        return compile_(env, source, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", compiling)
+    assert create_app(table, testing=True).test_client().get("/").status_code == 200
+    assert compiled == []

@@ -5,8 +5,11 @@ flip button under an LED glass, the serial hub. Its module says everything
 the rest of the table needs of it, in one `SensorKind`: its own config
 section and that section's reader, how its pins are checked and claimed,
 how its sources open on a rig, and how its readings read on the wiring
-check. No other module of the package names a kind: adding one is adding one
-module here, as a Klipper extra is one file configured by its own section.
+check, and what the setup page shows of it (`for_page()`: its words are codes
+of the page's catalogue, which holds them in every language). No other module
+of the package, no script or template of the pages, names a kind: adding one
+is adding one module here (and its words to the catalogues), as a Klipper
+extra is one file configured by its own section.
 
 >>> [kind.name for kind in kinds()]
 ['tilt', 'hub', 'emulated']
@@ -39,10 +42,36 @@ class SensorKind:
     describe: Callable  # (rig, colour, glass dict): what its sensors read now, for the wiring check
     readout: Callable  # (glass dict) -> (its switches, its state): the terminal's words for one glass
     on_gpio: bool = True  # its pins are the Pi's own, claimed by no one else
-    shown_pins: Callable = lambda timer: timer.pins  # the pins that are wired, as a page shows them
+    pins_read: int | None = None  # how many of a glass's pins it reads, from the first (None: every one)
+    switch_words: tuple[str, str] = ("setup.switch_open", "setup.switch_closed")  # a switch open, closed
+    reads_word: str | None = None  # what the wiring check shows in place of a pose, for a kind that reads none
+    words: tuple[str, ...] = ()  # the page's other words for it alone (its section's form, its status box)
     check_pins: Callable = _nothing  # (colour, pins, single_switch): refuses pins it cannot use
     check_config: Callable = _nothing  # (config, colours): refuses a config its colours cannot run on
     status: Callable | None = None  # (rig) -> what the page's wiring check shows of it as a whole, or None
+
+    @property
+    def label(self) -> str:
+        """The code of its name in the page's catalogue."""
+        return f"setup.source.{self.name}"
+
+    def shown_pins(self, timer) -> tuple[int, ...]:
+        """The pins of `timer` that are wired, as a page shows them."""
+        return tuple(timer.pins[:self.pins_read])
+
+    def for_page(self) -> dict:
+        """What a page shows of it: its name and words (catalogue codes), whether it is a glass turned by hand,
+        its section and how many of a glass's pins it reads.
+
+        >>> kind("emulated").for_page()["reads_word"], kind("tilt").for_page()["pins_read"]
+        ('setup.button', None)
+        """
+        return {"name": self.name, "label": self.label, "physical": self.physical, "section": self.section,
+                "pins_read": self.pins_read, "switch_words": list(self.switch_words), "reads_word": self.reads_word}
+
+    def page_words(self) -> tuple[str, ...]:
+        """Every code of the page's catalogue that is this kind's own."""
+        return (self.label, *self.switch_words, *filter(None, [self.reads_word]), *self.words)
 
 
 _KINDS: dict[str, SensorKind] = {}

@@ -24,5 +24,5 @@ def _readout(glass: dict) -> tuple[str, str]:
 
 
 BUTTON = register(SensorKind("emulated", rank=2, physical=False, section="buttons", read=ButtonConfig.read,
-                             open=_open, describe=_describe, readout=_readout,
-                             shown_pins=lambda timer: timer.pins[:1]))
+                             open=_open, describe=_describe, readout=_readout, pins_read=1,
+                             switch_words=("setup.released", "setup.pressed"), reads_word="setup.button"))

@@ -42,4 +42,5 @@ def _readout(glass: dict) -> tuple[str, str]:
 
 HUB = register(SensorKind("hub", rank=1, physical=True, section="hub", read=hub_config, open=_open,
                           describe=_describe, readout=_readout, on_gpio=False, check_config=_check_config,
-                          status=_status))
+                          status=_status, words=("setup.hub", "setup.hub_port", "setup.hub_help", "setup.hub_hello",
+                                                 "setup.hub_silent", "setup.hub_channel")))

@@ -19,11 +19,21 @@ function pinList(text) {
   return text.split(/[\s,]+/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part));
 }
 
+// The config section each source has of its own (an option's data-section, from the kind's description).
+function sectionOf(form, source) {
+  return form.querySelector(`select[name$=".source"] option[value="${CSS.escape(source)}"]`)?.dataset.section;
+}
+
 function settingsBody(form) {
   const body = formBody(form);
   for (const timer of Object.values(body.timers)) timer.pins = pinList(timer.pins);
-  const usesHub = Object.values(body.timers).some((timer) => timer.source === "hub");
-  if (!body.hub.port.trim() && !usesHub) delete body.hub; // no hub: leave [hub] as it is
+  // A source's own section on the form (the hub's port), left empty with no glass on that source: the file's
+  // section is left as it is.
+  for (const box of form.querySelectorAll("[data-section]")) {
+    const section = box.dataset.section;
+    const used = Object.values(body.timers).some((timer) => sectionOf(form, timer.source) === section);
+    if (!used && Object.values(body[section] ?? {}).every((value) => !String(value).trim())) delete body[section];
+  }
   return body;
 }
 
@@ -40,14 +50,15 @@ function clearMessages(root) {
 
 const settingsForm = document.getElementById("settings-form");
 
-// A glass's pins follow its source: a tilt cradle has two switches, an LED glass one flip button. A field
-// still holding the pin map's pins for the old source takes the new source's; pins typed by hand stay.
+// A glass's pins follow its source: each source reads as many of the pin map's pins as its kind says (a tilt
+// cradle two switches, an LED glass one flip button), given on its option. A field still holding the pin
+// map's pins for the old source takes the new source's; pins typed by hand stay.
 for (const select of settingsForm.querySelectorAll('select[name$=".source"]')) {
   select.addEventListener("change", () => {
     const glass = select.closest(".setup-glass");
-    const input = glass.querySelector("[data-pins]");
-    const wanted = select.value === "emulated" ? input.dataset.pinsEmulated : input.dataset.pinsTilt;
-    const mapped = [input.dataset.pinsTilt, input.dataset.pinsEmulated, ""].includes(input.value.trim());
+    const input = glass.querySelector("input[data-pins]");
+    const wanted = select.selectedOptions[0].dataset.pins;
+    const mapped = [...select.options].map((option) => option.dataset.pins).concat("").includes(input.value.trim());
     if (mapped) input.value = wanted;
     catalog.then(() => { glass.querySelector(".help").textContent = t("setup.pin_map", { pins: wanted }); });
   });
@@ -81,20 +92,20 @@ function poseText(pose) {
   return pose ? t(`setup.pose.${pose}`) : "–";
 }
 
+// A glass in the words its kind gives (glass.kind): its switches' states, and its pose or what it reads instead.
 function showGlass(glass) {
   const row = document.getElementById(`wire-${glass.colour}`);
   if (!row) return;
   const switches = row.querySelector(".switches");
+  const [open, closed] = glass.kind.switch_words;
   switches.replaceChildren(...glass.switches.map((s) => {
     const span = document.createElement("span");
     span.className = s.closed ? "closed" : "open";
-    const state = glass.source === "emulated" ? (s.closed ? "setup.pressed" : "setup.released")
-      : (s.closed ? "setup.switch_closed" : "setup.switch_open");
-    span.textContent = `GPIO ${s.pin}${t("join.colon")}${t(state)}`;
+    span.textContent = `GPIO ${s.pin}${t("join.colon")}${t(s.closed ? closed : open)}`;
     return span;
   }));
-  if (!glass.switches.length) switches.textContent = t("setup.source.hub");
-  row.querySelector(".pose").textContent = glass.source === "emulated" ? t("setup.button") : poseText(glass.pose);
+  if (!glass.switches.length) switches.textContent = t(glass.kind.label);
+  row.querySelector(".pose").textContent = glass.kind.reads_word ? t(glass.kind.reads_word) : poseText(glass.pose);
   row.querySelector(".fault").textContent = glass.fault ? t("setup.fault", { fault: faultText(glass) }) : "";
   row.dataset.pose = glass.pose ?? "";
 }
