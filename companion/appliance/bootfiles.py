@@ -52,6 +52,7 @@ class WifiSetting:
     ssid: str
     password: str
     country: str
+    hidden: bool = False  # a network that does not announce its name (Imager's "hidden SSID")
 
     def __repr__(self) -> str:  # the password never reaches a log by a repr
         return f"WifiSetting(ssid={self.ssid!r}, password={'***' if self.password else ''!r}, country={self.country!r})"
@@ -162,9 +163,10 @@ def keyfile(wifi: WifiSetting) -> str:
     [ipv6]
     method=auto
     """
+    hidden = "hidden=true\n" if wifi.hidden else ""  # NetworkManager then probes for it by name
     security = "" if not wifi.password else f"\n[wifi-security]\nkey-mgmt=wpa-psk\npsk={escaped(wifi.password)}\n"
     return (f"[connection]\nid={WIFI_CONNECTION}\ntype=wifi\nautoconnect=true\nautoconnect-priority=10\n\n"
-            f"[wifi]\nmode=infrastructure\nssid={escaped(wifi.ssid)}\n{security}\n"
+            f"[wifi]\nmode=infrastructure\nssid={escaped(wifi.ssid)}\n{hidden}{security}\n"
             "[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n")
 
 
