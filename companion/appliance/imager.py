@@ -42,7 +42,8 @@ IMAGER_COMMANDS = (re.compile(r"rfkill unblock wifi"),
                    re.compile(r"sh -c for f in /var/lib/systemd/rfkill/\*:wlan; do echo 0 > \"\$f\"; done"),
                    re.compile(r"sed -i 's/\^\\s\*REGDOMAIN=\\S\*/REGDOMAIN=(?P<country>[A-Za-z]{2})/' "
                               r"/etc/default/crda \|\| true"),
-                   re.compile(r"localectl set-x11-keymap \"[\w-]+\" pc105"), re.compile(r"setupcon -k --force \|\| true"),
+                   re.compile(r"localectl set-x11-keymap \"[\w-]+\" pc105"),
+                   re.compile(r"setupcon -k --force \|\| true"),
                    re.compile(r"rm -f /etc/xdg/autostart/piwiz.desktop"))
 HELPER = "/usr/lib/raspberrypi-sys-mods/imager_custom"
 USERCONF = "/usr/lib/userconf-pi/userconf"

@@ -18,6 +18,7 @@ REOPEN_ERROR = "companion-reopen-setup-error.txt"
 CODE_FILE = "companion-setup-code.txt"  # the owner's copy of the code, on the card
 KEPT_CODE = Path("var/lib/companion/setup-code")  # where the table keeps its code (firstrun.KEPT_CODE_FILE)
 COMMAND = "/usr/local/bin/companion"  # runs `setup` as the table's own user, so its files stay the table's
+STATE = ("-o", "companion", "-g", "companion", "-m", "0750")  # the table's folder, as its unit's StateDirectory=
 
 
 def show_code(kept: Path, card: Path) -> str:
@@ -45,6 +46,9 @@ def reopen_if_asked(boot: Path, root: Path, run=subprocess.run) -> list[str]:
     request = boot / REOPEN_FILE
     if not request.exists():
         return []
+    if not (root / KEPT_CODE).parent.is_dir():
+        # A table that never ran has no folder yet (its unit makes it at its first start): made here as it would be.
+        run(("install", "-d", *STATE, str(Path("/") / KEPT_CODE.parent)), check=True, capture_output=True)
     done = run((COMMAND, "setup", "--reopen"), check=False, capture_output=True, text=True)
     if done.returncode != 0:
         why = (done.stderr or done.stdout or "").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]

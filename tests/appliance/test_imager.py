@@ -15,7 +15,8 @@ from companion.errors import BadInput
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ann@laptop"
 KEY2 = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 ann@desk"
-HASH = "$6$rounds=656000$YQKnW9Q1$e0W2b9J4U1P3Jv4q6N8aXhJ3Qv7Qd1l0yR9y1bT5Cq3O7fL0uZb8m3wH2kS6pA9sD4fG1hJ7kL2zX5cV8bN0m."
+HASH = ("$6$rounds=656000$YQKnW9Q1$e0W2b9J4U1P3Jv4q6N8aXhJ3Qv7Qd1l0yR9y1bT5Cq3O7fL0uZb8m3wH2kS6pA9sD4f"
+        "G1hJ7kL2zX5cV8bN0m.")
 PSK = "a3" * 32  # what Imager writes for a passphrase: the PBKDF2 key, 64 hex digits
 # Imager 2.x (customization_generator.cpp), a custom image: hostname, locale, a user with keys, ssh on.
 USER_DATA = f"""#cloud-config
@@ -257,15 +258,20 @@ def test_the_reopen_request_draws_a_new_code_writes_it_to_the_card_and_goes(tmp_
     kept = root / setupcode.KEPT_CODE
 
     def reopen(command, **kw):
-        assert command == (setupcode.COMMAND, "setup", "--reopen")
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        kept.write_text("ABCDEFGHJK\n")
+        asked.append(command)
+        if command[0] == "install":  # the table's folder, as its unit makes it
+            kept.parent.mkdir(parents=True)
+        else:
+            kept.write_text("ABCDEFGHJK\n")
         return subprocess.CompletedProcess(command, 0, "setup reopened", "")
 
+    asked = []
     done = firstboot.apply(boot, root, run=reopen, set_hostname=lambda n: None)
+    assert asked == [("install", "-d", *setupcode.STATE, "/var/lib/companion"),
+                     (setupcode.COMMAND, "setup", "--reopen")]
     assert (boot / setupcode.CODE_FILE).read_text() == "ABCDEFGHJK\n" and not (boot / setupcode.REOPEN_FILE).exists()
     assert not any("ABCDEFGHJK" in line for line in done)
-    (boot / setupcode.REOPEN_FILE).write_text("")
+    (boot / setupcode.REOPEN_FILE).write_text("")  # the folder is there now: the table has run
     firstboot.apply(boot, root, set_hostname=lambda n: None,
                     run=lambda c, **kw: subprocess.CompletedProcess(c, 1, "", "companion: no table here\n"))
     assert (boot / setupcode.REOPEN_FILE).exists()
@@ -284,7 +290,8 @@ hostile = st.one_of(
 @settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile, st.sampled_from(["yaml", "user-data", "network-config", "meta-data", "firstrun", "keys"]))
 def test_hostile_text_is_read_or_refused_by_name_never_anything_else(text, reader):
-    read = {"yaml": lambda t: cloudyaml.read(t, "f"), "user-data": lambda t: imager.read_user_data("#cloud-config\n" + t),
+    read = {"yaml": lambda t: cloudyaml.read(t, "f"),
+            "user-data": lambda t: imager.read_user_data("#cloud-config\n" + t),
             "network-config": lambda t: imager.read_network_config(t, "GB"), "meta-data": imager.read_meta_data,
             "firstrun": lambda t: imager.read_firstrun(imager.HELPER + " " + t), "keys": imager.authorized_keys}[reader]
     try:
@@ -320,3 +327,14 @@ def test_any_firstrun_line_imager_writes_is_read_back_as_it_was_given(ssid, name
             f"   {imager.HELPER} set_wlan {quote(ssid)} {quote(PSK)} 'GB'\n")
     found = imager.read_firstrun(text)
     assert (found.user.name, found.user.password_hash, found.wifi.ssid) == (name, HASH, ssid)
+
+
+def test_imagers_own_runcmd_lines_are_recognised_not_run_and_give_the_wifi_country():
+    """Imager 1.7 put the Wi-Fi country in a runcmd line for crda; 2.x unblocks the radio there."""
+    text = (USER_DATA_18 + "runcmd:\n- sed -i 's/^\\s*REGDOMAIN=\\S*/REGDOMAIN=fr/' /etc/default/crda || true\n"
+            '- localectl set-x11-keymap "fr" pc105\n- setupcon -k --force || true\n'
+            '- [ rfkill, unblock, wifi ]\n'
+            '- [ sh, -c, "for f in /var/lib/systemd/rfkill/*:wlan; do echo 0 > \\"$f\\"; done" ]\n\n')
+    found = imager.read_user_data(text)
+    assert found.country == "FR" and found.user.name == "bob"
+    assert imager.read_network_config(NETWORK_CONFIG_18, found.country).country == "FR"
