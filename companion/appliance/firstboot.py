@@ -165,7 +165,8 @@ def use_imager(boot: Path, root: Path, settings: imager.ImagerSettings, run, set
         try:
             done.append(login.make_user(root, settings.user, run))
         except subprocess.CalledProcessError as e:
-            why = (e.stderr or b"").decode(errors="replace").strip().splitlines()[-1:] or [f"exit {e.returncode}"]
+            said = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
+            why = said.strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
             raise BadInput("user-data.users[0]", f"the system did not make the account: {why[0]}",
                            code="errors.imager.account") from None
     login.password_rule(root, settings.password_login)

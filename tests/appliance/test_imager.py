@@ -338,3 +338,16 @@ def test_imagers_own_runcmd_lines_are_recognised_not_run_and_give_the_wifi_count
     found = imager.read_user_data(text)
     assert found.country == "FR" and found.user.name == "bob"
     assert imager.read_network_config(NETWORK_CONFIG_18, found.country).country == "FR"
+
+
+@pytest.mark.parametrize("stderr", [b"useradd: cannot lock /etc/passwd\n", "chpasswd: cannot lock /etc/shadow\n"])
+def test_an_account_the_system_refuses_stops_imagers_settings_before_the_rest(tmp_path, stderr):
+    boot, root = card(tmp_path, user_data=USER_DATA_18, network_config=NETWORK_CONFIG)
+
+    def refusing(command, **kw):
+        raise subprocess.CalledProcessError(1, command, stderr=stderr)
+
+    firstboot.apply(boot, root, run=refusing, set_hostname=lambda n: None)
+    assert "cannot lock" in (boot / firstboot.IMAGER_ERROR).read_text()
+    assert (boot / "user-data").exists() and (boot / "network-config").exists()
+    assert not (root / "etc/NetworkManager/system-connections/companion-wifi.nmconnection").exists()
