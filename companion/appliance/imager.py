@@ -18,19 +18,24 @@ import shlex
 from dataclasses import dataclass, field, replace
 
 from companion.appliance import bootfiles
-from companion.appliance.cloudyaml import read as read_yaml
+from companion.appliance.cloudyaml import SIZE_LIMIT, read as read_yaml
 from companion.errors import BadInput
-from companion.fields import at, items, line, mapping, record
+from companion.fields import at, items, line, mapping, record, shown
 
 USER_DATA, NETWORK_CONFIG, META_DATA, FIRSTRUN = "user-data", "network-config", "meta-data", "firstrun.sh"
-USER_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")  # Debian's adduser rule for a login name
+USER_NAME_LIMIT = 32  # Debian's adduser rule for a login name: these characters, at most 32
+USER_NAME = re.compile(rf"[a-z_][a-z0-9_-]{{0,{USER_NAME_LIMIT - 1}}}")
 TAKEN_NAMES = frozenset({"root", "companion"})  # the system's, and the table's own user (no shell)
 # A crypt(3) hash as Imager makes one ($6$ SHA-512, $5$, $y$ yescrypt), never a password itself.
-HASH = re.compile(r"\$(?:1|2[aby]|5|6|7|gy|y)\$[./0-9A-Za-z$=,]{8,250}")
+HASH = re.compile(r"\$(?:1|2[aby]|5|6|7|gy|y)\$[./0-9A-Za-z$=,]{8,}")
+HASH_LIMIT = 256  # characters: a yescrypt or SHA-512 hash with its settings is about 110
 KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
              "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com")
 KEY_LIMIT = 16384  # characters of one public key line: an RSA key of 16384 bits is under 3000
 KEYS_LIMIT = 32
+LINE_LIMIT = 1024  # one of Imager's lines: a runcmd entry, the list of groups
+LIST_LIMIT = 32  # entries of one of Imager's lists (packages, runcmd)
+INSTANCE_ID_LIMIT = 128
 SUDO_ALL = "ALL=(ALL) NOPASSWD:ALL"  # what Imager gives a user with keys (and no password to give sudo)
 FLAGS = {"true": True, "True": True, "false": False, "False": False}
 USER_DATA_KEYS = ("hostname", "manage_etc_hosts", "packages", "apt", "timezone", "keyboard", "enable_ssh", "users",
@@ -78,7 +83,7 @@ class ImagerSettings:
 
 def flag(value, where: str) -> bool:
     if value not in FLAGS:
-        raise BadInput(where, f"expected true or false, got {value!r}"[:120], code="errors.imager.flag")
+        raise BadInput(where, f"expected true or false, got {shown(value)}", code="errors.imager.flag")
     return FLAGS[value]
 
 
@@ -87,15 +92,16 @@ def hostname(value, where: str) -> str:
 
 
 def user_name(value, where: str) -> str:
-    name = line(value, where, 32)
+    name = line(value, where, USER_NAME_LIMIT)
     if not USER_NAME.fullmatch(name) or name in TAKEN_NAMES:
-        raise BadInput(where, "a user name has lower-case letters, digits, _ and - (at most 32), and is not root "
-                              "or companion", code="errors.imager.user")
+        raise BadInput(where, f"a user name has lower-case letters, digits, _ and - (at most {USER_NAME_LIMIT}), "
+                              "and is not root or companion", code="errors.imager.user",
+                       params={"limit": USER_NAME_LIMIT})
     return name
 
 
 def password_hash(value, where: str) -> str:
-    if not HASH.fullmatch(line(value, where, 256)):
+    if not HASH.fullmatch(line(value, where, HASH_LIMIT)):
         raise BadInput(where, "expected a password hash as Imager writes it ($6$...), never a password itself",
                        code="errors.imager.hash")
     return value
@@ -135,14 +141,16 @@ def _user(value, where: str) -> Login:
         raise BadInput(at(where, "shell"), "expected /bin/bash", code="errors.imager.unused")
     if "sudo" in found and found["sudo"] != SUDO_ALL:
         raise BadInput(at(where, "sudo"), f"expected {SUDO_ALL} (as Imager writes it)", code="errors.imager.unused")
-    line(found.get("groups", ""), at(where, "groups"), 1024, empty=True)  # Imager's list: read, sudo follows below
+    line(found.get("groups", ""), at(where, "groups"), LINE_LIMIT, empty=True)  # read; sudo follows the password
     keys = public_keys(found.get("ssh_authorized_keys", []), at(where, "ssh_authorized_keys"))
-    return Login(name, None if locked and hashed is None else hashed, keys, sudo="sudo" in found)
+    # As cloud-init reads it: a locked password (its default) is no password, whatever hash is beside it.
+    return Login(name, None if locked else hashed, keys, sudo="sudo" in found)
 
 
 def _command(entry, where: str) -> str | None:
     """One of Imager's own runcmd entries, recognised (never run); the country it names, if any."""
-    words = " ".join(line(w, where, 1024) for w in entry) if isinstance(entry, list) else line(entry, where, 1024)
+    words = (" ".join(line(w, where, LINE_LIMIT) for w in entry) if isinstance(entry, list)
+             else line(entry, where, LINE_LIMIT))
     for known in IMAGER_COMMANDS:
         if matched := known.fullmatch(words.strip()):
             return matched.groupdict().get("country")
@@ -155,12 +163,12 @@ def read_user_data(text: str, source: str = USER_DATA) -> ImagerSettings:
         raise BadInput(source, "expected #cloud-config on the first line", code="errors.imager.format")
     found = record(mapping(read_yaml(text, source), source), source, USER_DATA_KEYS)
     name = hostname(found["hostname"], at(source, "hostname")) if "hostname" in found else None
-    for package in items(found.get("packages", []), at(source, "packages"), 0, 8):
+    for package in items(found.get("packages", []), at(source, "packages"), 0, LIST_LIMIT):
         if package != "avahi-daemon":  # Imager's one package is on the card already
             raise BadInput(at(source, "packages"), "the card installs no packages at boot",
                            code="errors.imager.unused")
     record(found.get("apt", {}), at(source, "apt"), ("conf",))  # Imager's apt clock setting: nothing to install
-    countries = [c for i, entry in enumerate(items(found.get("runcmd", []), at(source, "runcmd"), 0, 32))
+    countries = [c for i, entry in enumerate(items(found.get("runcmd", []), at(source, "runcmd"), 0, LIST_LIMIT))
                  if (c := _command(entry, at(at(source, "runcmd"), i)))]
     users = items(found.get("users", []), at(source, "users"), 0, 1, expected="one user, as Imager writes it")
     user = _user(users[0], at(at(source, "users"), 0)) if users else None
@@ -214,13 +222,14 @@ def read_network_config(text: str, country: str | None, source: str = NETWORK_CO
 def read_meta_data(text: str, source: str = META_DATA) -> str:
     """Imager's `meta-data`: the instance id it names this writing of the card by (nothing else is in it)."""
     found = record(mapping(read_yaml(text, source), source), source, ("instance-id", "local-hostname"))
-    return line(found.get("instance-id", ""), at(source, "instance-id"), 128, empty=True)
+    return line(found.get("instance-id", ""), at(source, "instance-id"), INSTANCE_ID_LIMIT, empty=True)
 
 
 def read_firstrun(text: str, source: str = FIRSTRUN) -> ImagerSettings:
     """The settings in Imager's `firstrun.sh`, read from its calls of Raspberry Pi OS's helpers (never run)."""
-    if len(text) > 65536:
-        raise BadInput(source, "longer than 65536 characters", code="errors.file.too_long", params={"limit": 65536})
+    if len(text) > SIZE_LIMIT:
+        raise BadInput(source, f"longer than {SIZE_LIMIT} characters", code="errors.file.too_long",
+                       params={"limit": SIZE_LIMIT})
     settings, seen = ImagerSettings(), False
     for number, raw in enumerate(text.splitlines(), 1):
         where = f"{source}:{number}"
@@ -228,7 +237,7 @@ def read_firstrun(text: str, source: str = FIRSTRUN) -> ImagerSettings:
         if not words or words[0] not in (HELPER, USERCONF):
             continue  # the script's shell around the helpers: its fallbacks say the same again
         try:
-            words = shlex.split(line(raw, where, 65536), comments=False, posix=True)
+            words = shlex.split(line(raw, where, SIZE_LIMIT), comments=False, posix=True)
         except ValueError:
             raise BadInput(where, "a line of Imager's not closed", code="errors.imager.format") from None
         seen = True

@@ -9,7 +9,7 @@ settings gets a password only if Imager gave its hash.
 import os
 from pathlib import Path
 
-from companion.appliance.imager import Login
+from companion.appliance.imager import USER_NAME_LIMIT, Login
 from companion.errors import BadInput
 
 PASSWORDS_DROP_IN = "etc/ssh/sshd_config.d/40-companion-passwords.conf"  # before the card's 50-companion.conf
@@ -48,7 +48,7 @@ def make_user(root: Path, login: Login, run) -> str:
     found = account(root, login.name)
     if found is not None and found[0] < SYSTEM_UIDS:
         raise BadInput("user-data.users[0].name", f"{login.name} is one of the system's accounts",
-                       code="errors.imager.user")
+                       code="errors.imager.user", params={"limit": USER_NAME_LIMIT})
     prefix = () if root == Path("/") else ("--root", str(root))
     if found is None:
         groups = ("--groups", "sudo") if login.password_hash else ()  # sudo asks the password it was given
