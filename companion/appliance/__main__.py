@@ -1,7 +1,8 @@
 """python -m companion.appliance boot|watch|show-code: the card image's services (companion-firstboot,
 companion-network, companion-setup-code).
 
-    boot  --boot DIR      apply the boot partition's files (Wi-Fi, name, ssh), then exit
+    boot  --boot DIR      apply the boot partition's files (Wi-Fi, name, Imager's settings, ssh, a request to
+                          reopen setup), then exit
     watch [--grace S]     open the access point when there is no home network, leave it when one is back;
                           serve the Wi-Fi page. COMPANION_NETWORK=fake:PATH drives a fake network (tests).
     show-code             put the table's setup code on the boot partition, where a computer reads it
@@ -19,33 +20,13 @@ from pathlib import Path
 from companion.appliance import firstboot, hotspot
 from companion.appliance.network import PAGE_PORT, ApUnavailable, network_from
 from companion.appliance.page import CardDesk
-from companion.table.firstrun import read_code
+from companion.appliance.setupcode import show_code
 from companion.web.server import ServerThread, make_server
 from companion.web.wifi import create_wifi_app
 
 SETUP_CODE_FILE = Path("/boot/firmware/companion-setup-code.txt")  # the owner's copy, on the card
 KEPT_CODE = Path("/var/lib/companion/setup-code")  # the table keeps its code here (firstrun.KEPT_CODE_FILE)
 PAGE_THREADS = 2  # a phone or two on the access point at once; the table's server bounds the rest
-
-
-def show_code(kept: Path, card: Path) -> str:
-    """The card's copy of the setup code made to match the table's own; what was done, in a line.
-
-    The daemon may not write the boot partition (the firmware, the kernel and their settings are there): this
-    step, as root, copies a code that reads as one (ten letters and digits, nothing else) or removes the copy.
-    """
-    code = read_code(kept)
-    if code is None:
-        if card.exists():
-            card.unlink()
-            return f"setup is closed: removed {card}"
-        return "setup is closed: no code on the card"
-    if read_code(card) == code:
-        return f"{card} holds the setup code already"
-    scratch = card.with_name(f".{card.name}.new")
-    scratch.write_text(code + "\n", encoding="ascii")
-    scratch.replace(card)
-    return f"put the setup code on the card: {card}"
 
 
 def watch(network, timing: hotspot.Timing, code_file: Path, port: int, clock=time.monotonic) -> None:

@@ -26,6 +26,8 @@ WIFI_FILE = "companion-wifi.txt"
 WIFI_USED = "companion-wifi-used.txt"  # the Wi-Fi file once read, its password blanked: never read again
 NAME_FILE = "companion-name.txt"
 SSH_FILES = ("ssh", "ssh.txt")  # as on Raspberry Pi OS: an empty file by that name switches ssh on
+AUTHORIZED_KEYS = "authorized_keys"  # public keys for root's login over ssh
+IMAGER_SETTINGS = "Imager's settings"  # Raspberry Pi Imager's files, as one: the name the screen and journal give
 DEFAULT_NAME = "companion"  # the table answers as companion.local until a name file says otherwise
 WIFI_KEYS = ("ssid", "password", "country")
 SSID_BYTES = 32  # 802.11: an SSID is at most 32 bytes
@@ -52,6 +54,7 @@ class WifiSetting:
     ssid: str
     password: str
     country: str
+    hidden: bool = False  # a network that does not announce its name (Imager's "hidden SSID")
 
     def __repr__(self) -> str:  # the password never reaches a log by a repr
         return f"WifiSetting(ssid={self.ssid!r}, password={'***' if self.password else ''!r}, country={self.country!r})"
@@ -162,9 +165,10 @@ def keyfile(wifi: WifiSetting) -> str:
     [ipv6]
     method=auto
     """
+    hidden = "hidden=true\n" if wifi.hidden else ""  # NetworkManager then probes for it by name
     security = "" if not wifi.password else f"\n[wifi-security]\nkey-mgmt=wpa-psk\npsk={escaped(wifi.password)}\n"
     return (f"[connection]\nid={WIFI_CONNECTION}\ntype=wifi\nautoconnect=true\nautoconnect-priority=10\n\n"
-            f"[wifi]\nmode=infrastructure\nssid={escaped(wifi.ssid)}\n{security}\n"
+            f"[wifi]\nmode=infrastructure\nssid={escaped(wifi.ssid)}\n{hidden}{security}\n"
             "[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n")
 
 

@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 
 STATE = Path("var/lib/companion")  # under the system's root: the table's folder, its database beside the notes
 NOTES = "card-refusals.json"
-CARD_FILES = (bootfiles.WIFI_FILE, bootfiles.NAME_FILE)  # the files a note may be about
+CARD_FILES = (bootfiles.WIFI_FILE, bootfiles.NAME_FILE, bootfiles.IMAGER_SETTINGS, bootfiles.SSH_FILES[0],
+              bootfiles.AUTHORIZED_KEYS)  # the files a note may be about
 MAX_NOTES_BYTES = 16 * 1024  # a note per card file, each a line and a few values: far below this (and bounds them)
 LINE = 300  # a refusal's English line, or its code, as long as it may be read back
 

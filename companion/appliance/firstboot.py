@@ -6,6 +6,12 @@ removed, since FAT only marks a deleted file's clusters free and the password wo
 A refused file (one that is not UTF-8 text too: nothing is guessed or mangled) stays as it is, and the
 reason is written beside it, where the owner who made it will look. The name file names the table; an
 `ssh` file switches ssh on.
+
+Raspberry Pi Imager's settings (imager.py) are read before them and used the same way: all of them, or, if one
+is refused, none (the files stay, with the reason in companion-imager-error.txt); their files, which hold a
+password hash and the Wi-Fi key, are overwritten before they are removed, and companion-imager-used.txt says
+what was done. Imager's user and keys, or an `authorized_keys` file, are the way in over ssh (login.py); a
+request file reopens setup (setupcode.py).
 """
 
 import logging
@@ -14,13 +20,19 @@ import socket
 import subprocess
 from pathlib import Path
 
-from companion.appliance import bootfiles, cardnotes
+from companion.appliance import bootfiles, cardnotes, imager, login, setupcode
 from companion.appliance.network import HOTSPOT, write_secret
 from companion.errors import BadInput
 
 log = logging.getLogger(__name__)
 WIFI_ERROR = "companion-wifi-error.txt"  # beside a refused Wi-Fi file: why it was refused
 NAME_ERROR = "companion-name-error.txt"  # beside a refused name file
+IMAGER_ERROR = "companion-imager-error.txt"  # why Imager's settings were not used (none of them were)
+IMAGER_USED = "companion-imager-used.txt"  # what was done with Imager's settings, without their secrets
+SSH_ERROR = "companion-ssh-error.txt"  # ssh is on and no key lets anyone in, or the keys file was refused
+AUTHORIZED_KEYS, IMAGER_SETTINGS = bootfiles.AUTHORIZED_KEYS, bootfiles.IMAGER_SETTINGS
+SSH_NOTE = bootfiles.SSH_FILES[0]  # ssh asked for with no key that lets anyone in
+IMAGER_FILES = (imager.USER_DATA, imager.NETWORK_CONFIG, imager.FIRSTRUN)  # a hash and a Wi-Fi key inside
 
 
 def read_text(path: Path) -> str:
@@ -69,6 +81,14 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
     """Apply the boot partition's files to the system under `root`; what was done, one line each."""
     done = []
     etc, notes = root / "etc", root / cardnotes.STATE
+    try:
+        settings = read_imager(boot)
+        if settings is not None:
+            done += use_imager(boot, root, settings, run, set_hostname)
+            cardnotes.drop(notes, IMAGER_SETTINGS)
+    except BadInput as reason:
+        settings = None
+        done.append(refused(boot, IMAGER_SETTINGS, IMAGER_ERROR, reason, notes))
     wifi_file = boot / bootfiles.WIFI_FILE
     if wifi_file.exists():
         try:
@@ -77,15 +97,11 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
         except BadInput as reason:
             done.append(refused(boot, bootfiles.WIFI_FILE, WIFI_ERROR, reason, notes))
         else:
-            write_secret(etc / "NetworkManager/system-connections" / f"{bootfiles.WIFI_CONNECTION}.nmconnection",
-                         bootfiles.keyfile(wifi))
-            (etc / "modprobe.d").mkdir(parents=True, exist_ok=True)
-            (etc / "modprobe.d/companion-wifi-country.conf").write_text(bootfiles.regulatory(wifi))
+            save_wifi(etc, wifi, run)
             (boot / bootfiles.WIFI_USED).write_text(bootfiles.blanked(text))
             wipe(wifi_file)
             (boot / WIFI_ERROR).unlink(missing_ok=True)
             cardnotes.drop(notes, bootfiles.WIFI_FILE)
-            run(("iw", "reg", "set", wifi.country), check=False, capture_output=True)
             done.append(f"Wi-Fi {wifi.ssid!r} ({wifi.country}) saved; the password was removed from the card")
     name = current_name(etc)
     name_file = boot / bootfiles.NAME_FILE
@@ -97,26 +113,125 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
         else:
             (boot / NAME_ERROR).unlink(missing_ok=True)
             cardnotes.drop(notes, bootfiles.NAME_FILE)
-            if (etc / "hostname").read_text().strip() != name:
-                (etc / "hostname").write_text(f"{name}\n")
-                (etc / "hosts").write_text(bootfiles.hosts(name))
-                set_hostname(name)
-                done.append(f"named {name}.local")
+            done += rename(etc, name, set_hostname)
     hotspot = etc / "NetworkManager/system-connections" / f"{HOTSPOT}.nmconnection"
     if not hotspot.exists() or f"ssid={name}-setup\n" not in hotspot.read_text():
         write_secret(hotspot, hotspot_keyfile(name))
         done.append(f"access point {name}-setup prepared")
-    asked = [boot / f for f in bootfiles.SSH_FILES if (boot / f).exists()]
-    if asked:
-        # Keys made on this table, never the image's: two tables never share a host key.
-        run(("ssh-keygen", "-A"), check=True, capture_output=True)
-        run(("systemctl", "enable", "ssh.service"), check=True, capture_output=True)
-        run(("systemctl", "start", "--no-block", "ssh.service"), check=False, capture_output=True)
-        for path in asked:
-            path.unlink()
-        done.append("ssh switched on")
+    done += open_ssh(boot, root, run, settings is not None and settings.ssh, notes)
+    done += setupcode.reopen_if_asked(boot, root, run)
     for line in done:
         log.info("%s", line)
+    return done
+
+
+def save_wifi(etc: Path, wifi: bootfiles.WifiSetting, run) -> None:
+    write_secret(etc / "NetworkManager/system-connections" / f"{bootfiles.WIFI_CONNECTION}.nmconnection",
+                 bootfiles.keyfile(wifi))
+    (etc / "modprobe.d").mkdir(parents=True, exist_ok=True)
+    (etc / "modprobe.d/companion-wifi-country.conf").write_text(bootfiles.regulatory(wifi))
+    run(("iw", "reg", "set", wifi.country), check=False, capture_output=True)
+
+
+def rename(etc: Path, name: str, set_hostname) -> list[str]:
+    if current_name(etc) == name and (etc / "hostname").exists():
+        return []
+    (etc / "hostname").write_text(f"{name}\n")
+    (etc / "hosts").write_text(bootfiles.hosts(name))
+    set_hostname(name)
+    return [f"named {name}.local"]
+
+
+def read_imager(boot: Path) -> imager.ImagerSettings | None:
+    """Imager's files on the card, read and checked together (None: there are none); BadInput for the first
+    refusal, before anything is applied."""
+    present = {name: read_text(boot / name) for name in (*IMAGER_FILES, imager.META_DATA) if (boot / name).exists()}
+    if not present:
+        return None
+    settings = imager.ImagerSettings()
+    if imager.USER_DATA in present:
+        settings = imager.read_user_data(present[imager.USER_DATA])
+    if imager.FIRSTRUN in present:
+        settings = imager.merged(settings, imager.read_firstrun(present[imager.FIRSTRUN]))
+    if imager.META_DATA in present:
+        imager.read_meta_data(present[imager.META_DATA])
+    if imager.NETWORK_CONFIG in present:
+        cmdline = boot / "cmdline.txt"
+        country = settings.country or (imager.regulatory_domain(cmdline.read_text()) if cmdline.exists() else None)
+        settings = imager.merged(settings, imager.ImagerSettings(
+            wifi=imager.read_network_config(present[imager.NETWORK_CONFIG], country)))
+    return settings
+
+
+def use_imager(boot: Path, root: Path, settings: imager.ImagerSettings, run, set_hostname) -> list[str]:
+    """Imager's checked settings applied (the account first: if the system refuses it, nothing else is done);
+    its files wiped from the card, and a note of what was done left in their place."""
+    done = []
+    if settings.user is not None:
+        try:
+            done.append(login.make_user(root, settings.user, run))
+        except subprocess.CalledProcessError as e:
+            said = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
+            why = said.strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
+            raise BadInput("user-data.users[0]", f"the system did not make the account: {why[0]}",
+                           code="errors.imager.account") from None
+    login.password_rule(root, settings.password_login)
+    if settings.wifi is not None:
+        save_wifi(root / "etc", settings.wifi, run)
+        done.append(f"Wi-Fi {settings.wifi.ssid!r} ({settings.wifi.country}) saved from Imager's settings")
+    if settings.hostname is not None:
+        done += rename(root / "etc", settings.hostname, set_hostname)
+    done.append(f"ssh {'with passwords and keys' if settings.password_login else 'with keys only'}"
+                if settings.ssh else "ssh not asked for")
+    for name in IMAGER_FILES:
+        if (boot / name).exists():
+            wipe(boot / name)
+    (boot / imager.META_DATA).unlink(missing_ok=True)
+    cmdline = boot / "cmdline.txt"
+    if cmdline.exists() and "systemd.run" in (text := cmdline.read_text()):
+        scratch = cmdline.with_name(".cmdline.txt.new")
+        scratch.write_text(imager.without_firstrun(text))
+        scratch.replace(cmdline)
+    (boot / IMAGER_ERROR).unlink(missing_ok=True)
+    notes = [*done, *settings.left]
+    (boot / IMAGER_USED).write_text("# Raspberry Pi Imager's settings, used by the table (their files removed):\n"
+                                    + "".join(f"{note}\n" for note in notes))
+    return notes
+
+
+def open_ssh(boot: Path, root: Path, run, asked_by_imager: bool, notes: Path) -> list[str]:
+    """ssh switched on when the card asks (the `ssh` file, an `authorized_keys` file, Imager's setting), with
+    host keys made on this table; a word on the card when no key lets anyone in."""
+    done = []
+    asked = [boot / f for f in bootfiles.SSH_FILES if (boot / f).exists()]
+    keys_file = boot / AUTHORIZED_KEYS
+    if keys_file.exists():
+        try:
+            keys = imager.authorized_keys(read_text(keys_file), AUTHORIZED_KEYS)
+        except BadInput as reason:
+            return [refused(boot, AUTHORIZED_KEYS, SSH_ERROR, reason, notes)]
+        login.add_keys(root / "root/.ssh/authorized_keys", keys)
+        keys_file.unlink()
+        asked.append(keys_file)
+        done.append(f"{len(keys)} key(s) for root's ssh login")
+    if not (asked or asked_by_imager):
+        return done
+    # Keys made on this table, never the image's: two tables never share a host key.
+    run(("ssh-keygen", "-A"), check=True, capture_output=True)
+    run(("systemctl", "enable", "ssh.service"), check=True, capture_output=True)
+    run(("systemctl", "start", "--no-block", "ssh.service"), check=False, capture_output=True)
+    for path in asked:
+        path.unlink(missing_ok=True)
+    done.append("ssh switched on")
+    if any(p.stat().st_size for p in (root / "root/.ssh/authorized_keys", *root.glob("home/*/.ssh/authorized_keys"))
+           if p.exists()) or (root / login.PASSWORDS_DROP_IN).exists():
+        (boot / SSH_ERROR).unlink(missing_ok=True)
+        for name in (SSH_NOTE, AUTHORIZED_KEYS):
+            cardnotes.drop(notes, name)
+    else:
+        done.append(refused(boot, SSH_NOTE, SSH_ERROR, BadInput(
+            "ssh", f"on, but no key lets anyone in: put your public key in a file {AUTHORIZED_KEYS} on the card",
+            code="errors.ssh.no_key"), notes))
     return done
 
 

@@ -50,11 +50,11 @@ def until(what: str, test, timeout: float = WAIT_S, why=lambda: ""):
 class Table:
     """The image's root, booted: commands run inside it through nsenter."""
 
-    def __init__(self, root, boot, drop_in, log):
+    def __init__(self, root, boot, drop_in, log, machine=MACHINE):
         self.log = log
         self.process = subprocess.Popen(
             ["systemd-nspawn", "-D", str(root), "--volatile=overlay", "--keep-unit", "--register=no",
-             f"--machine={MACHINE}", "--network-veth", "--console=passive", f"--bind={boot}:/boot/firmware",
+             f"--machine={machine}", "--network-veth", "--console=passive", f"--bind={boot}:/boot/firmware",
              f"--bind-ro={drop_in}:/etc/systemd/system/companion-network.service.d", "-b"],
             stdout=log.open("wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"})

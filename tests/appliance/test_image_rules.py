@@ -161,7 +161,7 @@ def test_the_fake_network_keeps_what_the_watcher_did(tmp_path):
 
 def test_the_setup_code_reaches_the_card_as_a_code_and_nothing_else(tmp_path):
     """The daemon keeps its code in its own folder; root copies it to the card only if it reads as a code."""
-    from companion.appliance.__main__ import show_code
+    from companion.appliance.setupcode import show_code
 
     kept, card = tmp_path / "setup-code", tmp_path / "boot" / "companion-setup-code.txt"
     card.parent.mkdir()
