@@ -195,7 +195,8 @@ def _check_database(raw: bytes) -> None:
 
 def _records_read_back(copy: Path) -> None:
     """What the table does as it starts (resume the show that was running, or set it aside), then the history
-    export read back: a start that would fail, or a record that would not move, refuses the backup."""
+    export read back, the running show's as it will be once it ends: a start that would fail, or a record that
+    would not move, refuses the backup."""
     from companion.records import GameShelf, Store
     from companion.records.history import export_history, read_history
     from companion.table.games import KINDS
@@ -203,7 +204,9 @@ def _records_read_back(copy: Path) -> None:
 
     store = Store(copy)
     try:
-        resume(store, 0.0)
+        resumed = resume(store, 0.0)
+        if resumed is not None:  # ended, on the copy, as it will be one day: then it is exported with the rest
+            store.set_aside(resumed.show_id)
         read_history(export_history(store.database, wall=0.0), GameShelf(store.database, KINDS))
     finally:
         store.close()

@@ -144,6 +144,40 @@ def test_a_database_not_of_its_versions_shape_is_refused_before_it_replaces_anyt
     assert e.error_code == "errors.backup.database" and reason in str(e), str(e)
 
 
+def running_show_file(path, event_id: str):
+    """A table file made during a show: show 1 won, show 2 (of `event_id` in its row) still running."""
+    import sqlite3
+
+    from companion.records import Store
+    from companion.records.fakes import played_show
+
+    store = Store(path)
+    played_show(store, "night", "win", 3)
+    played_show(store, "day", "loss")
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE shows SET outcome = 'running', ended = NULL, event_id = ? WHERE id = 2", (event_id,))
+    db.commit()
+    db.close()
+
+
+def test_a_backup_made_during_a_show_is_taken_and_its_show_is_still_running_after_the_restore(tmp_path):
+    running_show_file(tmp_path / "made.sqlite3", "day")
+    backup = read_backup(archive({DATABASE: (tmp_path / "made.sqlite3").read_bytes()}))
+    restore(backup, None, tmp_path / "t.sqlite3")
+    db = Database(tmp_path / "t.sqlite3", TABLE_FILE)
+    try:
+        assert [tuple(r) for r in db.read("SELECT id, outcome FROM shows ORDER BY id")] == [(1, "win"), (2, "running")]
+    finally:
+        db.close()
+
+
+def test_a_running_show_whose_row_and_journal_name_other_events_is_refused_as_the_import_would_once_it_ends(tmp_path):
+    running_show_file(tmp_path / "made.sqlite3", "night")  # its journal is of "day"
+    e = refusal(archive({DATABASE: (tmp_path / "made.sqlite3").read_bytes()}))
+    assert e.error_code == "errors.backup.database" and "not of this show's" in str(e), str(e)
+
+
 @pytest.mark.parametrize("data, code", [
     (b"plain text", "errors.backup.not_archive"),
     (archive({}, manifest={"format": 2, "made": "2026-01-02T03:04:05Z", "files": {}}), "errors.choice"),
