@@ -154,7 +154,11 @@ class Server:
         self.name, self.port, self.flip_path, self.stream = name, port, flip, stream
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-        wait_for(port, ready)
+        try:
+            wait_for(port, ready)
+        except BaseException:
+            self.close()
+            raise
 
     def post(self, connection, path: str, body: dict) -> dict:
         connection.request("POST", path, body=json.dumps(body),
