@@ -15,14 +15,16 @@ class Refusal(Exception):
         self.code = code
 
 
-def checked_option(check, name: str):
+def checked_option(check: str, name: str):
     """An argparse type that checks a value with the config's own rule (`check_host`, `check_pin`,
-    `check_port`), so that a command's option and the config's key refuse the same values, naming the option."""
-    from companion.config import check_port
+    `check_port`, named: the config is imported only when an option is given), so that a command's option and
+    the config's key refuse the same values, naming the option."""
 
     def convert(text: str):
+        from companion import config
+
         value = text
-        if check is check_port:
+        if check == "check_port":
             try:
                 value = int(text)
             except ValueError:
@@ -31,7 +33,7 @@ def checked_option(check, name: str):
             if value == 0:
                 return 0  # asked for on purpose: any free port, and the start-up line says which
         try:
-            return check(value, name)
+            return getattr(config, check)(value, name)
         except BadInput as e:
             raise argparse.ArgumentTypeError(e.problem) from None
     return convert
