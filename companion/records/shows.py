@@ -205,7 +205,7 @@ class Store:
                 elif isinstance(write, CradleOrientation):
                     db.execute("UPDATE shows SET orientation = ? WHERE id = ?",
                                (json.dumps(write.cradles), write.show_id))
-                    show_text.forget(db, write.show_id)  # (a show's, once ended, is written the old way)
+                    show_text.forget(db, write.show_id)  # written after its end: its history line is built afresh
                 elif isinstance(write, ShowCheckpoint):
                     db.execute("INSERT OR REPLACE INTO checkpoints (show_id, lines, state) VALUES (?, ?, ?)",
                                (write.show_id, write.lines, json.dumps(write.state)))
