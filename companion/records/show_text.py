@@ -47,9 +47,13 @@ def journal_lines(db, show_id: int) -> list:
 def keep(db, show_id: int) -> None:
     """Keep the text of show `show_id`'s line, if it has ended (in the caller's transaction)."""
     row = db.execute("SELECT * FROM shows WHERE id = ? AND outcome != 'running'", (show_id,)).fetchone()
-    if row is not None:
-        db.execute("INSERT OR REPLACE INTO show_texts (show_id, text) VALUES (?, ?)",
-                   (show_id, show_line(row, journal_lines(db, show_id))))
+    if row is None:
+        return
+    try:
+        text = show_line(row, journal_lines(db, show_id))
+    except (ValueError, TypeError):  # a damaged cell (not JSON): the show still ends; its line is built at export
+        return
+    db.execute("INSERT OR REPLACE INTO show_texts (show_id, text) VALUES (?, ?)", (show_id, text))
 
 
 def forget(db, show_id: int) -> None:

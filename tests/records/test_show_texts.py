@@ -48,3 +48,13 @@ def test_a_file_of_before_the_texts_keeps_them_for_the_shows_it_holds(tmp_path):
     again = Store(path)
     assert kept(again) == 1 and export_history(again.database, wall=0) == sent
     again.close()
+
+
+def test_a_show_whose_stored_journal_is_damaged_still_ends_without_a_kept_text(tmp_path):
+    store = Store(tmp_path / "table.sqlite3")
+    show = store.begin_show(EVENT, False, setup_line(Setup(event=EVENT)), 1_700_000_000.0, 1.0)
+    with store.database.transaction() as db:  # a cell another program damaged: not JSON
+        db.execute("INSERT INTO journal (show_id, n, line) VALUES (?, 2, ?)", (show, "{not json"))
+    store.finish_show(show, {"t": 3.0, "type": "end"}, "aborted", 0, 1_700_000_003.0)
+    assert store.database.read("SELECT outcome FROM shows")[0][0] == "aborted" and kept(store) == 0
+    store.close()
