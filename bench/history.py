@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from companion.records import Store  # noqa: E402
+from companion.records import Store, show_text  # noqa: E402
 from companion.records.database import iso  # noqa: E402
 from companion.skyrockets import BUILTIN_EVENTS, Setup, Show, parse_event, replay  # noqa: E402
 from budget import add_arguments, daemon_budget, load, mode  # noqa: E402
@@ -102,6 +102,8 @@ def stored(path: Path, shows: int) -> tuple[int, int]:
             db.executemany("INSERT INTO journal (show_id, n, line) VALUES (?, ?, ?)",
                            [(show_id, k + 1, line) for k, line in enumerate(log)])
         ids.append(show_id)
+    with store.database.transaction() as db:  # written by hand above: their texts kept as a table keeps them
+        show_text.keep_missing(db)
     store.close()
     return ids[0], ids[1]
 
@@ -179,36 +181,14 @@ def download(connect, pid: int) -> dict:
 
 
 def floor_serve(path: str, port_file: str) -> None:
-    """The export's floor: on each connection, SELECT the finished shows and their journals and write them to the
-    socket as the history file's lines, header first, then close. Nothing else: no framework, no checks."""
-    import sqlite3
-
+    """The export's floor: on each connection, the same bytes as the table's export, sent from a file, then close.
+    A few lines of the bench's own: nothing of the product is imported or run."""
     server = socket.create_server(("127.0.0.1", 0))
     Path(port_file).write_text(str(server.getsockname()[1]))
-    db = sqlite3.connect(path)
     while True:
         conn, _ = server.accept()
-        with conn:
-            conn.sendall((json.dumps({"format": "companion-history", "version": 1, "exported": iso(WALL)}) + "\n")
-                         .encode())
-            journal = db.execute("SELECT show_id, line FROM journal ORDER BY show_id, n")
-            pending, piece = next(journal, None), []
-            for r in db.execute("SELECT id, event_id, event_name, challenge, started, started_wall, speed, outcome,"
-                                " stars, ended, start_player, orientation FROM shows ORDER BY id"):
-                lines = []
-                while pending is not None and pending[0] <= r[0]:
-                    if pending[0] == r[0]:
-                        lines.append(json.loads(pending[1]))
-                    pending = next(journal, None)
-                piece.append(json.dumps({"record": "show", "id": r[0], "event": r[1], "event_name": r[2],
-                                         "challenge": bool(r[3]), "started": r[4], "started_wall": r[5],
-                                         "speed": r[6], "outcome": r[7], "stars": r[8], "ended": r[9],
-                                         "start_player": r[10], "orientation": json.loads(r[11]),
-                                         "journal": lines}, ensure_ascii=False) + "\n")
-                if len(piece) >= 64:
-                    conn.sendall("".join(piece).encode())
-                    piece = []
-            conn.sendall("".join(piece).encode())
+        with conn, open(path, "rb") as f:
+            conn.sendfile(f)
 
 
 def floored(path: Path, folder: Path):
@@ -234,7 +214,11 @@ def raw_body(port: int):
 def export_figures(path: Path, base: str, daemon_pid: int, runs: int, pi_sized: bool, folder: Path) -> dict:
     """The export from the daemon and from the floor, taking turns, `runs` times each: the median of each figure,
     and the load average of each run."""
-    floor, port = floored(path, folder)
+    export = folder / "export.jsonl"  # the table's own answer, kept as the floor's bytes
+    with urllib.request.urlopen(base + "api/history", timeout=120) as answer, open(export, "wb") as f:
+        while chunk := answer.read(1 << 16):
+            f.write(chunk)
+    floor, port = floored(export, folder)
     table, bare, loads = [], [], []
     try:
         with daemon_budget(pi_sized, daemon_pid):
@@ -302,14 +286,15 @@ def main(argv=None) -> int:
                   f" {f['shows']:>8.2f} {f['shows'] / floor['shows']:>7.2f}x"
                   f" {f['10 min page'] / 1000:>12.1f} {f['1 h page'] / 1000:>9.1f} {f['rss']:>7.1f}")
     print("  targets: flat in the number of shows; a show's page <= 100 KB with its assets; RSS <= 60 MB at 10 000")
-    print(f"the whole history (GET /api/history) beside its floor (SELECT and write to a socket), median of {runs}:")
-    print(f"  {'shows':>6} {'MB':>6} {'first byte ms':>14} {'floor':>7} {'total ms':>9} {'floor':>7}"
+    print(f"the whole history (GET /api/history) beside its floor (the same bytes sent from a file), median of {runs}:")
+    print(f"  {'shows':>6} {'MB':>6} {'first byte ms':>14} {'floor':>7} {'total ms':>9} {'floor':>7} {'ratio':>7}"
           f" {'RSS +MB':>8} {'floor':>6}  load of each run")
     for shows, e in exports:
         t, b = e["table"], e["floor"]
         print(f"  {shows:>6} {t['bytes'] / 2**20:>6.1f} {t['first']:>14.1f} {b['first']:>7.1f} {t['total']:>9.1f}"
-              f" {b['total']:>7.1f} {t['rss']:>8.1f} {b['rss']:>6.1f}  {' '.join(f'{x:.1f}' for x in e['loads'])}")
-    print("  targets: first byte <= 100 ms; RSS + <= 10 MB at 10 000 shows")
+              f" {b['total']:>7.1f} {t['total'] / b['total']:>6.1f}x {t['rss']:>8.1f} {b['rss']:>6.1f}"
+              f"  {' '.join(f'{x:.1f}' for x in e['loads'])}")
+    print("  targets: <= 10x the floor and RSS + <= 10 MB at 10 000 shows; first byte <= 100 ms")
     return 0
 
 

@@ -18,9 +18,17 @@ import signal
 import sys
 
 from companion.cli.common import Refusal
-from companion.cli.wiring import readout  # noqa: F401  (the check-hw readout, used by tests and docs)
 from companion.errors import BadInput, printable
 from companion.notify import say_why_and_leave
+
+
+def __getattr__(name: str):
+    """The check-hw readout (used by tests and docs), imported when asked for: a command imports only what it
+    uses, so `companion replay` never loads the table or the web."""
+    if name == "readout":
+        from companion.table.wiring import readout
+        return readout
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Parser(argparse.ArgumentParser):

@@ -17,12 +17,18 @@ class Refusal(Exception):
 
 def checked_option(check, name: str):
     """An argparse type that checks a value with the config's own rule (`check_host`, `check_pin`,
-    `check_port`), so that a command's option and the config's key refuse the same values, naming the option."""
-    from companion.config import check_port
+    `check_port`, named: the config is imported only when an option is given) or with `check` itself, so that
+    a command's option and the config's key refuse the same values, naming the option."""
 
     def convert(text: str):
+        if isinstance(check, str):
+            from companion import config
+
+            rule = getattr(config, check)
+        else:
+            rule = check
         value = text
-        if check is check_port:
+        if check == "check_port":
             try:
                 value = int(text)
             except ValueError:
@@ -31,7 +37,7 @@ def checked_option(check, name: str):
             if value == 0:
                 return 0  # asked for on purpose: any free port, and the start-up line says which
         try:
-            return check(value, name)
+            return rule(value, name)
         except BadInput as e:
             raise argparse.ArgumentTypeError(e.problem) from None
     return convert

@@ -7,7 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.cli.common import Refusal, checked_option
-from companion.config import check_host, check_port
 
 DEFAULT_URL = "mqtt://127.0.0.1:1883"
 DEFAULT_DB = Path.home() / ".local" / "state" / "companion" / "hall.sqlite3"
@@ -77,9 +76,9 @@ def register(sub) -> None:
     hall.add_argument("--config", metavar="FILE",
                       help="a file whose [mqtt] section gives the broker, username, password_file, CA")
     hall.add_argument("--base", metavar="BASE", help="the topic prefix the tables use (default companion)")
-    hall.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option(check_host, "--host"),
+    hall.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option("check_host", "--host"),
                       help="address to serve on (0.0.0.0: every network)")
-    hall.add_argument("--port", default=8100, metavar="P", type=checked_option(check_port, "--port"),
+    hall.add_argument("--port", default=8100, metavar="P", type=checked_option("check_port", "--port"),
                       help="port to serve on (default 8100; 0: any free one)")
     hall.add_argument("--db", metavar="FILE", help=f"the leaderboard's SQLite file (default {DEFAULT_DB})")
     hall.set_defaults(func=cmd_hall)

@@ -12,9 +12,28 @@ import sys
 from companion import jsonin
 from companion.cli.common import Refusal
 from companion.errors import BadInput
-from companion.table.games import KINDS
 
 ORDER = 40  # place in `companion --help`
+
+
+class GameNames:
+    """The board games the table keeps (table.games.KINDS) as argparse's choices, looked up only when `score` is
+    parsed: registering the command must not load the table for every other command.
+
+    >>> "geese" in GameNames(), "chess" in GameNames()
+    (True, False)
+    """
+
+    @staticmethod
+    def _names() -> tuple[str, ...]:
+        from companion.table.games import KINDS
+        return tuple(KINDS)
+
+    def __contains__(self, name) -> bool:
+        return name in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
 
 
 def read_text(path: str) -> str:
@@ -40,6 +59,6 @@ def cmd_score(args) -> int:
 
 def register(sub) -> None:
     score = sub.add_parser("score", help="score an Über den Wolken stage (flock) or a 帰る雁 game (geese)")
-    score.add_argument("game", choices=tuple(KINDS))
+    score.add_argument("game", choices=GameNames(), metavar="GAME", help="the game: %(choices)s")
     score.add_argument("file", metavar="FILE", help="the JSON input, or - for stdin")
     score.set_defaults(func=cmd_score)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from companion.cli.common import MOCK_HELP, Refusal, checked_option
 from companion.clock import MAX_SPEED, MIN_SPEED
-from companion.config import check_host, check_pin, check_port
 from companion import fields
 from companion.errors import BadInput
 
@@ -183,11 +182,11 @@ def check_speed_option(text: str, name: str) -> float:
 
 def register(sub) -> None:
     demo = sub.add_parser("demo", help="run the table on mock pins with six LED-emulated hourglasses")
-    demo.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option(check_host, "--host"),
+    demo.add_argument("--host", default="127.0.0.1", metavar="H", type=checked_option("check_host", "--host"),
                       help="the address to listen on (default 127.0.0.1: this computer only; 0.0.0.0: phones too)")
-    demo.add_argument("--port", default=8000, metavar="P", type=checked_option(check_port, "--port"),
+    demo.add_argument("--port", default=8000, metavar="P", type=checked_option("check_port", "--port"),
                       help="the port to listen on (default 8000; 0: any free one)")
-    demo.add_argument("--pin", type=checked_option(check_pin, "--pin"), help="the table PIN (default: a fresh one)")
+    demo.add_argument("--pin", type=checked_option("check_pin", "--pin"), help="the table PIN (default: a fresh one)")
     demo.add_argument("--speed", type=checked_option(check_speed_option, "--speed"), metavar="X", default=1.0,
                       help=f"run the show clock this many times faster ({MIN_SPEED:g}-{MAX_SPEED:g})")
     demo.add_argument("--db", metavar="FILE", help="SQLite file (default: a fresh one)")
@@ -198,7 +197,7 @@ def register(sub) -> None:
     run = sub.add_parser("run", help="run the table daemon")
     run.add_argument("--config", metavar="FILE", help="config file (default /etc/companion/config.toml)")
     run.add_argument("--mock", action="store_true", help=MOCK_HELP)
-    run.add_argument("--host", metavar="H", type=checked_option(check_host, "--host"))
-    run.add_argument("--port", metavar="P", type=checked_option(check_port, "--port"))
+    run.add_argument("--host", metavar="H", type=checked_option("check_host", "--host"))
+    run.add_argument("--port", metavar="P", type=checked_option("check_port", "--port"))
     run.add_argument("--no-mdns", action="store_true", help=NO_MDNS_HELP)
     run.set_defaults(func=cmd_run)

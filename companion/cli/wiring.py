@@ -6,10 +6,17 @@ import time
 from dataclasses import replace
 
 from companion.cli.common import MOCK_HELP, Refusal
-from companion.table.wiring import BEEP, STEP_S, Timing, part_frame, readout, strip_parts, turn_of
 
 ORDER = 20  # place in `companion --help`
 __all__ = ["BEEP", "STEP_S", "readout", "strip_parts", "try_outputs", "turn_of"]  # shared with the setup page
+SHARED = {"BEEP", "STEP_S", "readout", "strip_parts", "turn_of"}  # the table's, imported when first asked for
+
+
+def __getattr__(name: str):
+    if name in SHARED:
+        from companion.table import wiring
+        return getattr(wiring, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _open_rig(args, q):
@@ -44,6 +51,7 @@ def try_outputs(config, pin_factory, *, strip_kind: str | None = None, pause=tim
     """
     from companion.hardware.buzzer import TunePlayer
     from companion.hardware.strip import StripUnavailable, open_strip
+    from companion.table.wiring import BEEP, STEP_S, part_frame, strip_parts
 
     if not (config.strip.enabled or config.buzzer.enabled):
         say("no strip and no buzzer in the config: set [strip] enabled = true or [buzzer] enabled = true")
@@ -75,6 +83,8 @@ def try_outputs(config, pin_factory, *, strip_kind: str | None = None, pause=tim
 
 
 def cmd_check_hw(args) -> int:
+    from companion.table.wiring import readout
+
     q = queue.SimpleQueue()
     config, rig = _open_rig(args, q)
     try:
@@ -100,6 +110,7 @@ def cmd_check_hw(args) -> int:
 def cmd_calibrate(args) -> int:
     from companion.config import set_duration
     from companion.skyrockets.colours import check_colour
+    from companion.table.wiring import Timing
 
     colour = check_colour(args.colour, "COLOUR")
     q = queue.SimpleQueue()

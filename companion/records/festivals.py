@@ -18,6 +18,7 @@ import logging
 
 from companion import fields, jsonin
 from companion.errors import BadInput
+from companion.records import show_text
 from companion.records.database import MAX_ROW_ID, Database, DamagedRow, iso
 from companion.records.kinds import Kind, Known
 from companion.skyrockets.festivals import MAX_FESTIVALS, custom_festival
@@ -91,6 +92,8 @@ def renumber_old_encore(db) -> list[str]:
                     entry["event"] = {**entry["event"], "id": new}
                     db.execute("UPDATE journal SET line = ? WHERE show_id = ? AND n = ?",
                                (json.dumps(entry, ensure_ascii=False), show, line["n"]))
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'show_texts'").fetchone():  # (none before step 7)
+                show_text.keep(db, show)  # its history line named the old id
     if moved:
         for row in db.execute("SELECT id, events FROM festivals").fetchall():
             events = json.loads(row["events"])

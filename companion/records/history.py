@@ -72,8 +72,8 @@ def history_pieces(database: Database, *, wall: float) -> Iterator[str]:
             if not db.in_transaction:
                 db.execute("BEGIN")  # one snapshot for the whole file; given back, the connection rolls it back
             for kind in KINDS:
-                for line in kind.lines(db):
-                    text = json.dumps(line, ensure_ascii=False) + "\n"
+                for line in kind.lines(db):  # a record, or its line kept as text (a finished show's)
+                    text = line if isinstance(line, str) else json.dumps(line, ensure_ascii=False) + "\n"
                     piece.append(text)
                     size += len(text)
                     if size >= PIECE_CHARS:

@@ -23,14 +23,14 @@ opens, naming the difference, rather than failing later at the first write.
 >>> from companion.records.database import Database
 >>> db = Database(":memory:", TABLE_FILE)
 >>> TABLE_FILE.version(db), TABLE_FILE.latest
-(7, 7)
+(8, 8)
 """
 
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from companion.records import festivals
+from companion.records import festivals, show_text
 from companion.records.shape import WrongShape, difference, shape  # noqa: F401  (WrongShape: raised from here)
 from companion.records.tally import score_pad
 
@@ -160,6 +160,14 @@ CREATE TABLE IF NOT EXISTS game_cards (
 );
 """
 
+# Each finished show's line of the history file, kept as text when it ends (show_text.py): an export streams it.
+SHOW_TEXTS = """
+CREATE TABLE IF NOT EXISTS show_texts (
+    show_id INTEGER PRIMARY KEY REFERENCES shows(id),
+    text TEXT NOT NULL
+);
+"""
+
 # Custom festivals (festivals.py); AUTOINCREMENT: a deleted festival's id is never given to another.
 FESTIVALS = """
 CREATE TABLE IF NOT EXISTS festivals (
@@ -245,6 +253,12 @@ def _shape_made_whole(db) -> None:
     script(PAD)(db)
 
 
+def _show_texts_kept(db) -> None:
+    """The finished shows' history lines kept as text, those of the shows already played too (once)."""
+    script(SHOW_TEXTS)(db)
+    show_text.keep_missing(db)
+
+
 TABLE_FILE = Schema(steps=(
     script(SHOWS + GAMES),  # 1: the shows, their journals, the players, the board games
     script(FESTIVALS),  # 2: custom festivals
@@ -253,4 +267,5 @@ TABLE_FILE = Schema(steps=(
     festivals.renumber_old_encore,  # 5: the encore is events 29 and 30 of the box's 30, no longer 31 and 32
     _shape_made_whole,  # 6: every file at this version has the one shape a new file has (checked as it opens)
     script(FIGURES),  # 7: the progress figures kept per show and game
+    _show_texts_kept,  # 8: each finished show's history line kept as text, so an export streams it
 ), older=_older_table_file)

@@ -21,7 +21,9 @@ from companion.errors import BadInput, Conflict
 from companion.players import MAX_NAME, check_players
 from companion.records.database import MAX_ROW_ID, Database, DamagedRow, iso, text_cell
 from companion.records.kinds import Kind, Known
+from companion.records import show_text
 from companion.records.schema import TABLE_FILE
+from companion.records.show_text import line_text, show_record
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.events import BUILTIN_EVENTS, MAX_EVENT_ID, MAX_EVENT_NAME, Event, parse_event
 from companion.skyrockets.festivals import MAX_STARS
@@ -44,13 +46,6 @@ def orientation(value: object, field: str = "orientation") -> dict:
         if swapped is not None:
             fields.yes_no(swapped, fields.at(field, colour))
     return value
-
-
-def line_text(value: object) -> str:
-    """A stored journal line as text (a line stored as bytes is decoded; nothing else is altered)."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return value if isinstance(value, str) else str(value)
 
 
 @dataclass(frozen=True)
@@ -194,6 +189,7 @@ class Store:
         db.execute("UPDATE shows SET outcome = ?, stars = ?, ended = ? WHERE id = ?",
                    (outcome, stars, iso(wall), show_id))
         db.execute("DELETE FROM checkpoints WHERE show_id = ?", (show_id,))  # only a running show resumes
+        show_text.keep(db, show_id)
         if outcome in ("win", "loss"):  # the start player token passes after every game, won or lost
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('rotation', ?)",
                        (str(self._rotation(db) + 1),))
@@ -209,6 +205,7 @@ class Store:
                 elif isinstance(write, CradleOrientation):
                     db.execute("UPDATE shows SET orientation = ? WHERE id = ?",
                                (json.dumps(write.cradles), write.show_id))
+                    show_text.forget(db, write.show_id)  # written after its end: its history line is built afresh
                 elif isinstance(write, ShowCheckpoint):
                     db.execute("INSERT OR REPLACE INTO checkpoints (show_id, lines, state) VALUES (?, ?, ?)",
                                (write.show_id, write.lines, json.dumps(write.state)))
@@ -248,6 +245,7 @@ class Store:
         with self.database.transaction() as db:
             db.execute("UPDATE shows SET outcome = 'aborted', ended = ? WHERE id = ? AND outcome = 'running'",
                        (iso(time.time()), show_id))
+            show_text.keep(db, show_id)
 
     def show_log(self, show_id: int, *, after: int = 0) -> list[str] | None:
         """A show's journal as a show log (only the lines after the first `after`, if given), or None."""
@@ -351,21 +349,14 @@ OUTCOMES = ("win", "loss", "aborted")  # a finished show's; a running one is not
 
 
 def _show_lines(db):
-    # The shows and every journal line are read side by side in id order, in SQLite's batches: one query for all
-    # the journals rather than one a show, and no more than a show's journal held at once.
-    journal = db.execute("SELECT show_id, line FROM journal ORDER BY show_id, n")
-    pending = next(journal, None)
-    for r in db.execute("SELECT * FROM shows WHERE outcome != 'running' ORDER BY id"):
-        lines = []
-        while pending is not None and pending["show_id"] <= r["id"]:
-            if pending["show_id"] == r["id"]:  # a running show's lines are passed over
-                lines.append(json.loads(line_text(pending["line"])))
-            pending = next(journal, None)
-        yield {"record": "show", "id": r["id"], "event": r["event_id"], "event_name": r["event_name"],
-               "challenge": bool(r["challenge"]), "started": r["started"], "started_wall": r["started_wall"],
-               "speed": r["speed"], "outcome": r["outcome"], "stars": r["stars"], "ended": r["ended"],
-               "start_player": r["start_player"], "orientation": json.loads(r["orientation"]),
-               "journal": lines}
+    # Each finished show's line as kept when it ended (show_text.py), streamed as it is; a show without one is
+    # built from its row and journal, in SQLite's batches, no more than a show's journal held at once.
+    for r in db.execute("SELECT shows.*, show_texts.text AS kept FROM shows LEFT JOIN show_texts"
+                        " ON show_texts.show_id = shows.id WHERE outcome != 'running' ORDER BY shows.id"):
+        if r["kept"] is not None:
+            yield r["kept"]
+        else:
+            yield show_record(r, [json.loads(line_text(line)) for line in show_text.journal_lines(db, r["id"])])
 
 
 def _read_show(data: dict, known: Known) -> dict:
@@ -413,6 +404,7 @@ def _restore_show(db, r: dict) -> None:
                 r["speed"], r["outcome"], r["stars"], r["ended"], r["start_player"], json.dumps(r["orientation"])))
     db.executemany("INSERT INTO journal (show_id, n, line) VALUES (?, ?, ?)",
                    [(r["id"], n, line) for n, line in enumerate(r["journal"], start=1)])
+    show_text.keep(db, r["id"])
 
 
 SHOWS = Kind("show", SHOW_FIELDS, SHOW_FIELDS, _show_lines, _read_show, _restore_show, key=lambda r: r["id"],

@@ -49,6 +49,7 @@ class Journal:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._idle = False  # the writer waits for something to write: only then does a flush wake it
 
     # ---- what the table queues (runtime thread) ---------------------------------
 
@@ -77,7 +78,7 @@ class Journal:
         """Have everything queued written: by the writer thread if it runs, else here and now."""
         if self._thread is not None:
             with self._cond:
-                if self._ops:  # woken only for something to write
+                if self._ops and self._idle:  # woken only for something to write, and only when it waits for it
                     self._cond.notify_all()
         elif self._ops:
             self._write_batch()
@@ -132,7 +133,9 @@ class Journal:
         pause = RETRY_FIRST_S
         while True:
             with self._cond:
+                self._idle = True
                 self._cond.wait_for(lambda: self._ops or self._stopping)
+                self._idle = False
                 self._cond.wait_for(lambda: self._stopping, WRITE_WINDOW_S)
                 if self._stopping:
                     return

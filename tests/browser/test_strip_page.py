@@ -65,3 +65,25 @@ def test_the_page_draws_the_strip_as_the_strip_does_after_a_change_and_holds_sti
     held = on_page(page)
     page.clock.run_for(5_000)
     assert on_page(page) == held
+
+
+def test_a_phone_past_the_stream_cap_follows_the_strip_by_reading_its_picture(tmp_path, phone, expect):
+    from companion.web import create_app
+    from companion.web.server import ServerThread, make_server
+
+    clock = FakeClock()
+    table = demo_table(tmp_path / "t.sqlite3", clock=clock, pin="1234").start()
+    app = create_app(table, config={"SSE_MAX_STREAMS": 0, "SSE_POLL_MS": 200})  # every stream past the cap
+    server = ServerThread(make_server(table, "127.0.0.1", 0, app=app))
+    page = phone(server.url)
+    try:
+        expect(page.locator("#strip-rows .strip-row")).to_have_count(8)  # the layout, from the polled record
+        api(server.url, "/api/show/start", {"event": "training"})
+        clock.advance(4.0)
+        api(server.url, "/api/show/flip", {"timer": "red"})
+        settle(page, lambda dots, at: at is not None and at >= 4.0)  # the new picture, read by polling
+        expect(page.locator("#connection")).to_be_hidden()  # followed all the same: nothing says otherwise
+    finally:
+        page.close()  # before the table goes: a page polling a closed port would report it
+        server.close()
+        table.stop()

@@ -91,7 +91,7 @@ def test_a_file_of_the_version_before_is_brought_forward_with_its_shows(tmp_path
     db.close()
     store = Store(path)
     try:
-        assert TABLE_FILE.version(store.database) == TABLE_FILE.latest == 7
+        assert TABLE_FILE.version(store.database) == TABLE_FILE.latest == 8
         assert TableProgress(store, FakeClock(), zone=timezone.utc).trouble()["colours"]["rows"][3] == {
             "timer": "green", "losses": 0, "runouts": 1}
     finally:

@@ -53,7 +53,7 @@ def accepted(answer) -> bool:
 def forget(table) -> None:
     """The table as fresh again for the next example (ids and setups of one example must not meet the next's)."""
     with table.store.database.transaction() as db:
-        for name in ("journal", "checkpoints", "shows", "events", "festivals", "players"):
+        for name in ("journal", "checkpoints", "show_texts", "figures", "shows", "events", "festivals", "players"):
             db.execute(f"DELETE FROM {name}")  # noqa: S608 (our own table names)
 
 

@@ -137,3 +137,31 @@ def test_a_stream_past_the_cap_without_a_record_to_poll_is_still_refused(capped)
         with pytest.raises(ServiceUnavailable) as refused:
             streams.open(line for line in ())
         assert refused.value.code == 503
+
+
+def test_strip_views_past_the_cap_are_told_to_poll_the_strips_picture_and_follow_every_change(capped):
+    views = [EventStream(capped.port, "/api/strip/events", source=f"127.0.0.{n + 2}") for n in range(PHONES)]
+    try:
+        assert [view.response.status for view in views] == [200] * PHONES  # none refused
+        assert [view.next()["retry"] for view in views]
+        firsts = [view.next() for view in views]
+        polling = [first for first in firsts if first.get("event") == "poll"]
+        assert len(polling) == PHONES - CAP and capped.streams.held() == CAP
+        told = json.loads(polling[0]["data"])
+        assert told == {"url": "/api/strip", "every_ms": 1500, "retry_ms": REFUSED_RETRY_MS, "number": "n"}
+        answer = read(capped.port, told["url"], "127.0.0.9")
+        whole = json.loads(answer.body)
+        assert answer.status == 200 and set(whole) == {"layout", "state", "hold", "now", "n"}
+        assert whole["layout"]["colours"] and answer.getheader("ETag") == f'"{whole["n"]}"'
+        assert read(capped.port, told["url"], "127.0.0.9", answer.getheader("ETag")).status == 304
+        post(capped.port, "/api/show/start", {"event": "training"})
+        for _ in range(200):  # the LED show draws the new show on its own thread: its picture follows
+            after = read(capped.port, told["url"], "127.0.0.9", answer.getheader("ETag"))
+            if after.status == 200:
+                break
+            capped.streams.closing.wait(0.01)
+        changed = json.loads(after.body)
+        assert changed["n"] > whole["n"] and changed["state"]["outcome"] == "running"
+    finally:
+        for view in views:
+            view.close()

@@ -375,14 +375,15 @@ def test_show_events_sends_the_state_with_its_seq_as_id(client, table):
     assert json.loads(lines[2].removeprefix("data: "))["outcome"] == "idle"
 
 
-def test_streams_past_the_limit_are_told_to_poll_and_the_strip_view_refused_with_503(table):
+def test_streams_past_the_limit_the_strip_views_too_are_told_to_poll(table):
     client = create_app(table, testing=True, config={"SSE_MAX_STREAMS": 1}).test_client()
     first = client.get("/api/show/events", buffered=False)
     told = client.get("/api/show/events")
     assert told.status_code == 200 and told.headers["Retry-After"] and told.mimetype == "text/event-stream"
     assert "event: poll\ndata: {\"url\":\"/api/show\"" in told.get_data(as_text=True)
-    refused = client.get("/api/strip/events", buffered=False)  # no JSON to poll: refused, as before
-    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    strip = client.get("/api/strip/events")  # the strip's picture is a record to poll as well: never refused
+    assert strip.status_code == 200 and strip.headers["Retry-After"]
+    assert "event: poll\ndata: {\"url\":\"/api/strip\"" in strip.get_data(as_text=True)
     first.close()  # a closed stream gives its slot back
     again = client.get("/api/show/events", buffered=False)
     assert again.status_code == 200

@@ -80,14 +80,30 @@ def calibrate():
     return jsonify(setup().calibrate(need(data, "timer"), need(data, "seconds")))
 
 
+def strip_now() -> dict:
+    """What the strip shows now; 404 for a table without one."""
+    picture = desk().strip_picture(0, 0)
+    if picture is None:
+        raise NotFound("this table has no LED strip to show")
+    return picture
+
+
+@bp.get("/api/strip")
+def strip():
+    """The strip's layout and what it shows now, in one record: read by a page polling past the stream cap
+    (304 while it has picture `n`)."""
+    picture = strip_now()
+    return streams().conditional(picture["n"], lambda: {"layout": picture["layout"], "state": picture["state"],
+                                                        "hold": picture["hold"], "now": desk().show_time(),
+                                                        "n": picture["n"]})
+
+
 @bp.get("/api/strip/events")
 def strip_events():
     """The strip's layout and look once, then what it shows at every change (never frames: the page draws them)."""
-    shown = desk()
-    first = shown.strip_picture(0, 0)
-    if first is None:
-        raise NotFound("this table has no LED strip to show")
-    return streams().open(strip_stream(shown, first, **streams().settings))
+    first = strip_now()
+    return streams().open(strip_stream(desk(), first, **streams().settings), poll=url_for("show.strip"),
+                          number="n")
 
 
 def strip_stream(shown, first: dict, **settings) -> Iterator[str]:

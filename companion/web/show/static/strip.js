@@ -19,11 +19,12 @@ function row(container, label, count, look = null, colour = null) {
   return [...line.querySelectorAll("circle")];
 }
 
-// Refused, it waits to be let in again: it has nothing to read.
+// Past the stream cap it reads /api/strip instead: the layout and the picture in one record.
 export function showStrip(container, looks) {
-  let dots = [], layout, picture, got = 0, moving = false;
+  let dots = [], layout, drawn = "", picture, got = 0, moving = false;
   const drawLayout = (sent) => {
     layout = sent;
+    drawn = JSON.stringify(sent);
     container.replaceChildren();
     dots = layout.colours.flatMap((c) => row(container, timerName(c), layout.segment_len, looks[c], c));
     if (layout.countdown_leds) dots.push(...row(container, t("strip.countdown"), layout.countdown_leds));
@@ -45,9 +46,12 @@ export function showStrip(container, looks) {
     moving = Boolean(layout) && draw();
     if (moving) requestAnimationFrame(frame);
   };
+  // A polled read carries its layout too: drawn again only when it is another.
   const showPicture = (sent) => {
+    if (sent.layout && JSON.stringify(sent.layout) !== drawn) drawLayout(sent.layout);
     [picture, got] = [sent, performance.now()];
     if (moving) draw(); else frame();
   };
-  follow("/api/strip/events", { on: { layout: drawLayout, picture: showPicture } });
+  // The picture first: a polled read goes to it (follow.js).
+  follow("/api/strip/events", { on: { picture: showPicture, layout: drawLayout }, poll: "/api/strip" });
 }
