@@ -83,7 +83,7 @@ def test_the_japanese_pages_hold_the_same_commands_with_the_same_marks():
 
 def test_a_block_neither_run_nor_marked_is_found(tmp_path):
     """The check above, on a page of its own: a new unlabelled command and a mark with no reason are named."""
-    page = tmp_path / "page.md"
+    page = tmp_path / "page.markdown"  # a page of its own, not one the repo names
     page.write_text("<!-- needs: pi -->\n```sh\ncompanion check-hw\n```\n\n```\nsudo companion backup x\n```\n")
     (marked,) = blocks(page)
     assert marked.needs == "pi" and marked.reason == ""
