@@ -9,6 +9,12 @@ its last piece is in: one that does not read is refused with 400 naming what
 is wrong (backup.config.toml.timers.red.pins, ...) and nothing is kept; a
 good one is kept for the next start, and a daemon under systemd restarts on
 it at once.
+
+A release file (the program and its hashed wheels) is uploaded the same
+way, but only by a session holding the setup code, the owner's key: the
+PIN, which players share, never changes the program. The table checks it
+whole and hands it to the update service, which installs it as root; the
+daemon itself never runs pip nor writes the program's folder.
 """
 
 import atexit
@@ -16,7 +22,7 @@ import os
 import signal
 
 from flask import Response, jsonify, request
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import Forbidden, NotFound
 
 from companion import fields
 from companion.web import setup
@@ -59,15 +65,20 @@ def restore():
     return owners_access().needs_setup_access(_restore)()
 
 
-def _restore():
-    access = owners_access()
-    receive = _desk("receive_backup")
+def _piece() -> tuple[bytes, int, int, int, str | None]:
+    """A piece of a file sent from the page: its bytes, its number, how many, the whole's size, the upload's id."""
     args = request.args
     part = fields.digits(args.get("part"), "part", 1, MAX_BACKUP_PIECES)
     parts = fields.digits(args.get("parts"), "parts", part, MAX_BACKUP_PIECES)
     size = fields.digits(args.get("size", "0"), "size", 0, MAX_SIZE)
     upload = fields.line(args["upload"], "upload", 64) if "upload" in args else None
-    answer = receive(request.get_data(cache=False), part, parts, size, upload, with_config=access.holds_code())
+    return request.get_data(cache=False), part, parts, size, upload
+
+
+def _restore():
+    access = owners_access()
+    receive = _desk("receive_backup")
+    answer = receive(*_piece(), with_config=access.holds_code())
     if answer.get("restore") != "pending":
         return jsonify(answer), 202
     restarts = bool(os.environ.get("NOTIFY_SOCKET"))  # under systemd, which starts it again
@@ -75,6 +86,20 @@ def _restore():
     if restarts:
         response.call_on_close(_restart)
     return response, 202
+
+
+@bp.post("/api/maintenance/release")
+def upload_release():
+    if not owners_access().holds_code():
+        raise coded(Forbidden("updating the program needs the owner's key (the setup code), not the PIN"), "errors.release.owner")
+    return jsonify(_desk("receive_release")(*_piece())), 202
+
+
+@bp.get("/api/maintenance/release")
+def releases():
+    """The release running, the one before it, the last update's status: open to look at, as the show is, so a
+    page that waits through the restart an update makes (its session ends with the daemon) still hears it."""
+    return jsonify(_desk("releases")())
 
 
 def _restart() -> None:
