@@ -52,11 +52,12 @@ VERSION = re.compile(r"[0-9][0-9A-Za-z.+!-]{0,39}")  # a version as pyproject.to
 
 @dataclass(frozen=True)
 class Release:
-    """A release file read and checked, its members copied into `folder`: its name, version and program wheel."""
+    """A release file read and checked, its members copied into `folder` (None: checked alone): its name, version
+    and program wheel."""
 
     name: str
     version: str
-    folder: Path
+    folder: Path | None
     program: Path
 
     @property
@@ -126,8 +127,8 @@ def _read(tar: tarfile.TarFile, size: int, into: Path) -> Release:
     if missing:
         raise refused(fields.at("files", missing[0]), "listed but not in the file (cut short?)", code="errors.release.missing",
                       file=missing[0])
-    folder = into if into is not None else path.parent
-    return Release(release_name(manifest, raw), manifest["version"], folder, folder / manifest["program"])
+    program = into / manifest["program"] if into is not None else Path(manifest["program"])
+    return Release(release_name(manifest, raw), manifest["version"], into, program)
 
 
 def _copy(source, size: int, target: Path | None) -> str:
