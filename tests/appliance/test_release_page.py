@@ -92,7 +92,7 @@ def test_the_pin_alone_never_uploads_a_release(client, table, wheelhouse):  # no
     assert by_session.status_code == 403 and by_session.json["code"] == "errors.release.owner"
     assert not dropped(table).exists()
     page = client.get("/maintenance/").get_data(as_text=True)
-    assert "update-form" not in page and "setup code" in page  # says what it needs instead
+    assert "update-form" not in page and "the setup code: the PIN is not enough" in page  # says what it needs
 
 
 def test_the_owners_session_hands_a_checked_release_to_the_update_service(client, table, wheelhouse):  # noqa: F811
