@@ -90,22 +90,24 @@ def read_release(path: Path, into: Path | None = None) -> Release:
         with path.open("rb") as f, tarfile.open(fileobj=f, mode="r:", tarinfo=_PlainFileHeader) as tar:
             return _read(tar, size, into)
     except (tarfile.TarError, EOFError, UnicodeDecodeError):
-        raise refused("", "not a release file, or cut short (not a whole tar archive)", code="errors.release.not_archive") from None
+        raise refused("", "not a release file, or cut short (not a whole tar archive)",
+                      code="errors.release.not_archive") from None
 
 
 def too_big(size: int) -> BadInput:
-    return refused("", f"{size} bytes is larger than a release file can be ({MAX_RELEASE_BYTES} bytes)", code="errors.release.too_big",
-                   limit=MAX_RELEASE_BYTES)
+    return refused("", f"{size} bytes is larger than a release file can be ({MAX_RELEASE_BYTES} bytes)",
+                   code="errors.release.too_big", limit=MAX_RELEASE_BYTES)
 
 
 def _read(tar: tarfile.TarFile, size: int, into: Path) -> Release:
     members = iter(tar)
     first = next(members, None)
     if first is None or first.name != MANIFEST:
-        raise refused("", f"not a release file ({MANIFEST} is not its first member)", code="errors.release.not_archive")
+        raise refused("", f"not a release file ({MANIFEST} is not its first member)",
+                      code="errors.release.not_archive")
     if first.size > MAX_MANIFEST_BYTES:
-        raise refused(MANIFEST, f"{first.size} bytes is longer than a release's list can be", code="errors.release.member_size",
-                      file=MANIFEST)
+        raise refused(MANIFEST, f"{first.size} bytes is longer than a release's list can be",
+                      code="errors.release.member_size", file=MANIFEST)
     raw = tar.extractfile(first).read()
     manifest = read_manifest(raw)
     listed, seen = manifest["files"], set()
@@ -125,8 +127,8 @@ def _read(tar: tarfile.TarFile, size: int, into: Path) -> Release:
         seen.add(name)
     missing = sorted(set(listed) - seen)
     if missing:
-        raise refused(fields.at("files", missing[0]), "listed but not in the file (cut short?)", code="errors.release.missing",
-                      file=missing[0])
+        raise refused(fields.at("files", missing[0]), "listed but not in the file (cut short?)",
+                      code="errors.release.missing", file=missing[0])
     program = into / manifest["program"] if into is not None else Path(manifest["program"])
     return Release(release_name(manifest, raw), manifest["version"], into, program)
 

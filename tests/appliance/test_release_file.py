@@ -203,3 +203,19 @@ def test_a_pax_header_is_refused_before_its_data_is_read(wheelhouse, tmp_path):
     path = tmp_path / "pax.tar"
     path.write_bytes(out.getvalue())
     assert refused(path, tmp_path / "into").error_code == "errors.release.member"
+
+
+def test_companion_update_refuses_a_forged_release_file_before_anything_reaches_the_releases(wheelhouse, tmp_path):
+    from companion.cli.common import Refusal
+    from companion.cli.update import Machine
+
+    data = bytearray(built(wheelhouse).read_bytes())
+    at = data.index(b"flask's wheel")
+    data[at:at + 5] = b"FLASK"
+    forged = tmp_path / "companion-0.2.0.tar"
+    forged.write_bytes(bytes(data))
+    with pytest.raises(Refusal) as caught:
+        Machine(config=None, home=tmp_path / "opt").install(str(forged))
+    assert str(caught.value) == (f"{forged}: release.files.flask-3.1.3-py3-none-any.whl: does not match the "
+                                 "release's list of files: the file was changed after it was made")
+    assert not (tmp_path / "opt").exists()

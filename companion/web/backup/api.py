@@ -91,7 +91,8 @@ def _restore():
 @bp.post("/api/maintenance/release")
 def upload_release():
     if not owners_access().holds_code():
-        raise coded(Forbidden("updating the program needs the owner's key (the setup code), not the PIN"), "errors.release.owner")
+        raise coded(Forbidden("updating the program needs the owner's key (the setup code), not the PIN"),
+                    "errors.release.owner")
     return jsonify(_desk("receive_release")(*_piece())), 202
 
 
