@@ -17,7 +17,7 @@ function show(versions) {
   document.getElementById("version-running").textContent = versions.running ?? t("maintenance.no_release");
   document.getElementById("version-previous").textContent = versions.previous ?? t("maintenance.no_release");
   const update = versions.update;
-  if (update) status.textContent = t(`maintenance.update_${update.state}`, { release: update.release ?? "", line: update.line });
+  if (update) status.textContent = t(`maintenance.state.${update.state}`, { release: update.release ?? "", line: update.line });
 }
 
 async function follow(release) {
@@ -46,7 +46,7 @@ form.addEventListener("submit", async (event) => {
     form.querySelector("button").disabled = false;
     return;
   }
-  status.textContent = t("maintenance.update_waiting", { release: answer.release, line: "" });
+  status.textContent = t("maintenance.state.waiting", { release: answer.release, line: "" });
   await follow(answer.release);
   form.querySelector("button").disabled = false;
 });
