@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion import fields
+from companion.archives import plain_headers
 from companion.errors import BadInput
 
 FORMAT = 1
@@ -153,15 +154,9 @@ def _not_listed(name: str) -> BadInput:
                    "listed file once, plain, in no folder)", code="errors.release.member", file=name)
 
 
-class _PlainFileHeader(tarfile.TarInfo):
-    """A header read as a release's: a plain file of a plain name, or refused before tarfile reads anything more
-    (a pax or GNU long-name header's data would be read whole first, a link followed, a `../` written)."""
-
-    def _proc_member(self, tarfile_):
-        if self.type not in (tarfile.REGTYPE, tarfile.AREGTYPE) or not NAME.fullmatch(self.name) \
-                or len(self.name) > MAX_MEMBER_NAME:
-            raise _not_listed(self.name)
-        return super()._proc_member(tarfile_)
+# A plain file of a plain name (no `/`, so no `../`), or refused before tarfile reads anything more.
+_PlainFileHeader = plain_headers(lambda name: _not_listed(name),
+                                 lambda name: NAME.fullmatch(name) is not None and len(name) <= MAX_MEMBER_NAME)
 
 
 def read_manifest(raw: bytes) -> dict:
