@@ -155,7 +155,7 @@ def _not_listed(name: str) -> BadInput:
 
 
 # A plain file of a plain name (no `/`, so no `../`), or refused before tarfile reads anything more.
-_PlainFileHeader = plain_headers(lambda name: _not_listed(name),
+_PlainFileHeader = plain_headers(_not_listed,
                                  lambda name: NAME.fullmatch(name) is not None and len(name) <= MAX_MEMBER_NAME)
 
 

@@ -126,7 +126,7 @@ def _not_held(name: str) -> BadInput:
 
 
 # The table's own backups hold plain file headers only (names in ASCII, sizes small): any other is refused unread.
-_PlainFileHeader = plain_headers(lambda name: _not_held(name))
+_PlainFileHeader = plain_headers(_not_held)
 
 
 def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
