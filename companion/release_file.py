@@ -34,7 +34,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion import fields
+from companion import fields, jsonin
 from companion.archives import plain_headers
 from companion.errors import BadInput
 
@@ -163,11 +163,7 @@ def read_manifest(raw: bytes) -> dict:
     """The release's list, every field checked by the one field reader."""
     where = MANIFEST
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise refused(where, "not JSON", code="errors.release.manifest") from None
-    try:
-        record = fields.record(data, where, ("format", "version", "program", "files"),
+        record = fields.record(jsonin.parse(raw, where), where, ("format", "version", "program", "files"),
                                ("format", "version", "program", "files"))
         fields.choice(record["format"], fields.at(where, "format"), (FORMAT,))
         version = fields.line(record["version"], fields.at(where, "version"), 40)
