@@ -21,7 +21,6 @@ the daemon's folder through a link.
 
 import json
 import os
-import shutil
 import stat
 import sys
 import time
@@ -107,7 +106,9 @@ def take(state: Path, into: Path, limit: int) -> Path | None:
                 raise ValueError(f"{DROP}/{WAITING} is not a plain file of at most {limit} bytes: taken away unread")
             target = Path(into) / WAITING
             with open(target, "xb") as out:
-                shutil.copyfileobj(source, out)
+                out.write(source.read(limit + 1))  # bounded again: another link to the file could still grow it
+            if target.stat().st_size > limit:
+                raise ValueError(f"{DROP}/{WAITING} grew past {limit} bytes while it was read: refused")
             return target
     finally:
         os.close(folder)
