@@ -35,12 +35,13 @@ def test_the_owner_updates_the_table_from_the_phone(serve, phone, expect, tmp_pa
     served = serve(table)
     release = built(wheelhouse)
 
+    base = served.url.rstrip("/")
     page = phone(served.url)
-    page.goto(f"{served.url}/setup/")
+    page.goto(f"{base}/setup/")
     page.fill("#setup-code", table.first_run.code)
-    page.click("#code-form button[type=submit]")
-    page.wait_for_load_state()
-    page.goto(f"{served.url}/maintenance/")
+    with page.expect_navigation():  # the setup page reloads once the code is taken
+        page.click("#code-form button[type=submit]")
+    page.goto(f"{base}/maintenance/")
     expect(page.locator("#version-running")).to_have_text("0.1.0-aaa")
     expect(page.locator("#version-previous")).to_have_text("0.0.9-bbb")
     page.set_input_files("#update-file", str(release))
