@@ -21,6 +21,8 @@ WRAPPER=/usr/local/bin/companion
 CONFIG_DIR=/etc/companion
 STATE_DIR=/var/lib/companion
 UNIT=/etc/systemd/system/companion.service
+UPDATE_PATH=/etc/systemd/system/companion-update.path        # a release from the maintenance page, waiting
+UPDATE_SERVICE=/etc/systemd/system/companion-update.service  # ... installed by it as root
 SYSUSERS=/etc/sysusers.d/companion.conf
 UDEV_RULES=/etc/udev/rules.d/60-companion.rules  # the pins and the SPI bus to their groups
 KIOSK_BIN=/usr/local/bin/companion-kiosk
@@ -327,6 +329,9 @@ install_core_clock() {
 
 install_unit() {
     put 644 "$HERE/companion.service" "$UNIT"
+    # The page's updates: the daemon hands a checked release file over; root's service installs it.
+    put 644 "$HERE/companion-update.path" "$UPDATE_PATH"
+    put 644 "$HERE/companion-update.service" "$UPDATE_SERVICE"
     # A Pi 5 drives the strip through the RP1's PIO: its device joins the ones the unit allows.
     if [ -e "$ROOT/dev/pio0" ]; then
         put_text 644 "$DROP_IN_DIR/pio.conf" <<EOF
@@ -336,10 +341,11 @@ DeviceAllow=/dev/pio0 rw
 EOF
     fi
     if [ -n "$ROOT" ] || [ "$OFFLINE" = yes ]; then
-        systemctl --root "${ROOT:-/}" enable companion.service
+        systemctl --root "${ROOT:-/}" enable companion.service companion-update.path
     else
         systemctl daemon-reload
         systemctl enable companion.service
+        systemctl enable --now companion-update.path
         systemctl reset-failed companion.service 2> /dev/null || true  # a fresh start after earlier failures
         if ! systemctl restart companion.service; then
             systemctl status --no-pager --lines 5 companion.service >&2 || true
@@ -366,11 +372,13 @@ install_kiosk() {
 uninstall() {
     if [ -n "$ROOT" ] || [ "$OFFLINE" = yes ]; then
         systemctl --root "${ROOT:-/}" disable companion.service 2> /dev/null || true
+        systemctl --root "${ROOT:-/}" disable companion-update.path 2> /dev/null || true
     elif [ -f "$UNIT" ]; then
         systemctl disable --now companion.service || true
+        [ ! -f "$UPDATE_PATH" ] || systemctl disable --now companion-update.path || true
     fi
     made_folders=$(sed -n "s|^$MADE_FOLDERS||p" "$ROOT$UDEV_RULES" 2> /dev/null || true)
-    for path in "$UNIT" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART" "$WRAPPER" "$UDEV_RULES"; do
+    for path in "$UNIT" "$UPDATE_PATH" "$UPDATE_SERVICE" "$DROP_IN_DIR" "$KIOSK_BIN" "$KIOSK_AUTOSTART" "$WRAPPER" "$UDEV_RULES"; do
         if [ -e "$ROOT$path" ]; then
             rm -rf "$ROOT$path"
             say "removed $path"

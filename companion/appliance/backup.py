@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion import fields
+from companion.archives import plain_headers
 from companion.clock import iso
 from companion.errors import BadInput
 from companion.records.copies import check_table_file, snapshot
@@ -124,17 +125,8 @@ def _not_held(name: str) -> BadInput:
                     params={"file": name})
 
 
-class _PlainFileHeader(tarfile.TarInfo):
-    """A header read as a backup's: a plain file's, or refused before tarfile reads anything more.
-
-    tarfile reads a pax or GNU long-name header's data whole, and follows chained headers one within
-    another, before the member's name can be looked at: gzip packs hundreds of MB of such data into a
-    few hundred KB. The table's own backups hold plain file headers only (names in ASCII, sizes small)."""
-
-    def _proc_member(self, tarfile_):
-        if self.type not in (tarfile.REGTYPE, tarfile.AREGTYPE):
-            raise _not_held(self.name)
-        return super()._proc_member(tarfile_)
+# The table's own backups hold plain file headers only (names in ASCII, sizes small): any other is refused unread.
+_PlainFileHeader = plain_headers(_not_held)
 
 
 def _members(tar: tarfile.TarFile) -> dict[str, bytes]:

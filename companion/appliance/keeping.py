@@ -3,19 +3,23 @@ could not use on the card for its screen. The table is handed this by the progra
 (`companion table`, `companion demo`), so the running table imports nothing of the appliance.
 """
 
+import sys
 import time
 from pathlib import Path
 
 from companion.appliance import cardnotes
 from companion.appliance.backup import backup_name, make_backup
+from companion.appliance.handover import ReleaseUpload, running_release, versions
 from companion.appliance.upload import Upload
 
 
 class Backups:
-    """Download a backup of the table's files; receive one from a page, kept to be put in place at the next start."""
+    """Download a backup of the table's files; receive one from a page, kept to be put in place at the next start;
+    receive a release, handed to the root side that installs it."""
 
-    def __init__(self, wall=time.time):
+    def __init__(self, wall=time.time, prefix: str = sys.prefix):
         self._wall = wall
+        self._running = running_release(prefix)  # as the daemon starts: the release it runs from
 
     def back_up(self, config: Path | None, database: Path) -> tuple[str, bytes]:
         """The config (its calibration in it) and the database as one backup archive: its file name, its bytes."""
@@ -29,3 +33,11 @@ class Backups:
     def card_notes(self, folder: Path) -> list[dict]:
         """Why first boot did not use a file the owner put on the card (kept in the table's `folder`)."""
         return cardnotes.read(folder)
+
+    def release_receiver(self, folder: Path) -> ReleaseUpload:
+        """What takes a release file's pieces as a page sends them, and hands the whole to the root side."""
+        return ReleaseUpload(folder)
+
+    def releases(self, folder: Path) -> dict:
+        """The release running, the one before it, and what the last update from the page did."""
+        return versions(folder, *self._running)

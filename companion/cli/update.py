@@ -1,9 +1,13 @@
-"""`companion update [SOURCE]`: a new version beside the running one, kept only if it comes up.
+"""`companion update SOURCE`: a new version beside the running one, kept only if it comes up.
 
 The decisions are companion.appliance.update's; this is the machine they act
 on: install.sh's layout under /opt/companion (each release a complete
 environment, `current` and `previous` links), systemctl for the service and
-its state, and the table's page over HTTP.
+its state, and the table's page over HTTP. A release file (companion.release_file)
+is checked whole before anything of it reaches the releases folder, and
+installs offline from its own hashed wheels. `--from-page` takes the release
+the maintenance page handed over (companion.appliance.handover): what the
+update service runs as root.
 """
 
 import os
@@ -33,6 +37,7 @@ class Machine:
 
     def __init__(self, config, home: Path = HOME, wheels: Path | None = None):
         self.config, self.home, self.wheels = config, home, wheels
+        self.installed: str | None = None  # the release the source makes, once known
 
     # The program's releases (the one recipe install.sh runs too: companion.release).
     def current(self) -> str | None:
@@ -43,6 +48,8 @@ class Machine:
 
     def install(self, source: str) -> str:
         path = Path(source).resolve()
+        if path.suffix == ".tar":
+            return self._install_release_file(path)
         if path.is_dir() and not (path / "pyproject.toml").is_file():
             raise Refusal(f"{path}: not a checkout of the program (no pyproject.toml)")
         wheels = self.wheels or release.own_wheels(self.home, self.current())
@@ -50,7 +57,7 @@ class Machine:
             program = path if path.suffix == ".whl" or path.is_dir() else self._wheel(path, Path(work))
             version = _version(path) if path.is_dir() else program.name.split("-")[1]
             digest = release.source_digest(path) if path.is_dir() else release.file_digest(path)
-            name = f"{version}-{digest}"
+            name = self.installed = f"{version}-{digest}"
             if (self.home / "releases" / name / release.RELEASE_MARK).is_file():
                 self.say(f"the release {name} is there already")
                 return name
@@ -62,6 +69,30 @@ class Machine:
             except release.ReleaseError as e:
                 raise Refusal(f"{path}: {e}", code=1) from None
             return name
+
+    def _install_release_file(self, path: Path) -> str:
+        """A release file: every member checked against its list as it is copied into a work folder, then the
+        release made from its own wheels, offline."""
+        from companion.errors import BadInput
+        from companion.release_file import read_release
+
+        with tempfile.TemporaryDirectory(prefix="companion-update-") as work:
+            try:
+                checked = read_release(path, Path(work) / "release")
+            except BadInput as e:
+                raise Refusal(f"{path}: {e}") from None
+            self.installed = checked.name
+            if (self.home / "releases" / checked.name / release.RELEASE_MARK).is_file():
+                self.say(f"the release {checked.name} is there already")
+                return checked.name
+            self.say(f"installing {path.name} as the release {checked.name}, offline, from its own hashed wheels")
+            try:
+                release.make_release(self.home, checked.name, checked.program,
+                                     python=os.path.realpath(sys.executable), wheels=checked.wheels,
+                                     requirements=checked.requirements)
+            except release.ReleaseError as e:
+                raise Refusal(f"{path}: {e}", code=1) from None
+            return checked.name
 
     def _wheel(self, path: Path, work: Path) -> Path:
         """A source archive's wheel, built in `work` (a wheel or a checkout goes to the release as it is)."""
@@ -166,6 +197,16 @@ class Machine:
             raise Refusal(f"{' '.join(command[:3])} failed: {last}", code=1)
 
 
+class PageMachine(Machine):
+    """The machine as the update service sees it: each line it says is also the status the page shows."""
+
+    def say(self, line: str) -> None:
+        from companion.appliance.handover import tell
+
+        super().say(line)
+        tell(self.config.database.parent, "installing", self.installed, line)
+
+
 def _version(checkout: Path) -> str:
     import tomllib
 
@@ -176,24 +217,61 @@ def _version(checkout: Path) -> str:
 
 
 def cmd_update(args) -> int:
-    from companion.appliance.update import NotInstalled, update
     from companion.config import load_config
 
-    source = Path(args.source)
-    if not source.exists():
-        raise Refusal(f"{source}: no such file or folder (a release file: .whl or .tar.gz, or a checkout)")
-    if not (source.is_dir() or source.name.endswith((".whl", ".tar.gz", ".zip"))):
-        raise Refusal(f"{source}: not a release file (.whl, .tar.gz) nor a checkout folder")
+    if args.from_page == (args.source is not None):
+        raise Refusal("give a release file, a wheel or a checkout to update from, or --from-page (not both)")
+    if args.source is not None:
+        source = Path(args.source)
+        if not source.exists():
+            raise Refusal(f"{source}: no such file or folder (a release file: .tar, .whl or .tar.gz, or a checkout)")
+        if not (source.is_dir() or source.name.endswith((".tar", ".whl", ".tar.gz", ".zip"))):
+            raise Refusal(f"{source}: not a release file (.tar, .whl, .tar.gz) nor a checkout folder")
     config = load_config(args.config)
     if os.geteuid() != 0:
         raise Refusal("an update switches the program and restarts the service: run it as root (sudo)", code=1)
-    machine = Machine(config, wheels=args.wheels)
+    if args.from_page:
+        return _from_page(config, args)
+    return _update(Machine(config, wheels=args.wheels), str(source), args.timeout)
+
+
+def _update(machine: Machine, source: str, timeout: float) -> int:
+    from companion.appliance.update import NotInstalled, update
+
     try:
-        outcome = update(machine, str(source), timeout=args.timeout)
+        outcome = update(machine, source, timeout=timeout)
     except NotInstalled as e:
         raise Refusal(str(e), code=1) from None
     machine.prune()  # a release that did not come up goes too: current and previous are the good ones
     return 1 if outcome.rolled_back else 0
+
+
+def _from_page(config, args) -> int:
+    """The release the maintenance page handed over, installed as any other; what happened told to the page."""
+    from companion.appliance.handover import take, tell
+    from companion.release_file import MAX_RELEASE_BYTES
+
+    state = config.database.parent
+    with tempfile.TemporaryDirectory(prefix="companion-update-") as work:
+        try:
+            dropped = take(state, Path(work), MAX_RELEASE_BYTES)
+        except ValueError as e:
+            tell(state, "refused", None, str(e))
+            raise Refusal(str(e), code=1) from None
+        if dropped is None:
+            print("companion update: no release waits from the maintenance page")
+            return 0
+        machine = PageMachine(config)
+        try:
+            status = _update(machine, str(dropped), args.timeout)
+        except Refusal as e:
+            tell(state, "refused", machine.installed, str(e))
+            raise
+        if status:
+            tell(state, "rolled_back", machine.installed, f"{machine.current()} serves again")
+        else:
+            tell(state, "done", machine.installed, f"{machine.current()} runs; {machine.previous()} is the way back")
+        return status
 
 
 def wheelhouse(text: str) -> Path:
@@ -222,7 +300,12 @@ def register(sub) -> None:
 
     update = sub.add_parser("update", help="install a new version beside the running one; go back if it does not "
                                            "come up")
-    update.add_argument("source", metavar="SOURCE", help="a release file (.whl, .tar.gz) or a checkout folder")
+    update.add_argument("source", metavar="SOURCE", nargs="?",
+                        help="a release file (companion-VERSION.tar: the program and its hashed wheels, installed "
+                             "offline), a wheel or source archive (.whl, .tar.gz), or a checkout folder")
+    update.add_argument("--from-page", action="store_true",
+                        help="install the release file the maintenance page handed over (what the update service "
+                             "runs)")
     update.add_argument("--config", metavar="FILE", default="/etc/companion/config.toml",
                         help="the table's config (default /etc/companion/config.toml)")
     update.add_argument("--wheels", metavar="DIR", type=wheelhouse,

@@ -27,7 +27,7 @@ class TableSetup(Bench):
         super().__init__(runtime=runtime, live=live, fitted=fitted, configured=configured, watch=watch)
         self._first_run, self._door, self._republish = first_run, door, republish
         self._keeping = keeping  # the appliance's backups, handed in by the program that serves the table (or none)
-        self._upload = None
+        self._upload = self._release_upload = None
         self._saved = False  # settings saved since the setup flow opened: Finish needs them (or a PIN there is)
         self._reconfigured = reconfigured  # listener(old config, new config), called after new settings are applied
 
@@ -55,6 +55,17 @@ class TableSetup(Bench):
         if self._keeping is None or str(database) == ":memory:":
             return []
         return self._keeping.card_notes(database.parent)
+
+    def receive_release(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> dict:
+        """A piece of a release file sent from a page (the owner's key); once whole, checked and handed to the
+        update service, which installs it as root."""
+        if self._release_upload is None:
+            self._release_upload = self._kept().release_receiver(self._configured.now.database.parent)
+        return self._release_upload.receive(piece, part, parts, size, upload)
+
+    def releases(self) -> dict:
+        """The release running, the one before it, and what the last update from the page did."""
+        return self._kept().releases(self._configured.now.database.parent)
 
     def _kept(self):
         if self._keeping is None:

@@ -107,7 +107,7 @@ class Container:
     """A booted Debian: commands run inside it through nsenter, as root unless told."""
 
     def __init__(self, rootfs: Path, wheels: Path, checkout: Path, log: Path):
-        self.log = log
+        self.log, self.wheels, self.checkout = log, wheels, checkout  # the checkout is CHECKOUT inside
         self.process = subprocess.Popen(
             ["systemd-nspawn", "-D", str(rootfs), "--volatile=overlay", "--keep-unit", "--register=no",
              "--private-network", "--system-call-filter=bpf", "--console=passive",
@@ -510,6 +510,128 @@ def test_a_backup_restored_from_the_page_restarts_the_daemon_on_it(host):
     assert "restored the backup made" in box.journal("-u", UNIT, f"--after-cursor={cursor}")
     assert box.http("GET", "/api/scorepad")[1]["players"] == pad["players"]  # as it was in the backup
     box.run("rm", "/srv/backup.tar.gz")
+
+
+UPLOAD = f"""
+import http.cookiejar, json, re, sys, urllib.error, urllib.request
+PIECE = 24 * 1024  # the page's pieces
+opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+def call(method, path, data=None, headers={{}}):
+    request = urllib.request.Request("http://127.0.0.1:{PORT}" + path, method=method, data=data, headers=headers)
+    try:
+        with opener.open(request, timeout=30) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+path, key = sys.argv[1], sys.argv[2]
+status, page = call("GET", "/maintenance/")
+csrf = re.search(rb'name="csrf-token" content="([^"]+)"', page)[1].decode()
+if key == "pin":  # a player's way in: the PIN
+    headers = {{"X-Table-Pin": "{PIN}"}}
+else:  # the owner's: the setup code, entered on the page as a phone enters it
+    status, body = call("POST", "/api/setup/code", json.dumps({{"code": key}}).encode(),
+                        {{"Content-Type": "application/json", "X-CSRF-Token": csrf}})
+    assert status == 200, (status, body)
+    headers = {{"X-CSRF-Token": csrf}}
+data = open(path, "rb").read()
+parts, upload = -(-len(data) // PIECE), None
+for part in range(1, parts + 1):
+    query = f"part={{part}}&parts={{parts}}&size={{len(data)}}" + (f"&upload={{upload}}" if upload else "")
+    status, body = call("POST", "/api/maintenance/release?" + query, data[(part - 1) * PIECE:part * PIECE],
+                        {{**headers, "Content-Type": "application/octet-stream"}})
+    if status != 202:
+        break
+    upload = json.loads(body).get("upload", upload)
+print(status)
+print(body.decode())
+"""
+
+
+def release_file(box: Container, name: str, change: str) -> str:
+    """A release file made here, as an owner downloads one, of the checkout with `change` appended to
+    companion/cli/table.py and the wheels the container's table was installed from, pinned by hash; its path
+    inside the container."""
+    from companion.release_file import build_from
+
+    folder = box.checkout / "uploads" / name
+    shutil.rmtree(folder, ignore_errors=True)
+    source = folder / "source"
+    source.mkdir(parents=True)
+    shutil.copy(ROOT / "pyproject.toml", source)
+    shutil.copy(ROOT / "README.md", source)
+    shutil.copytree(ROOT / "companion", source / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+    with (source / "companion/cli/table.py").open("a") as f:
+        f.write(change)
+    # The lock, in this test's own few lines (not the builder's): each wheel by its version and hash.
+    lock = folder / "requirements.txt"
+    lock.write_text("".join(f"{w.name.split('-')[0]}=={w.name.split('-')[1]} "
+                            f"--hash=sha256:{hashlib.sha256(w.read_bytes()).hexdigest()}\n"
+                            for w in sorted(box.wheels.glob("*.whl"))))
+    made = build_from(source, box.wheels, lock, folder)
+    return f"{CHECKOUT}/{made.relative_to(box.checkout)}"
+
+
+def upload(box: Container, path: str, key: str) -> tuple[int, dict]:
+    status, _, body = box.run("python3", "-c", UPLOAD, path, key, timeout=300).stdout.partition("\n")
+    return int(status), json.loads(body)
+
+
+def update_status(box: Container, release: str) -> dict:
+    """The update service's last status for `release`, once it has finished (done, rolled back or refused)."""
+    deadline = time.monotonic() + 900
+    while True:
+        done = box.run("cat", "/var/lib/companion/update/status.json", check=False)
+        status = json.loads(done.stdout) if done.returncode == 0 else {}
+        if status.get("release") == release and status["state"] in ("done", "rolled_back", "refused"):
+            return status
+        if time.monotonic() > deadline:
+            journal = box.journal("-u", "companion-update.service", "-n", "30")
+            pytest.fail(f"the update of {release} did not finish: {status}\n{journal}")
+        time.sleep(1)  # polling the service's file; the verdicts never depend on this interval
+
+
+def test_a_release_uploaded_on_the_page_switches_with_no_network_and_a_broken_one_goes_back(host):
+    """The whole way a card updates from a phone: a release file uploaded on the maintenance page with the owner's
+    key, handed to the update service by its path unit, installed as root from the file's own hashed wheels in a
+    container that has no network, the table switched; then a release whose daemon cannot start, rolled back."""
+    box, _, _ = host
+    kept = shows(box)
+    before = release_of(box)
+    good = release_file(box, "good", "\n\nUPLOADED = True  # this version's mark\n")
+    broken = release_file(box, "broken", "\n\ndef cmd_run(args):  # this version's daemon cannot start\n"
+                                         "    raise SystemExit(3)\n")
+    assert box.run("ls", "/sys/class/net").stdout.split() == ["lo"]  # no network but the table's own loopback
+    refused, answer = upload(box, good, "pin")
+    assert refused == 403 and answer["code"] == "errors.owner_needed", answer
+    # The table was never set up (the config of "try the service"): its setup is open, its code in the journal,
+    # as on a fresh card.
+    code = re.findall(r"enter the setup code (\S+)", box.journal("-u", UNIT))[-1]
+
+    status, answer = upload(box, good, code)
+    assert status == 202 and answer["update"] == "waiting", answer
+    done = update_status(box, answer["release"])
+    journal = box.journal("-u", "companion-update.service")
+    print("an update uploaded on the page:\n" + journal, file=sys.stderr)
+    assert done["state"] == "done", f"{done}\n{journal}"
+    assert "offline, from its own hashed wheels" in journal and "the update is done" in journal
+    assert release_of(box) == answer["release"] and release_of(box, "previous") == before
+    marked = box.run("/opt/companion/current/bin/python", "-c", "import companion.cli.table as t; print(t.UPLOADED)")
+    assert marked.stdout.strip() == "True"
+    box.wait_for("the new version running", lambda s: (s["ActiveState"], s["SubState"]) == ("active", "running"))
+    assert shows(box) == kept
+    versions = box.http("GET", "/api/maintenance/release")[1]
+    assert (versions["running"], versions["previous"]) == (answer["release"], before)
+
+    status, answer = upload(box, broken, code)  # setup still open: the restarted table kept its code
+    assert status == 202, answer
+    done = update_status(box, answer["release"])
+    assert done["state"] == "rolled_back", done
+    assert release_of(box) == versions["running"]
+    assert answer["release"] not in box.run("ls", "/opt/companion/releases").stdout  # the broken one pruned
+    box.wait_for("the good version running again", lambda s: (s["ActiveState"], s["SubState"]) == ("active", "running"))
+    assert box.http("GET", "/")[0] == 200 and shows(box) == kept
+    assert box.run("test", "-e", "/var/lib/companion/update/release.tar", check=False).returncode != 0
+    shutil.rmtree(box.checkout / "uploads")
 
 
 def test_uninstall_then_purge_leave_nothing_behind(host):

@@ -67,7 +67,8 @@ def test_the_boot_partition_boots_the_root_by_its_label_with_the_spi_overlay(ima
 def test_the_tables_services_are_enabled_and_ssh_is_not(image):
     wanted = debugfs(image, "ls /etc/systemd/system/multi-user.target.wants")
     for unit in ("companion.service", "companion-firstboot.service", "companion-network.service",
-                 "companion-setup-code.path", "NetworkManager.service", "avahi-daemon.service"):
+                 "companion-setup-code.path", "companion-update.path", "NetworkManager.service",
+                 "avahi-daemon.service"):
         assert unit in wanted
     # Masked: the page waits for no network (enabling NetworkManager enables its wait-online, presets or not).
     assert 'Fast link dest: "/dev/null"' in debugfs(image, "stat /etc/systemd/system/NetworkManager-wait-online.service")

@@ -24,6 +24,9 @@ EXPECTED = {
     "etc/companion/config.toml": 0o640,
     "etc/systemd/system/companion.service": 0o644,
     "etc/systemd/system/multi-user.target.wants/companion.service": None,  # the enable link
+    "etc/systemd/system/companion-update.path": 0o644,  # a release from the maintenance page, installed as root
+    "etc/systemd/system/companion-update.service": 0o644,
+    "etc/systemd/system/multi-user.target.wants/companion-update.path": None,
     "boot/firmware/config.txt": None,
     "usr/local/bin/companion-kiosk": 0o755,
     "usr/local/bin/companion": 0o755,  # the command on the PATH

@@ -306,6 +306,7 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
         "setup.pose": ("a_up", "b_up", "side"), "setup.part": ("countdown", "tokens"),
         "cues": ("low_sand", "runout", "advance", "win", "loss", "switch", "switch_on"),
         "status": ("running", "win", "loss"), "table": ("alerts_on",),
+        "maintenance.state": ("waiting", "installing", "done", "rolled_back", "refused"),
     }.items() for x in values}
     asked |= {word for kind in sensors.kinds() for word in kind.page_words()}  # the words each kind's page shows
     missing = sorted(key for key in asked if "." in key and not key.endswith(".") and key not in known)

@@ -6,6 +6,10 @@ back. The restore's pieces carry the page's CSRF token. The table checks a backu
 is in: one that does not read is refused with 400 naming what is wrong (backup.config.toml.timers.red.pins,
 ...) and nothing is kept; a good one is kept for the next start, and a daemon under systemd restarts on it
 at once.
+
+A release file (the program and its hashed wheels) is uploaded the same way, by the owner alone too: the
+PIN, which players share, never changes the program. The table checks it whole and hands it to the update
+service, which installs it as root; the daemon itself never runs pip nor writes the program's folder.
 """
 
 import atexit
@@ -46,13 +50,7 @@ def download():
 @bp.post("/api/maintenance/restore")
 @needs_owner
 def restore():
-    receive = _desk("receive_backup")
-    args = request.args
-    part = fields.digits(args.get("part"), "part", 1, MAX_BACKUP_PIECES)
-    parts = fields.digits(args.get("parts"), "parts", part, MAX_BACKUP_PIECES)
-    size = fields.digits(args.get("size", "0"), "size", 0, MAX_SIZE)
-    upload = fields.line(args["upload"], "upload", 64) if "upload" in args else None
-    answer = receive(request.get_data(cache=False), part, parts, size, upload, with_config=True)
+    answer = _desk("receive_backup")(*_piece(), with_config=True)
     if answer.get("restore") != "pending":
         return jsonify(answer), 202
     restarts = bool(os.environ.get("NOTIFY_SOCKET"))  # under systemd, which starts it again
@@ -60,6 +58,29 @@ def restore():
     if restarts:
         response.call_on_close(_restart)
     return response, 202
+
+
+def _piece() -> tuple[bytes, int, int, int, str | None]:
+    """A piece of a file sent from the page: its bytes, its number, how many, the whole's size, the upload's id."""
+    args = request.args
+    part = fields.digits(args.get("part"), "part", 1, MAX_BACKUP_PIECES)
+    parts = fields.digits(args.get("parts"), "parts", part, MAX_BACKUP_PIECES)
+    size = fields.digits(args.get("size", "0"), "size", 0, MAX_SIZE)
+    upload = fields.line(args["upload"], "upload", 64) if "upload" in args else None
+    return request.get_data(cache=False), part, parts, size, upload
+
+
+@bp.post("/api/maintenance/release")
+@needs_owner
+def upload_release():
+    return jsonify(_desk("receive_release")(*_piece())), 202
+
+
+@bp.get("/api/maintenance/release")
+def releases():
+    """The release running, the one before it, the last update's status: open to look at, as the show is, so a
+    page that waits through the restart an update makes (its session ends with the daemon) still hears it."""
+    return jsonify(_desk("releases")())
 
 
 def _restart() -> None:

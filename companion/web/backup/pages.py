@@ -1,13 +1,22 @@
-"""The maintenance page: the owner's session (the setup code) first, then a backup to download and a form that restores one."""
+"""The maintenance page: the owner's session (the setup code) first, then a backup to download, a form that
+restores one, the versions (running, and the one before) and a form that updates the program."""
 
 from flask import render_template, request
 
-from companion.web import owner
+from companion.errors import Conflict
+from companion.web import owner, setup
 from companion.web.backup import bp
 from companion.web.backup.api import PIECE_BYTES
 
 
 @bp.get("/maintenance/")
 def index():
-    return render_template("backup/index.html", area="maintenance", unlocked=owner.is_owner(), next=request.path,
-                           piece_bytes=PIECE_BYTES)
+    unlocked = owner.is_owner()
+    versions = None
+    if unlocked:
+        try:
+            versions = setup().releases()
+        except (AttributeError, Conflict):  # a stand-in table, or one that keeps no files (the demo): no updates
+            pass
+    return render_template("backup/index.html", area="maintenance", unlocked=unlocked, next=request.path,
+                           piece_bytes=PIECE_BYTES, versions=versions)

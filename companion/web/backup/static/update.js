@@ -1,0 +1,53 @@
+// Updating the program: the release file goes to the table in pieces; the table checks it whole and hands it
+// to its update service, which installs it and restarts the table. The page follows the update's status
+// through that restart (its answer is open to look at: the session ends with the daemon).
+
+import { ready } from "/static/js/forms.js";
+import { loadMessages, t } from "/static/js/i18n.js";
+import { sendInPieces } from "./pieces.js";
+
+await loadMessages();
+
+const form = document.getElementById("update-form");
+const status = document.getElementById("update-status");
+const FINISHED = new Set(["done", "rolled_back", "refused"]);
+const POLL_MS = 3000; // an update takes minutes on a Pi: a look every few seconds is plenty
+
+function show(versions) {
+  document.getElementById("version-running").textContent = versions.running ?? t("maintenance.no_release");
+  document.getElementById("version-previous").textContent = versions.previous ?? t("maintenance.no_release");
+  const update = versions.update;
+  if (update) status.textContent = t(`maintenance.state.${update.state}`, { release: update.release ?? "", line: update.line });
+}
+
+async function follow(release) {
+  for (;;) {
+    await new Promise((done) => { setTimeout(done, POLL_MS); });
+    try {
+      const response = await fetch(form.dataset.api, { cache: "no-store", credentials: "same-origin" });
+      if (!response.ok) continue; // restarting
+      const versions = await response.json();
+      show(versions);
+      if (versions.update?.release === release && FINISHED.has(versions.update.state)) return;
+    } catch {
+      // the table is restarting on the new release
+    }
+  }
+}
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const file = form.elements.file.files[0];
+  if (!file) return;
+  form.querySelector("button").disabled = true;
+  const answer = await sendInPieces(form, file, status);
+  if (answer.error) {
+    status.textContent = answer.error;
+    form.querySelector("button").disabled = false;
+    return;
+  }
+  status.textContent = t("maintenance.state.waiting", { release: answer.release, line: "" });
+  await follow(answer.release);
+  form.querySelector("button").disabled = false;
+});
+ready(form); // a submit before now would have gone to the page as a plain form
