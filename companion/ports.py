@@ -8,7 +8,7 @@ modules, its records or its hardware.
 - `ShowDesk`: the show in progress, its commands and its live state (the table page, the kiosk, the bridge);
 - `Ledger`: the records of past shows, the score pad, festivals and the whole history;
 - `BoardGames`: the board games' saved games and cards (flock, geese);
-- `SetupDesk`: the first-run setup door, the settings, the wiring check, timing a glass, backups;
+- `SetupDesk`: the first-run setup door, the settings, the wiring check, timing a glass, backups, updates;
 - `Progress`: the figures of the table's progress over nights, read from the records (the progress area, the bridge);
 - `Door`: who may come in and where: the PIN, the names and address the table answers on, its name and language.
 
@@ -108,6 +108,8 @@ class SetupDesk(Protocol):
     def back_up(self) -> tuple[str, bytes]: ...
     def receive_backup(self, piece: bytes, part: int, parts: int, size: int, upload: str | None, *,
                        with_config: bool = False) -> dict: ...
+    def receive_release(self, piece: bytes, part: int, parts: int, size: int, upload: str | None) -> dict: ...
+    def releases(self) -> dict: ...
 
 
 @runtime_checkable

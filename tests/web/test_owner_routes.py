@@ -20,7 +20,8 @@ CHANGES = {"POST", "PUT", "PATCH", "DELETE"}
 
 # The owner's: the table's config, its hardware under test, its backups (which carry the config).
 OWNERS = {"setup.change_settings", "setup.done", "setup.light_part", "setup.beep", "setup.start_timing",
-          "setup.turn_timed", "setup.cancel_timing", "setup.save_timing", "show.calibrate", "maintenance.restore"}
+          "setup.turn_timed", "setup.cancel_timing", "setup.save_timing", "show.calibrate", "maintenance.restore",
+          "maintenance.upload_release"}
 OWNERS_READING = {"setup.settings", "setup.wiring", "setup.timing", "maintenance.download"}
 # The keys themselves, and what only the table's own screen may do.
 DOORS = {"setup.code", "auth.enter_pin", "auth.pair", "auth.forget_pin", "setup.reopen", "kiosk.new_pairing"}
