@@ -113,7 +113,22 @@ PRELUDE = r"""set -euo pipefail
 set -m  # each command started in the background has its own process group, and Ctrl-C (SIGINT) reaches it
 curl() { command curl --fail-with-body "$@"; }  # an answer that is not 2xx stops the run
 _serving=()
-_stop() { for pid in "${_serving[@]}"; do kill -INT -- "-$pid" 2>/dev/null || true; done; wait || true; }
+_gone() {  # PID: wait until the process group PID has ended after Ctrl-C, up to half a minute; else say what is left
+    local waited=0
+    while kill -0 -- "-$1" 2>/dev/null; do
+        if [ $((waited += 1)) -gt 600 ]; then
+            echo "still running after Ctrl-C:" >&2; ps -o pid,stat,wchan:20,args -g "$1" >&2 || true
+            kill -KILL -- "-$1" 2>/dev/null || true; return 1
+        fi
+        sleep 0.05
+    done
+}
+_stop() {
+    local status=$? pid
+    for pid in "${_serving[@]}"; do kill -INT -- "-$pid" 2>/dev/null || true; done
+    for pid in "${_serving[@]}"; do _gone "$pid" || status=1; done
+    exit "$status"
+}
 trap _stop EXIT
 _ready() {  # FILE WORDS PID: wait until FILE holds WORDS (any output when WORDS is empty), or fail showing it
     local waited=0
@@ -141,7 +156,7 @@ _follow() {  # a live stream: stopped with Ctrl-C once it has printed something
     local log="follow-$RANDOM.log"
     ( eval "$1" ) > "$log" 2>&1 < /dev/null & local pid=$!
     _ready "$log" "" $pid
-    kill -INT -- "-$pid" 2>/dev/null || true; wait "$pid" || true
+    kill -INT -- "-$pid" 2>/dev/null || true; _gone "$pid" || exit 1
     cat "$log"
 }
 """
