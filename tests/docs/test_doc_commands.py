@@ -35,6 +35,9 @@ THEN = {
 }
 _until red_on_the_hub""",
 }
+# As from a terminal: Ctrl-C, and the other signals a terminal sends, reach the page's commands (a test runner's
+# worker ignores them, and a shell cannot take back what it was started ignoring).
+TERMINAL = ["env", "--default-signal=HUP,INT,QUIT", "bash"]
 # Pages whose blocks take more than a few seconds run with the whole-system tests (`pytest -m system`).
 SLOW = {
     "README.md": "makes a fresh venv and installs the project into it",
@@ -90,6 +93,19 @@ def test_a_block_neither_run_nor_marked_is_found(tmp_path):
     assert list(unlabelled_commands(page)) == [(6, "sudo companion backup x")]
 
 
+def test_a_live_stream_stops_on_ctrl_c_even_under_a_runner_that_ignores_it(tmp_path):
+    """A page's live stream is stopped with Ctrl-C; run from a process that ignores Ctrl-C (as a test runner's
+    worker does), it would run on and the page would wait for it for ever."""
+    import signal
+
+    page = tmp_path / "stream.markdown"
+    page.write_text("```sh\nwhile sleep 0.1; do echo tick; done   # ticks until Ctrl-C stops it\n```\n")
+    (tmp_path / "run.sh").write_text(script(blocks(page), tmp_path, table=0, hall=0, broker=0))
+    done = subprocess.run([*TERMINAL, "run.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert done.returncode == 0, done.stderr
+
+
 def reader_folder(tmp_path, doc):
     """The reader's folder for `doc`: for the README a copy of the checkout (its first command makes the venv),
     else a HOME with the project's docs/ and hw/, its venv and a clone of the checkout beside them."""
@@ -128,7 +144,7 @@ def run_the_page(tmp_path, doc):
         (home / "run.sh").write_text(script(blocks(doc), home, THEN.get(english(doc), ""), **ports))
         with _lock_file(f"page-{english(doc).replace('/', '-')}") as lock:  # a page may name a fixed file
             fcntl.flock(lock, fcntl.LOCK_EX)  # (the hub's /tmp/companion-hub): one reader of a page at a time
-            done = subprocess.run(["bash", "run.sh"], cwd=home, env=env, capture_output=True, text=True,
+            done = subprocess.run([*TERMINAL, "run.sh"], cwd=home, env=env, capture_output=True, text=True,
                                   timeout=900)
     finally:
         if broker:
