@@ -33,7 +33,7 @@ from mqtt_support import listen, mosquitto, play_to_a_win  # noqa: F401  (fixtur
 
 from companion import __version__
 from companion.mqtt.bridge import Bridge
-from companion.mqtt.discovery import discovery_messages, node_id
+from companion.mqtt.discovery import PROGRESS_ENTITIES, discovery_messages, node_id
 from companion.mqtt.mosquitto import free_port
 from companion.mqtt.settings import from_url
 from companion.mqtt.topics import Topics
@@ -48,7 +48,7 @@ REQUEST_S = 10.0  # one request to its HTTP API
 STATESTREAM = "hass"
 BIRTH = ("homeassistant/status", b"online")  # its MQTT integration's birth message: it has started
 TABLE = Topics("companion", "t1")
-MESSAGES = discovery_messages(TABLE, __version__)
+MESSAGES = discovery_messages(TABLE, __version__, progress=True)  # a table keeps its progress
 # Home Assistant's own notice that the machine is slow, not a fault of what it was given.
 SLOW_NOTICE = "is taking over"
 
@@ -75,7 +75,9 @@ def entity_id(component: str, config: dict) -> str:
 
 
 ENTITY_IDS = {config["unique_id"]: entity_id(topic.split("/")[1], config) for topic, config in MESSAGES.items()}
-BY_OBJECT = {unique_id.removeprefix(f"{node_id(TABLE)}_"): eid for unique_id, eid in ENTITY_IDS.items()}
+OBJECTS = {unique_id.removeprefix(f"{node_id(TABLE)}_"): eid for unique_id, eid in ENTITY_IDS.items()}
+CAMPAIGN = {object_id for _kind, object_id, _config in PROGRESS_ENTITIES}  # read from the progress topic
+BY_OBJECT = {name: eid for name, eid in OBJECTS.items() if name not in CAMPAIGN}  # those that follow the show
 
 
 class HomeAssistant:
@@ -272,6 +274,11 @@ def test_home_assistant_makes_each_entity_of_a_table_and_follows_its_state_and_a
         states.wait_for(reads_as(table.desk.snapshot()))
         table.desk.abort()
         states.wait_for(reads_as(table.desk.snapshot(), "aborted"))
+        # The campaign's sensors read what the progress pages say, sent again as each show ended.
+        campaign = table.progress.campaign()
+        figures = {"campaign_stars": str(campaign["stars"]), "events_won": str(campaign["events_won"])}
+        states.listener.wait_for(lambda _: {name: home_assistant.states().get(OBJECTS[name])
+                                            for name in CAMPAIGN} == figures, CHANGE_S)
     finally:
         bridge.stop()
 
@@ -282,7 +289,8 @@ def test_home_assistant_makes_each_entity_of_a_table_and_follows_its_state_and_a
                                            "loss", "idle", "running", "aborted"]  # from its start (unknown before)
     assert home_assistant.stop() == 0
     entities = [e for e in home_assistant.registry("core.entity_registry")["entities"] if e["platform"] == "mqtt"]
-    assert len(entities) == 3 + 2 * len(COLOURS)  # as docs/hall.md lists them: three, and two for each glass
+    # As docs/hall.md lists them: three, two for each glass, and the campaign's progress.
+    assert len(entities) == 3 + 2 * len(COLOURS) + len(PROGRESS_ENTITIES)
     assert {e["unique_id"]: e["entity_id"] for e in entities} == ENTITY_IDS
     devices = [d for d in home_assistant.registry("core.device_registry")["devices"]
                if ["mqtt", f"companion_{TABLE.table}"] in d["identifiers"]]
