@@ -166,8 +166,9 @@ class FirstRun:
         return (stat.st_mtime_ns, stat.st_size) if stat else None
 
     def _look_at_file(self) -> None:
-        """A config file changed behind the table's back may say `set_up = false`: `companion setup --reopen`."""
-        if self._path is None or self._code is not None:
+        """A config file changed behind the table's back may say `set_up = false`: `companion setup --reopen`,
+        which keeps its new code beside the database; taken at once, whether or not a code is open now."""
+        if self._path is None:
             return
         stamp = self._stamp()
         if stamp == self._seen:
@@ -179,4 +180,6 @@ class FirstRun:
             log.warning("could not read %s for set_up: %s", self._path, e)
             return
         if set_up is False:
-            self.reopen(read_code(self._kept))
+            kept = read_code(self._kept)
+            if self._code is None or (kept is not None and kept != self._code):
+                self.reopen(kept)

@@ -168,7 +168,7 @@ def test_without_options_there_is_no_spi_line_and_no_kiosk(copy):
 
 def test_uninstall_keeps_the_config_and_the_shows(copy):
     shows = copy / "var/lib/companion/companion.sqlite3"
-    shows.parent.mkdir(parents=True)
+    shows.parent.mkdir(parents=True, exist_ok=True)  # install.sh makes it too
     shows.write_bytes(b"the shows")
     done = run(copy, "--uninstall")
     assert done.returncode == 0, done.stderr
@@ -180,7 +180,7 @@ def test_uninstall_keeps_the_config_and_the_shows(copy):
 
 
 def test_uninstall_with_purge_removes_the_data_too(copy):
-    (copy / "var/lib/companion").mkdir(parents=True)
+    (copy / "var/lib/companion").mkdir(parents=True, exist_ok=True)
     (copy / "var/lib/companion/companion.sqlite3").write_bytes(b"the shows")
     done = run(copy, "--uninstall", "--purge")
     assert done.returncode == 0, done.stderr

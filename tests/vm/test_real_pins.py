@@ -123,6 +123,32 @@ def api(pi, method: str, path: str, body: dict | None = None):
         return e.code, e.read().decode(errors="replace")
 
 
+def as_owner(pi):
+    """A phone holding the owner's session, as the owner opens one from ssh: `companion setup --reopen` prints the
+    code, the running table takes it at once, and the setup page takes the code; (method, path) -> (status, body)."""
+    import http.cookiejar
+
+    code = re.search(r"setup code ([A-Z0-9]{5}-[A-Z0-9]{5})", pi.sh("companion setup --reopen"))[1]
+    phone = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    base = f"http://127.0.0.1:{pi.page_port}"
+    page = phone.open(f"{base}/setup/", timeout=60).read().decode()
+    headers = {"X-CSRF-Token": re.search(r'name="csrf-token" content="([^"]+)"', page)[1],
+               "Content-Type": "application/json"}
+
+    def call(method: str, path: str, body: dict | None = None):
+        request = urllib.request.Request(base + path, method=method, headers=headers,
+                                         data=None if body is None else json.dumps(body).encode())
+        try:
+            with phone.open(request, timeout=60) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode(errors="replace")
+
+    status, answer = call("POST", "/api/setup/code", {"code": code})
+    assert status == 200, answer
+    return call
+
+
 class Stream:
     """The show's event stream, read on a thread of its own: every state a phone was sent, in order."""
 
@@ -274,9 +300,11 @@ def test_check_hw_on_a_terminal_reads_the_switches_as_they_stand_and_returns(pi)
 def test_the_setup_pages_wiring_check_reads_the_pins_and_names_a_pair_closed_together(pi):
     start_daemon(pi, TILT_TABLE)
     stand(pi, {"red": "b_up", "orange": "a_up", "yellow": "side", "green": "a_up", "blue": "side", "purple": "both"})
+    owner = as_owner(pi)  # the wiring check is the owner's
+    assert api(pi, "GET", "/api/setup/wiring")[0] == 403  # not the players' PIN
     deadline = time.monotonic() + WAIT_S
     while True:
-        status, wiring = api(pi, "GET", "/api/setup/wiring")
+        status, wiring = owner("GET", "/api/setup/wiring")
         assert status == 200, wiring
         glasses = {glass["colour"]: glass for glass in wiring["glasses"]}
         if glasses["red"]["pose"] == "b_up" and glasses["purple"]["fault"] or time.monotonic() > deadline:

@@ -179,6 +179,9 @@ def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table,
     assert done.returncode == 0 and "setup reopened" in done.stdout
     printed = re.search(r"setup code ([A-Z0-9]{5}-[A-Z0-9]{5})", done.stdout)[1]  # at once, not at the next page
     assert table.first_run.accepts(printed)  # the running table saw the file change and took that very code
+    again = cli("setup", "--reopen", "--config", str(table.configured.now.path))  # while that code is still open
+    reprinted = re.search(r"setup code ([A-Z0-9]{5}-[A-Z0-9]{5})", again.stdout)[1]
+    assert table.first_run.accepts(reprinted) and not table.first_run.accepts(printed)
 
 
 def test_the_demo_has_no_setup_flow(tmp_path):
