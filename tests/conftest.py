@@ -197,14 +197,20 @@ def run_cli(*args: str, stdin: str | None = None):
     )
 
 
+def csrf_in(page: str) -> str:
+    """The CSRF token a page of the table carries in its head, as its scripts read it."""
+    import re
+
+    return re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+
+
 def as_owner(client, table) -> str:
     """Open an owner's session on `client` with `table`'s setup code, as an owner does (setup reopened first when
     it is closed); returns the session's CSRF token."""
-    import re
-
+    
     code = table.first_run.code or table.first_run.reopen()
     page = client.get("/setup/").get_data(as_text=True)
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    csrf = csrf_in(page)
     assert client.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": csrf}).status_code == 200
     return csrf
 

@@ -10,7 +10,7 @@ from companion.appliance.page import CardDesk
 from companion.table.firstrun import grouped
 from companion.web import create_app
 from companion.web.wifi import create_wifi_app
-from conftest import installed_table
+from conftest import csrf_in, installed_table
 
 OWNER = "192.168.4.7"
 
@@ -28,7 +28,7 @@ class Pages:
     def __init__(self, table, tmp_path):
         self.client = create_app(table, testing=True).test_client()
         page = self.client.get("/setup/", environ_base={"REMOTE_ADDR": OWNER}).get_data(as_text=True)
-        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        self.csrf = csrf_in(page)
         code_file = tmp_path / "companion-setup-code.txt"
         code_file.write_text(table.first_run.code + "\n")  # as the table writes it on the card
         self.saved = []

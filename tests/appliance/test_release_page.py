@@ -11,7 +11,7 @@ import pytest
 from companion.appliance.handover import DROP, STATUS, WAITING, tell
 from companion.appliance.keeping import Backups
 from companion.web import create_app
-from conftest import installed_table
+from conftest import csrf_in, installed_table
 from tests.appliance.test_backup_page import PIN, ROOT
 from tests.appliance.test_release_file import built, wheelhouse  # noqa: F401  (a fixture)
 
@@ -43,7 +43,7 @@ def table(tmp_path, installed):
 def client(table):
     client = create_app(table, testing=True).test_client()
     page = client.get("/maintenance/").get_data(as_text=True)
-    client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    client.csrf = csrf_in(page)
     return client
 
 

@@ -10,7 +10,6 @@ Counts print with -s.
 """
 
 import ipaddress
-import re
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -19,7 +18,7 @@ from companion.clock import FakeClock
 from companion.table import Table, demo_table
 from companion.web import create_app
 from companion.web.hosts import split_host
-from conftest import installed_table
+from conftest import csrf_in, installed_table
 
 BASE = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None)
 DOOR_EXAMPLES = 60
@@ -43,7 +42,7 @@ def first_run_table(tmp_path) -> Table:
 
 def phone(app):
     client = app.test_client()
-    client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/setup/").get_data(as_text=True))[1]
+    client.csrf = csrf_in(client.get("/setup/").get_data(as_text=True))
     return client
 
 

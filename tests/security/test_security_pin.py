@@ -1,12 +1,12 @@
 """The PIN cannot be guessed from many addresses, and a locked session stays locked."""
 
 import random
-import re
 
 import pytest
 
 from companion.web import create_app
 from companion.web.security import CLIENT_FREE_TRIES, MAX_WAIT_S, SESSION_MAX_AGE_S, TABLE_FREE_TRIES, PinGuard
+from conftest import csrf_in
 
 PIN = "1234"
 SIMULATED_HOUR_S = 3600.0
@@ -92,7 +92,7 @@ def test_the_per_client_count_still_applies(app):
 
 def csrf(client) -> str:
     page = client.get("/").get_data(as_text=True)
-    return re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    return csrf_in(page)
 
 
 def unlocked_client(app):

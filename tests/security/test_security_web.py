@@ -1,12 +1,11 @@
 """The web's reproductions: no open redirect, no 500 from any input, error codes a page can translate."""
 
 import json
-import re
 
 import pytest
 
 from companion.web.i18n import catalog
-from conftest import as_owner
+from conftest import as_owner, csrf_in
 
 PIN = {"X-Table-Pin": "1234"}
 
@@ -14,7 +13,7 @@ PIN = {"X-Table-Pin": "1234"}
 
 def csrf(client) -> str:
     page = client.get("/").get_data(as_text=True)
-    return re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    return csrf_in(page)
 
 
 LEADING_AWAY = ["/%09/evil.com", "/%0a/evil.com", "/%0d%0a/evil.com", "//evil.com", "/\\evil.com",

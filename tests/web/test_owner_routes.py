@@ -13,6 +13,7 @@ from companion.hardware.mock import mock_pin_factory
 from companion.records import Store
 from companion.table import Table
 from companion.web import create_app
+from conftest import csrf_in
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "246813"
@@ -47,7 +48,7 @@ def table(tmp_path):
 def client_of(app, page="/setup/"):
     client = app.test_client()
     html = client.get(page).get_data(as_text=True)
-    client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', html)[1]
+    client.csrf = csrf_in(html)
     return client
 
 

@@ -16,7 +16,7 @@ from companion.records import Store
 from companion.table import Table
 from companion.web.i18n import catalog
 from companion.web.looks import SOUNDS
-from conftest import as_owner
+from conftest import as_owner, csrf_in
 from companion.web.shows.pages import lasted, lasted_at_table
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
@@ -32,7 +32,7 @@ def test_the_page_hands_its_limits_and_sounds_to_the_script_as_data(client, tabl
     page = client.get("/").get_data(as_text=True)
     assert json.loads(attribute(page, "data-sounds")) == SOUNDS
     assert int(attribute(page, "data-crowd-tokens")) == CROWD_TOKENS
-    client.post("/pin", data={"pin": "1234", "csrf": re.search(r'name="csrf-token" content="([^"]+)"', page)[1]})
+    client.post("/pin", data={"pin": "1234", "csrf": csrf_in(page)})
     as_owner(client, table)  # the calibration form is the owner's
     unlocked = client.get("/").get_data(as_text=True)
     assert re.search(rf'id="cal-seconds"[^>]*max="{int(MAX_DURATION_S)}"', unlocked)

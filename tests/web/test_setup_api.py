@@ -10,7 +10,7 @@ from companion.hardware import sensors
 from companion.hardware.mock import Hands
 from companion.table import demo_table
 from companion.web import create_app
-from conftest import installed_table
+from conftest import csrf_in, installed_table
 
 
 
@@ -25,7 +25,7 @@ def table(tmp_path):
 def client(table):
     client = create_app(table, testing=True).test_client()
     page = client.get("/setup/").get_data(as_text=True)
-    client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    client.csrf = csrf_in(page)
     return client
 
 
@@ -167,7 +167,7 @@ def test_setup_reopens_from_the_table_screen_only_or_from_the_cli(client, table,
     table.setup.change_settings({"web": {"pin": "97531"}})
     table.setup.finish_setup()
     phone = create_app(table, testing=True).test_client()
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"', phone.get("/setup/").get_data(as_text=True))[1]
+    csrf = csrf_in(phone.get("/setup/").get_data(as_text=True))
     refused = phone.post("/setup/reopen", data={"csrf": csrf}, environ_base={"REMOTE_ADDR": "192.168.1.20"})
     assert refused.status_code == 403 and table.first_run.code is None
     kiosk = client.get("/kiosk/").get_data(as_text=True)
@@ -235,14 +235,14 @@ def strangers_guess_codes(app, clock, rounds: int, addresses: int = 12) -> None:
 
 def phone(app):
     client = app.test_client()
-    client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/setup/").get_data(as_text=True))[1]
+    client.csrf = csrf_in(client.get("/setup/").get_data(as_text=True))
     return client
 
 
 def test_strangers_guessing_codes_never_lock_out_a_phone_that_passed_the_code_or_the_tables_screen(client, table):
     clock = client.application.extensions["setup_guard"].clock = Clock()
     owner = client.application.test_client()
-    owner_csrf = re.search(r'name="csrf-token" content="([^"]+)"', owner.get("/setup/").get_data(as_text=True))[1]
+    owner_csrf = csrf_in(owner.get("/setup/").get_data(as_text=True))
     code = table.first_run.code
     assert owner.post("/api/setup/code", json={"code": code}, headers={"X-CSRF-Token": owner_csrf},
                       environ_base=OWNER).status_code == 200
@@ -263,7 +263,7 @@ def test_strangers_guessing_codes_never_lock_out_a_phone_that_passed_the_code_or
 def test_done_during_a_pin_guessing_attack_finishes_and_unlocks_the_phone(client, table):
     clock = client.application.extensions["pin_guard"].clock = Clock()
     owner = client.application.test_client()
-    owner_csrf = re.search(r'name="csrf-token" content="([^"]+)"', owner.get("/setup/").get_data(as_text=True))[1]
+    owner_csrf = csrf_in(owner.get("/setup/").get_data(as_text=True))
     assert owner.post("/api/setup/code", json={"code": table.first_run.code}, headers={"X-CSRF-Token": owner_csrf},
                       environ_base=OWNER).status_code == 200
     for number in range(12):
@@ -379,7 +379,7 @@ def test_the_demo_command_walks_the_first_run_setup(tmp_path):
     try:
         client = create_app(table, testing=True).test_client()
         page = client.get("/setup/").get_data(as_text=True)
-        client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        client.csrf = csrf_in(page)
         assert 'id="setup-pending"' in client.get("/").get_data(as_text=True)
         enter(client, table)
         assert client.get("/api/setup/settings").json["timers"]["red"] == {"source": "emulated", "pins": [4],
@@ -408,7 +408,7 @@ def test_the_demos_setup_says_where_its_code_is_and_a_pin_left_blank_keeps_the_o
         client = create_app(table, testing=True).test_client()
         page = client.get("/setup/").get_data(as_text=True)
         assert "in the terminal that started it" in page
-        client.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+        client.csrf = csrf_in(page)
         enter(client, table)
         settings = client.get("/setup/").get_data(as_text=True)
         assert 'placeholder="unchanged"' in settings and "Left blank, the PIN stays the one" in settings

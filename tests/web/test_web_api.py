@@ -7,7 +7,6 @@ when told) and its own app.
 import csv
 import io
 import json
-import re
 from dataclasses import replace
 
 import pytest
@@ -20,7 +19,7 @@ from companion.records import Store
 from companion.hardware.mock import mock_pin_factory
 from companion.table import Table
 from companion.web import create_app
-from conftest import as_owner
+from conftest import as_owner, csrf_in
 from companion.web.security import PinGuard
 
 PIN = {"X-Table-Pin": "1234"}
@@ -339,7 +338,7 @@ def test_the_guard_doubles_the_wait_and_forgets_in_time():
 
 def test_a_page_session_needs_the_csrf_token(client):
     page = client.get("/").get_data(as_text=True)
-    token = re.search(r'name="csrf-token" content="([^"]+)"', page)[1]
+    token = csrf_in(page)
     assert client.post("/pin", data={"pin": "1234", "csrf": token}).status_code == 303
     refused = client.post("/api/show/start", json={"event": "training"})
     assert refused.status_code == 403 and "token" in refused.json["error"]

@@ -17,6 +17,7 @@ from companion.web import PAGE_BUDGET, create_app
 from companion.web.show import pages as table_page
 from companion.web.i18n import CATALOG_DIR, catalog
 from companion.web.looks import LOOKS
+from conftest import csrf_in
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
 PIN = {"X-Table-Pin": "1234"}
@@ -54,7 +55,7 @@ class Page(HTMLParser):
 
 
 def csrf(client, path="/"):
-    return re.search(r'name="csrf-token" content="([^"]+)"', client.get(path).get_data(as_text=True))[1]
+    return csrf_in(client.get(path).get_data(as_text=True))
 
 
 def unlock(client):
