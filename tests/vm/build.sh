@@ -2,7 +2,8 @@
 # Build the small virtual Pi the real-pin tests boot (docs/pins-vm.md): Debian's own amd64 kernel with
 # a simulated GPIO chip that has the Pi's 28 lines, SPI0 bit-banged on that chip's lines 11/10/8 with
 # /dev/spidev0.0, and a Debian root into which systemd/install.sh installed the program from the same
-# hashed wheels the card image uses. The root is one initramfs: no disk, nothing to mount.
+# hashed wheels the card image uses. The root is one initramfs; the machine's one disk is the card's boot
+# partition, which the tests make (tests/vm/card.py).
 #
 #   tests/vm/build.sh [--cache DIR]     prints the folder holding kernel and initramfs
 #
@@ -18,10 +19,12 @@ SOURCE=$(cd "$HERE/../.." && pwd)
 SUITE=bookworm
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/companion/vm
 # What the root needs beyond Debian's required packages: systemd as PID 1 and udev (which gives the GPIO
-# chip and spidev their groups, as on a Pi), the network, and what install.sh uses.
-PACKAGES="systemd systemd-sysv udev kmod iproute2 python3 python3-venv python3-pip"
-# Modules the root loads: the network card, configfs (gpio-sim is made through it), the SPI bit-banger.
-MODULES="virtio_pci virtio_net configfs spi-bitbang"
+# chip and spidev their groups, as on a Pi), the network, what install.sh uses, and iw (first boot sets the
+# Wi-Fi country with it, as on the card).
+PACKAGES="systemd systemd-sysv udev kmod iproute2 python3 python3-venv python3-pip iw"
+# Modules the root loads: the network card, configfs (gpio-sim is made through it), the SPI bit-banger, and
+# the card's boot partition (a virtio disk holding FAT, read with the code pages vfat asks for by default).
+MODULES="virtio_pci virtio_net configfs spi-bitbang virtio_blk vfat nls_cp437 nls_ascii"
 
 fail() { echo "build.sh: $*" >&2; exit 2; }
 say() { echo "build.sh: $*" >&2; }

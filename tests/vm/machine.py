@@ -2,7 +2,9 @@
 
 `VirtualPi(folder)` boots the kernel and initramfs that tests/vm/build.sh made
 (KVM where the host's actually runs a guest, else qemu's own emulation) and
-waits for the agent inside to answer. Each request is one JSON line to the
+waits for the agent inside to answer. Given a `card`, a file holding the card's
+boot partition, the machine has it as its one disk, /dev/vda (the host reads
+its raw bytes whenever the machine has it unmounted). Each request is one JSON line to the
 agent (tests/vm/guest/usr/local/sbin/companion-vm-agent) and one back.
 """
 
@@ -19,8 +21,8 @@ AGENT, DAEMON = 7000, 8000  # the guest's ports: the agent's, and the table's pa
 
 
 class VirtualPi:
-    def __init__(self, folder: Path, log_dir: Path, agent_port: int, page_port: int):
-        self.folder, self.console = folder, log_dir / "console.log"
+    def __init__(self, folder: Path, log_dir: Path, agent_port: int, page_port: int, card: Path | None = None):
+        self.folder, self.console, self.card = folder, log_dir / "console.log", card
         self.agent_port, self.page_port = agent_port, page_port
         self.accelerator, self.process = None, None
         started = time.monotonic()
@@ -49,12 +51,13 @@ class VirtualPi:
     def _start(self, accelerator: str) -> None:
         self.console.unlink(missing_ok=True)
         forwards = f"hostfwd=tcp:127.0.0.1:{self.agent_port}-:{AGENT},hostfwd=tcp:127.0.0.1:{self.page_port}-:{DAEMON}"
+        disk = ["-drive", f"file={self.card},format=raw,if=virtio"] if self.card else []
         self.process = subprocess.Popen(
             ["qemu-system-x86_64", "-accel", accelerator, "-cpu", "max", "-m", "2048", "-smp", "2",
              "-kernel", str(self.folder / "vmlinuz"), "-initrd", str(self.folder / "initrd.cpio"),
              "-append", "console=ttyS0 panic=-1 systemd.journald.forward_to_console=1",
              "-display", "none", "-serial", f"file:{self.console}", "-no-reboot",
-             "-nic", f"user,model=virtio-net-pci,{forwards}"],
+             "-nic", f"user,model=virtio-net-pci,{forwards}", *disk],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
 
     def _kernel_speaks(self, within_s: float) -> bool:
