@@ -25,7 +25,8 @@ from companion.hardware.pins import load_pinout
 from companion.hardware.strip import FakeStrip
 from companion.leds import StripLayout, render
 
-pytestmark = [pytest.mark.system, pytest.mark.xdist_group("heavy")]
+# Whichever test of the folder runs first waits for the virtual Pi's build and boot (minutes on a busy machine).
+pytestmark = [pytest.mark.system, pytest.mark.timeout(3600), pytest.mark.xdist_group("heavy")]
 
 PIN = "483920"
 PINOUT = load_pinout()
