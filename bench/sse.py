@@ -477,7 +477,7 @@ class QueueFloor:
 
     def __init__(self, app, threads: int):
         self.server = waitress.create_server(app, host="127.0.0.1", port=0, threads=threads)
-        self.port = self.server.effective_port
+        self.port = int(self.server.effective_port)  # waitress gives it as text
         self.thread = threading.Thread(target=self.server.run, name="queue floor", daemon=True)
         self.thread.start()
 
