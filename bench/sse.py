@@ -612,7 +612,8 @@ def growth(args) -> int:
               f"runs of {samples} changes; phones in another process, each from its own address", flush=True)
         print(f"  {'phones':>6} | {'table p50':>9} {'p99':>7} {'CPU/flip':>8} | {'1-thread p50':>12} {'p99':>7}"
               f" {'CPU/flip':>8} | {'queue p50':>9} {'p99':>7} | {'contract p50':>12} {'p99':>7} |"
-              f" {'p50 table/1-thr':>15} {'contract/1-thr':>14} | {'final: stream+poll, missing, refused':>36} |"
+              f" {'p50 table/1-thr':>15} {'contract/1-thr':>14} {'table/contract':>14} |"
+              f" {'final: stream+poll, missing, refused':>36} |"
               f" load per run (table)")
         for count in counts:
             table, one, queued, contract = [], [], [], []
@@ -628,7 +629,8 @@ def growth(args) -> int:
             got = f"{final['stream']}+{final['polling']}, {final['missing']}, {final['refused']}"
             print(f"  {count:>6} | {t50:>9.2f} {t99:>7.2f} {median_of(table, lambda r: r['cpu']):>8.2f} |"
                   f" {o50:>12.2f} {o99:>7.2f} {median_of(one, lambda r: r['cpu']):>8.2f} |"
-                  f" {q50:>9.2f} {q99:>7.2f} | {c50:>12.2f} {c99:>7.2f} | {t50 / o50:>14.2f}x {c50 / o50:>13.2f}x |"
+                  f" {q50:>9.2f} {q99:>7.2f} | {c50:>12.2f} {c99:>7.2f} | {t50 / o50:>14.2f}x {c50 / o50:>13.2f}x"
+                  f" {t50 / c50:>13.2f}x |"
                   f" {got:>36} | {loads(table)}", flush=True)
         bench.close()
     return 0
