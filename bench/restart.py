@@ -5,7 +5,7 @@ journal of N lines (written by the table's own journal writer, checkpoints
 and all, as a live table leaves it). It is started, answers, and is killed
 with SIGKILL; the clock starts at the kill and stops at the first answer of
 the restarted process to `GET /api/show` (asked every RETRY_S). Both servers
-read compiled bytecode, as an installed table does (`compiled_env`); the
+read compiled bytecode, as an installed table does (bench/bytecode.py); the
 first start, before the kill, compiles it.
 
 The floor (FLOOR below, run as `python -c`) is a few lines of this bench's
@@ -40,6 +40,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
+from bytecode import compiled_env  # noqa: E402
 from pi import PiBudget, add_arguments as add_pi_arguments  # noqa: E402
 
 RETRY_S = 0.005  # how often the first answer is asked for
@@ -156,22 +157,13 @@ class Restarting:
             self.process.wait()
 
 
-def compiled_env(folder: Path) -> dict:
-    """The environment both servers start in: each reads its modules' compiled bytecode, as a table does (pip
-    compiles a release as it installs it), kept in a cache of the bench's own that the first start fills, even
-    where the environment says not to write bytecode beside the sources (a checkout run in place compiles
-    every module of the product at every start, and none of the libraries the floor imports)."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    return env | {"PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(folder / "bytecode")}
-
-
 def measure(folder: Path, lines: int, runs: int, budget: PiBudget | None) -> dict:
     pristine, db = folder / f"journal-{lines}.sqlite3", folder / "table.sqlite3"
     journal_of(pristine, lines)
     port = free_port()
     config = folder / f"config-{lines}.toml"
     config.write_text(CONFIG.format(db=db, port=port))
-    env = compiled_env(folder)
+    env = compiled_env(folder, ROOT)
     servers = [Restarting("product", [sys.executable, "-m", "companion", "run", "--mock", "--config", str(config),
                                       "--no-mdns"], port, env),
                Restarting("floor", [sys.executable, "-c", FLOOR, str(db), str(port)], port, env)]
