@@ -14,7 +14,10 @@ that, for each flip POSTed to it, builds a fresh state of the product's size
 and shape (its template is the product's own `/api/show` answer, taken as
 data), serialises it with `json.dumps`, writes it as an event to every
 phone, and answers the POST with it. Its `--raw` twin writes one prepared
-frame instead (no build, no serialise): a reference, not a target.
+frame instead (no build, no serialise): a reference, not a target. So is the
+framework floor (FLOOR_FRAMEWORK): the contract floor's work in a bare Flask
+app on waitress, as the product is built, which shows how much of the
+product's CPU the framework alone takes.
 
 Latency is from the flip's POST being sent to each streaming phone's receipt
 of its state; CPU per flip is the server process's CPU time (summed over its
@@ -117,6 +120,44 @@ while True:
 """
 
 
+# The framework floor, for reference: the contract floor's work done the way the product is built, a bare Flask app
+# on waitress (a thread for each phone's stream, fed by a queue; the POST read by Flask). argv as FLOOR's.
+FLOOR_FRAMEWORK = r"""
+import json, queue, sys
+from flask import Flask, Response, request
+from waitress import serve
+port, state = int(sys.argv[1]), json.loads(sys.argv[2])
+app, phones = Flask("floor"), []
+def event(text):
+    return "id: %d\nevent: state\ndata: %s\n\n" % (state["seq"], text)
+@app.get("/events")
+def events():
+    mine = queue.SimpleQueue()
+    phones.append(mine)
+    def stream():
+        try:
+            yield "retry: 3000\n\n" + event(json.dumps(state, separators=(",", ":")))
+            while True:
+                yield mine.get()
+        finally:  # the phone left (waitress saw it at the next write)
+            phones.remove(mine)
+    return Response(stream(), mimetype="text/event-stream")
+@app.post("/flip")
+def flip():
+    timer = request.get_json()["timer"]
+    glass = state["timers"][timer]
+    turned = {**glass, "pose": "b_up" if glass["pose"] == "a_up" else "a_up", "top_s": glass["duration"] - glass["top_s"]}
+    whole = {**state, "seq": state["seq"] + 1, "t": state["t"] + 0.01,
+             "timers": {**{c: {**g} for c, g in state["timers"].items()}, timer: turned}}
+    state.update(whole)
+    text = json.dumps(whole, separators=(",", ":"))
+    for phone in phones:
+        phone.put(event(text))
+    return Response(text, mimetype="application/json")
+serve(app, host="127.0.0.1", port=port, threads=256, _quiet=True)  # a left phone holds its thread until the next flip
+"""
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -190,6 +231,9 @@ def product(tmp: Path) -> Server:
 
 def floor(name: str, template: dict) -> Server:
     port = free_port()
+    if name == "framework":
+        return Server(name, [sys.executable, "-c", FLOOR_FRAMEWORK, str(port), json.dumps(template)], port, "/flip",
+                      "/events", "/events")
     mode = "raw" if name == "raw floor" else "contract"
     return Server(name, [sys.executable, "-c", FLOOR, str(port), json.dumps(template), mode], port, "/flip",
                   "/events", "/events")
@@ -236,9 +280,9 @@ def table(servers: list[Server], counts: list[int], flips: int, runs: int, label
             loads = " ".join(f"{r['load']:.1f}" for r in ran)
             print(f"{count:>6} | {server.name:<15} {p50:>7.2f} {cpu:>11.3f} | {loads:<17} | "
                   f"{final['stream']}+{final['polling']}, {final['missing']}")
-        (p, pc), (f, fc) = medians["product"], medians["contract floor"]
+        (p, pc), (f, fc), (w, wc) = medians["product"], medians["contract floor"], medians["framework"]
         print(f"{'':>6} | product / contract floor: p50 {p / f:.2f}x (target <= 1.5x), "
-              f"CPU {pc / fc:.2f}x (target <= 3x)")
+              f"CPU {pc / fc:.2f}x (target <= 3x); framework / contract floor: p50 {w / f:.2f}x, CPU {wc / fc:.2f}x")
 
 
 def main() -> None:
@@ -255,7 +299,7 @@ def main() -> None:
         servers = [product(Path(tmp))]
         try:
             template = json.loads(urllib_get(servers[0].port, "/api/show"))
-            servers += [floor("contract floor", template), floor("raw floor", template)]
+            servers += [floor("contract floor", template), floor("raw floor", template), floor("framework", template)]
             table(servers, args.phones, args.flips, args.runs, "free")
             if args.pi:
                 with PiBudget(args.pi_factor) as budget:

@@ -272,85 +272,86 @@ def judged(changes: list[tuple[str, str, float]], seen: dict[str, dict[str, floa
 
 # ---- the floor ----------------------------------------------------------------------------------
 
-def serve_floor(port: int, broker_url: str, page_url: str) -> int:
-    """The floor (a child process): a bare paho subscriber writing each state, framed as the hall's events,
-    to every browser from paho's thread; the page and its files are the hall's, fetched once."""
-    import paho.mqtt.client as mqtt
-
-    from companion.mqtt.hall.cards import card_show, read_json
-    from companion.mqtt.topics import Topics
-    from companion.web.live import compact, message
-
-    lock, cards, readers, files = threading.Lock(), {}, [], {}
-    seq = [0]
-
-    def on_message(client, userdata, msg):
-        found = Topics.parse("companion", msg.topic)
-        if found is None or found[1] == "shows":
-            return
-        table, kind = found
-        card = dict(cards.get(table) or {"table": table, "online": None, "show": None})
-        if kind == "state":
-            card["show"] = card_show(read_json(msg.payload, "state")) if msg.payload else None
-        else:
-            card["online"] = msg.payload == b"online"
-        with lock:
-            seq[0] += 1
-            cards[table] = card
-            data = message("hall", compact({"seq": seq[0], "cards": [card], "board": None}), event_id=seq[0]).encode()
-            for reader in list(readers):
-                try:
-                    reader.write(data)
-                    reader.flush()
-                except OSError:
-                    readers.remove(reader)
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            if self.path.startswith("/api/hall/events"):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.end_headers()
-                with lock:
-                    whole = {"seq": seq[0], "cards": sorted(cards.values(), key=lambda c: c["table"]), "board": []}
-                    self.wfile.write(("retry: 1000\n\n" + message("hall", compact(whole), event_id=seq[0])).encode())
-                    self.wfile.flush()
-                    readers.append(self.wfile)
-                while self.wfile in readers:
-                    time.sleep(0.5)
-                return
-            if self.path.startswith("/api/hall"):
-                with lock:
-                    body = json.dumps({"seq": seq[0], "cards": list(cards.values()), "board": []}).encode()
-                kind = "application/json"
-            else:
-                if self.path not in files:
-                    with urllib.request.urlopen(page_url.rstrip("/") + self.path, timeout=10) as answer:
-                        files[self.path] = (answer.read(), answer.headers.get("Content-Type"))
-                body, kind = files[self.path]
+# The floor, run as `python -c FLOOR port broker_host broker_port page_url`: a bare paho subscriber writing each
+# state, framed as the hall's events, to every browser from paho's thread; the page and its files are the hall's,
+# fetched once. Its card is the hall's card picked from the state with no checks: no floor does less.
+FLOOR = r"""
+import json, sys, threading, time, urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import paho.mqtt.client as mqtt
+port, host, broker_port, page_url = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+lock, cards, readers, files, seq = threading.Lock(), {}, [], {}, [0]
+def frame(value):
+    return "id: %d\nevent: hall\ndata: %s\n\n" % (seq[0], json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+def card_show(state):
+    if state["outcome"] == "idle":
+        return {"outcome": "idle"}
+    return {"outcome": state["outcome"], "event": {"id": state["event"]["id"], "name": state["event"]["name"]},
+            "countdown": {"timer": state["countdown"]["timer"], "position": state["countdown"]["position"]},
+            "crowd_tokens_turned": state["crowd_tokens_turned"], "runouts": [r["timer"] for r in state.get("runouts", [])],
+            "stars": state.get("stars", 0), "speed": state.get("speed", 1.0) or 1.0,
+            "timers": {c: {"state": g["state"], "top_s": g["top_s"]} for c, g in state["timers"].items()}}
+def on_message(client, userdata, msg):
+    parts = msg.topic.split("/")
+    if len(parts) != 3 or parts[2] not in ("state", "availability"):
+        return
+    table, kind = parts[1], parts[2]
+    card = dict(cards.get(table) or {"table": table, "online": None, "show": None})
+    if kind == "state":
+        card["show"] = card_show(json.loads(msg.payload)) if msg.payload else None
+    else:
+        card["online"] = msg.payload == b"online"
+    with lock:
+        seq[0] += 1
+        cards[table] = card
+        data = frame({"seq": seq[0], "cards": [card], "board": None}).encode()
+        for reader in list(readers):
+            try:
+                reader.write(data)
+                reader.flush()
+            except OSError:
+                readers.remove(reader)
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args):
+        pass
+    def do_GET(self):
+        if self.path.startswith("/api/hall/events"):
             self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
             self.end_headers()
-            self.wfile.write(body)
-
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-    client.on_message = on_message
-    client.on_connect = lambda c, u, f, rc, p=None: c.subscribe([("companion/+/state", 0),
-                                                                 ("companion/+/availability", 0)])
-    settings = from_url(broker_url, table="floor")
-    client.connect(settings.host, settings.port)
-    client.loop_start()
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
-    server.serve_forever()
-    return 0
+            with lock:
+                whole = {"seq": seq[0], "cards": sorted(cards.values(), key=lambda c: c["table"]), "board": []}
+                self.wfile.write(("retry: 1000\n\n" + frame(whole)).encode())
+                self.wfile.flush()
+                readers.append(self.wfile)
+            while self.wfile in readers:
+                time.sleep(0.5)
+            return
+        if self.path.startswith("/api/hall"):
+            with lock:
+                body = json.dumps({"seq": seq[0], "cards": list(cards.values()), "board": []}).encode()
+            kind = "application/json"
+        else:
+            if self.path not in files:
+                with urllib.request.urlopen(page_url.rstrip("/") + self.path, timeout=10) as answer:
+                    files[self.path] = (answer.read(), answer.headers.get("Content-Type"))
+            body, kind = files[self.path]
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+client.on_message = on_message
+client.on_connect = lambda c, u, f, rc, p=None: c.subscribe([("companion/+/state", 0), ("companion/+/availability", 0)])
+client.connect(host, broker_port)
+client.loop_start()
+server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+server.daemon_threads = True
+server.serve_forever()
+"""
 
 
 # ---- a reader of the stream without a browser ---------------------------------------------------
@@ -537,8 +538,8 @@ class Rig:
                        "--mqtt", self.broker.url if measured else f"mqtt://127.0.0.1:{free_port()}",
                        "--db", str(self.folder / ("hall.sqlite3" if measured else "page.sqlite3"))]
         else:
-            command = [sys.executable, __file__, "--floor", str(port), "--broker", self.broker.url,
-                       "--page", hall_url]
+            broker = from_url(self.broker.url, table="floor")
+            command = [sys.executable, "-c", FLOOR, str(port), broker.host, str(broker.port), hall_url]
         # Its log goes to a file: a pipe nobody reads while it runs would stop it once full (64 KB of warnings).
         log = open(self.folder / f"{which}-{port}.log", "w")
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True,
@@ -649,6 +650,7 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
           "stream p50/p99 ms | stream lost | CPU % core | RSS MB | load avg per run | runnable per run |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for results in sizes:
+        medians = {}
         for side in ("hall", "floor"):
             picks = {
                 "p50": lambda r: percentile(r["latencies"], 0.5),
@@ -669,6 +671,12 @@ def report(sizes: list[list[dict]], pi_sized: bool, load_target: float | None) -
                               for share in (0.5, 0.99))
             print(f"| {results[0]['tables']} | {results[0]['workload']} | {side} | {' | '.join(cells)} | {shown} | "
                   f"{overtaken} | {lost} | {stream} | {stream_lost} | {cpu:.1f} | {rss:.1f} | {loads} | {runnable} |")
+            p50s = [p for r in results if (p := percentile(r[side]["latencies"], 0.5)) is not None]
+            medians[side] = statistics.median(p50s) if p50s else None
+        hall, floor = medians["hall"], medians["floor"]
+        ratio = f"{hall / floor:.2f}x" if hall and floor else "-"
+        print(f"| {results[0]['tables']} | {results[0]['workload']} | hall / floor | p50 {ratio} (target <= 3x, 0 lost) |"
+              + " |" * 12)
 
 
 def main() -> int:
@@ -682,15 +690,11 @@ def main() -> int:
                              "or both (the default)")
     budget.add_arguments(parser, runs=1)
     parser.add_argument("--play-busy", type=int, help=argparse.SUPPRESS)  # the child process of busy tables
-    parser.add_argument("--floor", type=int, help=argparse.SUPPRESS)  # the child process serving the floor
     parser.add_argument("--broker", help=argparse.SUPPRESS)
-    parser.add_argument("--page", help=argparse.SUPPRESS)
     parser.add_argument("--read-stream", help=argparse.SUPPRESS)  # the child process reading the stream
     args = parser.parse_args()
     if args.play_busy is not None:
         return play_busy(args.play_busy, args.broker)
-    if args.floor is not None:
-        return serve_floor(args.floor, args.broker, args.page)
     if args.read_stream is not None:
         return read_stream(args.read_stream)
     for missing in (mosquitto_missing(), None if Path(CHROMIUM).exists() else f"{CHROMIUM} is not installed"):

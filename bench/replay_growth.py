@@ -6,7 +6,8 @@ same run. For each size the table gives the median of the runs: the floor,
 the replay as `companion replay` does it (in this process, its output thrown
 away), the command itself as a process (wall time, start-up and all) against
 the floor run as a process too, the ratios, the peak RSS of the command, and
-the load average of each run. Prints figures; it asserts nothing. Targets:
+the load average of each run. Both commands read compiled bytecode, as on a
+table (bench/bytecode.py). Prints figures; it asserts nothing. Targets:
 the replay <= 2x the floor; 1 M lines <= 64 MB.
 
     python bench/replay_growth.py [--lines 10000,30000,100000,200000,1000000] [--runs 3] [--seed 1]
@@ -27,7 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from bytecode import compiled_env  # noqa: E402
 from companion.cli.replay import cmd_replay  # noqa: E402
 from companion.skyrockets import COLOURS, Setup, Show, parse_event, setup_line  # noqa: E402
 
@@ -144,11 +147,19 @@ def command_peak_mb(path: Path) -> float:
 FLOOR_COMMAND = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
 
 
-def process_s(command: list[str]) -> float:
+def process_s(command: list[str], env: dict) -> float:
     """Wall seconds of a process from its start to its exit."""
     start = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=True, env=env)
     return time.perf_counter() - start
+
+
+def floor_command(path: Path) -> list[str]:
+    return [sys.executable, "-c", FLOOR_COMMAND, str(path)]
+
+
+def replay_command(path: Path) -> list[str]:
+    return [sys.executable, "-m", "companion", "replay", str(path)]
 
 
 def main() -> None:
@@ -165,6 +176,11 @@ def main() -> None:
     print(f"{'lines':>9} {'floor ms':>9} {'replay ms':>10} {'µs/line':>8} {'x floor':>8} | {'floor proc':>10} "
           f"{'command':>8} {'x floor':>8} | {'peak MB':>8} | loads")
     with tempfile.TemporaryDirectory() as tmp:
+        env = compiled_env(Path(tmp), ROOT)  # both commands on compiled bytecode, as on a table
+        warm_up = Path(tmp) / "warm-up.jsonl"
+        write_log(warm_up, 10, args.seed)
+        for command in (floor_command(warm_up), replay_command(warm_up)):
+            process_s(command, env)  # the first start compiles
         for size in sizes:
             path = Path(tmp) / f"log-{size}.jsonl"
             lines = write_log(path, size, args.seed)
@@ -173,8 +189,8 @@ def main() -> None:
                 floors.append(floor_s(path))
                 replays.append(replay_s(path))
                 ratios.append(replays[-1] / floors[-1])
-                floor_procs.append(process_s([sys.executable, "-c", FLOOR_COMMAND, str(path)]))
-                commands.append(process_s([sys.executable, "-m", "companion", "replay", str(path)]))
+                floor_procs.append(process_s(floor_command(path), env))
+                commands.append(process_s(replay_command(path), env))
                 command_ratios.append(commands[-1] / floor_procs[-1])
                 peaks.append(command_peak_mb(path))
                 loads.append(os.getloadavg()[0])

@@ -4,7 +4,9 @@ The product: `companion run --mock` on a database whose unfinished show has a
 journal of N lines (written by the table's own journal writer, checkpoints
 and all, as a live table leaves it). It is started, answers, and is killed
 with SIGKILL; the clock starts at the kill and stops at the first answer of
-the restarted process to `GET /api/show` (asked every RETRY_S).
+the restarted process to `GET /api/show` (asked every RETRY_S). Both servers
+read compiled bytecode, as an installed table does (bench/bytecode.py); the
+first start, before the kill, compiles it.
 
 The floor (FLOOR below, run as `python -c`) is a few lines of this bench's
 own that import nothing of the product: a process that imports Flask and
@@ -38,6 +40,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
+from bytecode import compiled_env  # noqa: E402
 from pi import PiBudget, add_arguments as add_pi_arguments  # noqa: E402
 
 RETRY_S = 0.005  # how often the first answer is asked for
@@ -123,15 +126,15 @@ def answered(port: int) -> bool:
 class Restarting:
     """A server command that is started, killed with SIGKILL and started again, timed from the kill."""
 
-    def __init__(self, name: str, command: list[str], port: int):
-        self.name, self.command, self.port = name, command, port
+    def __init__(self, name: str, command: list[str], port: int, env: dict):
+        self.name, self.command, self.port, self.env = name, command, port, env
         self.process = None
 
     def start(self, budget: PiBudget | None = None) -> float:
         """Start the process; the seconds until its first answer."""
         started = time.monotonic()
         self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                        env={**os.environ, "PYTHONPATH": str(ROOT)})
+                                        env=self.env)
         if budget is not None:
             budget.add(self.process.pid)
         while not answered(self.port):
@@ -160,9 +163,10 @@ def measure(folder: Path, lines: int, runs: int, budget: PiBudget | None) -> dic
     port = free_port()
     config = folder / f"config-{lines}.toml"
     config.write_text(CONFIG.format(db=db, port=port))
+    env = compiled_env(folder, ROOT)
     servers = [Restarting("product", [sys.executable, "-m", "companion", "run", "--mock", "--config", str(config),
-                                      "--no-mdns"], port),
-               Restarting("floor", [sys.executable, "-c", FLOOR, str(db), str(port)], port)]
+                                      "--no-mdns"], port, env),
+               Restarting("floor", [sys.executable, "-c", FLOOR, str(db), str(port)], port, env)]
     got = {server.name: [] for server in servers}
     loads = []
     for _ in range(runs):

@@ -17,14 +17,17 @@ framing:
 
 - the one-thread floor: a server written from scratch on `selectors`, whose
   publishing thread writes each event, framed once, to every socket;
-- the queue floor: a bare Flask app on waitress with a queue and a thread per
-  stream;
+- the queue floor: a bare Flask app on waitress (started by the bench, not
+  by the product's server) with a queue and a thread per stream;
 - the contract floor: the one-thread floor doing the least the JSON API's
-  contract asks of a flip, on a show of its own: the rules take the flip,
-  and the whole state (the replay result with the table's fields) is
-  serialised as the product serialises it, then written. No server that
-  keeps the contract can be faster in this language on this box, so a
-  target below it cannot be met without changing the contract.
+  contract asks of a flip: the flipped glass's sand turns in a fresh state
+  of the product's size and shape (the product's own state, taken as data),
+  which is serialised whole and written. No server that keeps the contract
+  can be faster in this language on this box, so a target below it cannot
+  be met without changing the contract.
+
+Every floor is the bench's own code and imports nothing of the product
+(tests/house/test_bench_floors.py), so no cost both pay can cancel out.
 
 For each phone count the runs are interleaved (table, one-thread floor, queue
 floor, contract floor, then again), so a change in the machine's load hits all alike; a run
@@ -83,13 +86,12 @@ sys.path.insert(0, str(_product_root(sys.argv)))
 sys.path.insert(0, str(BENCH))
 
 import budget  # noqa: E402
+import waitress  # noqa: E402
 from flask import Flask, Response  # noqa: E402
 from phones import Phones  # noqa: E402
 
 from companion.errors import Conflict, RecordsBusy  # noqa: E402
-from companion.skyrockets import Show  # noqa: E402
 from companion.table import demo_table  # noqa: E402
-from companion.table.publisher import Spliced  # noqa: E402
 from companion.web import PAGE_BUDGET  # noqa: E402
 from companion.web.server import ServerThread, make_server  # noqa: E402
 
@@ -453,34 +455,35 @@ class OneThreadFloor:
 
 
 class ContractFloor(OneThreadFloor):
-    """The one-thread floor doing what the contract asks of every flip, and nothing else: the rules take the
-    flip (a show of its own, on the table's setup) and the whole state is written, serialised as the product
-    serialises it. The table's own fields (the event, the settings, the sensors, each glass's source and
-    fault) are the table's, as they stood: they do not change at a flip."""
+    """The one-thread floor doing what the contract asks of every flip, and nothing else: the flipped glass's
+    sand turns and the whole state, a fresh object of the product's size and shape (the product's own state,
+    taken as data), is serialised and written to every phone."""
 
-    def __init__(self, table):
-        snapshot = table.desk.snapshot()
-        super().__init__(table.desk.snapshot_text(snapshot))
-        self.setup, self.spliced = table.live.show.setup, Spliced()
-        self._new_show()
-        result = self.show.result()
-        self.table_fields = {key: value for key, value in snapshot.items() if key not in result}
-        self.glass_fields = {colour: {key: value for key, value in part.items() if key not in result["timers"][colour]}
-                             for colour, part in snapshot["timers"].items()}
-
-    def _new_show(self):
-        self.show, self.started = Show(self.setup), time.monotonic()
+    def __init__(self, template: dict):
+        self.state = template
+        super().__init__(json.dumps(template, ensure_ascii=False, separators=(",", ":")))
 
     def publish(self, seq: int) -> int:
-        if self.show.outcome != "running":  # not while measuring: purple is flipped long before it runs out
-            self._new_show()
-        self.show.flip((time.monotonic() - self.started) * SPEED, "purple")
-        state = self.show.result()
-        for colour, part in state["timers"].items():
-            part.update(self.glass_fields[colour])
-        state.update(self.table_fields, seq=seq)
-        self.payload = self.spliced(state)
+        glass = self.state["timers"]["purple"]
+        turned = {**glass, "top_s": glass["duration"] - glass["top_s"]}
+        self.state = {**self.state, "seq": seq, "t": self.state["t"] + 0.01,
+                      "timers": {**{c: {**g} for c, g in self.state["timers"].items()}, "purple": turned}}
+        self.payload = json.dumps(self.state, ensure_ascii=False, separators=(",", ":"))
         return super().publish(seq)
+
+
+class QueueFloor:
+    """The queue floor served by waitress itself (not the product's server), on its own thread."""
+
+    def __init__(self, app, threads: int):
+        self.server = waitress.create_server(app, host="127.0.0.1", port=0, threads=threads)
+        self.port = int(self.server.effective_port)  # waitress gives it as text
+        self.thread = threading.Thread(target=self.server.run, name="queue floor", daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.close()
+        self.thread.join(timeout=2)
 
 
 # ---- one run ---------------------------------------------------------------------------------------------------
@@ -529,9 +532,9 @@ class Bench:
         payload = self.table.desk.snapshot_text(self.table.desk.snapshot())  # the product's own bytes of a state
         self.one = OneThreadFloor(payload)
         floor, self.publish_queue, self.stop_queue = floor_app(payload)
-        self.queue_server = ServerThread(make_server(None, "127.0.0.1", 0, threads=most + 8, app=floor))
-        self.queue_port = urlsplit(self.queue_server.url).port
-        self.contract = ContractFloor(self.table)
+        self.queue_server = QueueFloor(floor, threads=most + 8)
+        self.queue_port = self.queue_server.port
+        self.contract = ContractFloor(json.loads(payload))
         self.counter = itertools.count(1)
 
     def fresh_show(self):
@@ -609,7 +612,8 @@ def growth(args) -> int:
               f"runs of {samples} changes; phones in another process, each from its own address", flush=True)
         print(f"  {'phones':>6} | {'table p50':>9} {'p99':>7} {'CPU/flip':>8} | {'1-thread p50':>12} {'p99':>7}"
               f" {'CPU/flip':>8} | {'queue p50':>9} {'p99':>7} | {'contract p50':>12} {'p99':>7} |"
-              f" {'p50 table/1-thr':>15} {'contract/1-thr':>14} | {'final: stream+poll, missing, refused':>36} |"
+              f" {'p50 table/1-thr':>15} {'contract/1-thr':>14} {'table/contract':>14} |"
+              f" {'final: stream+poll, missing, refused':>36} |"
               f" load per run (table)")
         for count in counts:
             table, one, queued, contract = [], [], [], []
@@ -625,7 +629,8 @@ def growth(args) -> int:
             got = f"{final['stream']}+{final['polling']}, {final['missing']}, {final['refused']}"
             print(f"  {count:>6} | {t50:>9.2f} {t99:>7.2f} {median_of(table, lambda r: r['cpu']):>8.2f} |"
                   f" {o50:>12.2f} {o99:>7.2f} {median_of(one, lambda r: r['cpu']):>8.2f} |"
-                  f" {q50:>9.2f} {q99:>7.2f} | {c50:>12.2f} {c99:>7.2f} | {t50 / o50:>14.2f}x {c50 / o50:>13.2f}x |"
+                  f" {q50:>9.2f} {q99:>7.2f} | {c50:>12.2f} {c99:>7.2f} | {t50 / o50:>14.2f}x {c50 / o50:>13.2f}x"
+                  f" {t50 / c50:>13.2f}x |"
                   f" {got:>36} | {loads(table)}", flush=True)
         bench.close()
     return 0

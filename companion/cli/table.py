@@ -114,10 +114,19 @@ def _broker(args):
     return from_url(args.mqtt, "--mqtt") if args.mqtt else None
 
 
+def _bridge(table, mqtt):
+    """The MQTT bridge started for `mqtt` (None without a broker). The client is imported only then: most
+    tables have no broker, and a restart waits for every import."""
+    if not mqtt:
+        return None
+    from companion.mqtt.bridge import Bridge
+
+    return Bridge(table, mqtt).start()
+
+
 def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True, named: bool | None = None) -> int:
     """Serve the table; `mdns`: announce it with the daemon's own responder; `named`: show its NAME.local
     (announced by the daemon or by the system's responder; as `mdns` unless given)."""
-    from companion.mqtt.bridge import Bridge
     from companion.notify import keep_watchdog_fed, notify
     from companion.web.address import Advertisement, Listening, lan_addresses, mdns_name
     from companion.web.server import bound_port, make_server, shut_down, stop_on_signals
@@ -132,7 +141,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True, named: 
     stop = threading.Event()
     stop_on_signals(server)  # systemctl stop and Ctrl-C: the loop ends, then everything stops in order
     table.start()
-    bridge = Bridge(table, mqtt).start() if mqtt else None
+    bridge = _bridge(table, mqtt)
 
     def rejoin(before, after) -> None:
         """New settings from the setup page with another broker (or none): the bridge follows, in process."""
@@ -141,7 +150,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True, named: 
             return
         if bridge:
             bridge.stop()
-        bridge = Bridge(table, after.mqtt).start() if after.mqtt else None
+        bridge = _bridge(table, after.mqtt)
 
     table.on_new_settings(rejoin)
     advert = None

@@ -30,7 +30,7 @@ class Pose(StrEnum):
 
     @property
     def upright(self) -> bool:
-        return self is not Pose.SIDE
+        return self is not SIDE
 
     @property
     def turned(self) -> "Pose":
@@ -38,7 +38,11 @@ class Pose(StrEnum):
         return _TURNED[self]
 
 
-_TURNED = {Pose.A_UP: Pose.B_UP, Pose.B_UP: Pose.A_UP, Pose.SIDE: Pose.SIDE}
+# The poses as module names: a member looked up on its enum class costs several times a plain name, and a replay
+# asks for them at every line.
+A_UP, B_UP, SIDE = Pose.A_UP, Pose.B_UP, Pose.SIDE
+_TURNED = {A_UP: B_UP, B_UP: A_UP, SIDE: SIDE}
+_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -54,12 +58,12 @@ class Hourglass:
     @classmethod
     def standing(cls, duration: float, t: float = 0.0, duration_b_up: float | None = None) -> "Hourglass":
         """Upright with all the sand on top (bulb A up): running from `t`."""
-        return cls(duration, duration, Pose.A_UP, t, duration_b_up)
+        return cls(duration, duration, A_UP, t, duration_b_up)
 
     @classmethod
     def lying(cls, duration: float, t: float = 0.0, duration_b_up: float | None = None) -> "Hourglass":
         """On its side with all the sand in bulb A: not running."""
-        return cls(duration, duration, Pose.SIDE, t, duration_b_up)
+        return cls(duration, duration, SIDE, t, duration_b_up)
 
     @property
     def _b_rate(self) -> float:
@@ -68,14 +72,14 @@ class Hourglass:
 
     def duration_for(self, pose: Pose) -> float:
         """The seconds a full glass runs standing in `pose` (a lying glass: the A-up figure)."""
-        return self.duration * self._b_rate if pose is Pose.B_UP else self.duration
+        return self.duration * self._b_rate if pose is B_UP else self.duration
 
     def sand_in_a(self, t: float) -> float:
         """Sand in bulb A at time t (>= since), in seconds of the A-up flow."""
         elapsed = t - self.since
-        if self.pose is Pose.A_UP:
+        if self.pose is A_UP:
             return max(0.0, self.a - elapsed)
-        if self.pose is Pose.B_UP:
+        if self.pose is B_UP:
             if elapsed >= self._in_b(self.a):  # run dry: exactly full, whatever the division rounds to
                 return self.duration
             return min(self.duration, self.a + elapsed / self._b_rate)
@@ -84,9 +88,9 @@ class Hourglass:
     def top(self, t: float) -> float:
         """Sand on top at t; for a lying glass, the sand in its fuller bulb."""
         a = self.sand_in_a(t)
-        if self.pose is Pose.A_UP:
+        if self.pose is A_UP:
             return a
-        if self.pose is Pose.B_UP:
+        if self.pose is B_UP:
             return self._in_b(a)
         return a if a >= self.duration - a else self._in_b(a)
 
@@ -97,11 +101,11 @@ class Hourglass:
     def sand_under(self, upper: Pose, t: float) -> float:
         """Sand at t in the bulb that is on top in pose `upper` (an upright pose)."""
         a = self.sand_in_a(t)
-        return a if upper is Pose.A_UP else self._in_b(a)
+        return a if upper is A_UP else self._in_b(a)
 
     def empties_at(self) -> float | None:
         """When the top bulb is (or was) empty while upright; None when lying."""
-        if not self.pose.upright:
+        if self.pose is SIDE:
             return None
         return self.since + self.top(self.since)
 
@@ -111,9 +115,17 @@ class Hourglass:
 
     def posed(self, pose: Pose, t: float) -> "Hourglass":
         """The glass put into `pose` at t (sand stays where it is)."""
-        # Built directly rather than through dataclasses.replace: a chattering sensor moves glasses often.
-        return Hourglass(self.duration, self.sand_in_a(t), pose if type(pose) is Pose else Pose(pose), t,
-                         self.duration_b_up)
+        # Built field by field rather than through the frozen dataclass's __init__ (one object.__setattr__ call a
+        # field): a chattering sensor moves glasses at every line of a replay. The value is the same, equal and
+        # hashed alike.
+        glass = _new(Hourglass)
+        fields = glass.__dict__
+        fields["duration"] = self.duration
+        fields["a"] = self.sand_in_a(t)
+        fields["pose"] = pose if type(pose) is Pose else Pose(pose)
+        fields["since"] = t
+        fields["duration_b_up"] = self.duration_b_up
+        return glass
 
     def flipped(self, t: float) -> "Hourglass":
         """Turned over at t; a lying glass is stood up with the fuller bulb on top."""
@@ -121,7 +133,7 @@ class Hourglass:
 
     def flipped_pose(self, t: float) -> Pose:
         """The pose turning the glass over at t leaves it in."""
-        if self.pose is not Pose.SIDE:
+        if self.pose is not SIDE:
             return _TURNED[self.pose]
         a = self.sand_in_a(t)
-        return Pose.A_UP if a >= self.duration - a else Pose.B_UP
+        return A_UP if a >= self.duration - a else B_UP

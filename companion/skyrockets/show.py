@@ -27,7 +27,7 @@ from typing import Mapping
 from companion.skyrockets.beams import emptied_by_beam, full_run_s
 from companion.skyrockets.colours import COLOURS, NOMINAL_S, check_seconds
 from companion.skyrockets.events import TRAINING, Event
-from companion.skyrockets.hourglass import Hourglass, Pose
+from companion.skyrockets.hourglass import SIDE, Hourglass, Pose
 
 CROWD_TOKENS = 3
 MAX_TOLERANCE_S = 60.0  # a grace or tolerance longer than a minute is a typo, not a table setting
@@ -95,7 +95,7 @@ class Timer:
         self.colour = colour
         self.role = role  # "countdown", "timer", or None when out of play
         self.glass = glass
-        self.last_upright = glass.pose if glass and glass.pose.upright else None
+        self.last_upright = glass.pose if glass and glass.pose is not SIDE else None
         self.noted: set[int] = set()  # things already due since the glass was last moved
         self.spent = False  # ran out and not turned since: it cannot run out again
 
@@ -104,7 +104,7 @@ class Timer:
         return self.glass is not None
 
     def move(self, glass: Hourglass) -> None:
-        if glass.pose.upright:
+        if glass.pose is not SIDE:
             if glass.pose is not self.last_upright:
                 self.spent = False  # turned: the sand that paid the token is on top again
             self.last_upright = glass.pose
@@ -114,13 +114,13 @@ class Timer:
     def state(self, t: float) -> str:
         if self.glass is None:
             return "out_of_play"
-        if not self.glass.pose.upright:
+        if self.glass.pose is SIDE:
             return "lying"
         return "running" if _seconds(self.glass.top(t)) > 0 else "empty"  # as told: no sand shown is empty
 
     def due(self, grace: float, lead: float) -> list[tuple[float, int]]:
         """What this glass will do on its own, as (instant, kind)."""
-        if self.spent or self.glass is None or self.glass.pose is Pose.SIDE:
+        if self.spent or self.glass is None or self.glass.pose is SIDE:
             return []  # a spent glass cannot run out again; a lying one does not run
         empties = self.glass.empties_at()
         due = [(empties, _EMPTY)]
@@ -128,6 +128,8 @@ class Timer:
             due.append((empties + grace, _RUNOUT))
             if lead > 0 and empties > self.glass.since:
                 due.append((max(self.glass.since, empties - lead), _LOW))
+        if not self.noted:  # a glass just moved has nothing noted: most lines of a chattering log
+            return due
         return [(t, kind) for t, kind in due if kind not in self.noted]
 
 
@@ -193,7 +195,7 @@ class Show:
     def _put(self, t: float, timer: Timer, pose: Pose) -> None:
         if pose is timer.glass.pose:
             return
-        turned = pose is not Pose.SIDE and timer.last_upright is not None and pose is not timer.last_upright
+        turned = pose is not SIDE and timer.last_upright is not None and pose is not timer.last_upright
         advanced = False
         if turned and timer.role == "countdown":
             if timer.glass.sand_under(timer.last_upright, t) <= self.setup.advance_tolerance_s:

@@ -211,12 +211,13 @@ class GuardedChannel(HTTPChannel):
         return super().received(data)
 
     def readable(self):
-        now = time.monotonic()
+        # Asked of every connection at every turn of the loop, each open stream's too: the clock is read only
+        # for a connection between requests.
         if self.requests or self.total_outbufs_len:
             self._serving = True
         elif self._serving:  # its answer is out: the keep-alive wait for the next request starts now
-            self._serving, self.waiting_since, self.request_started = False, now, None
-        elif not self.will_close and now - self.waiting_since > REQUEST_TIMEOUT_S:
+            self._serving, self.waiting_since, self.request_started = False, time.monotonic(), None
+        elif not self.will_close and time.monotonic() - self.waiting_since > REQUEST_TIMEOUT_S:
             log.info("closed a connection from %s that sent no whole request within %g s",
                      _host(self), REQUEST_TIMEOUT_S)
             self.will_close = True

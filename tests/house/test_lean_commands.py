@@ -2,6 +2,7 @@
 loads the table, the web, the config or Flask, so a log replays as fast as the rules allow."""
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -27,3 +28,36 @@ def test_replay_loads_neither_the_table_nor_the_web():
     assert loaded["status"] == 0
     heavy = [m for m in loaded["modules"] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
     assert heavy == []
+
+
+LOADED_BY_RUN = """
+import json, sys
+import companion.web.server as server
+made = server.make_server
+
+def make_server(*args, **kwargs):
+    serving = made(*args, **kwargs)
+    def run():  # the table is open and started: what it loaded is what a start waits for
+        print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+        raise KeyboardInterrupt  # as Ctrl-C: the daemon stops in order
+    serving.run = run
+    return serving
+
+server.make_server = make_server
+from companion.cli import main
+sys.exit(main(["run", "--mock", "--no-mdns", "--config", sys.argv[1]]))
+"""
+
+
+def test_a_table_without_a_broker_starts_without_loading_the_mqtt_client(tmp_path):
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    config = tmp_path / "config.toml"
+    config.write_text(f'[table]\ndatabase = "{tmp_path / "table.sqlite3"}"\nmock_pins = true\n'
+                      f'[web]\nhost = "127.0.0.1"\nport = {port}\npin = "1234"\n')
+    done = subprocess.run([sys.executable, "-c", LOADED_BY_RUN, str(config)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    modules = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("[")))
+    assert "companion.table" in modules  # the table did start
+    assert [m for m in modules if m == "paho" or m.startswith("paho.")] == []

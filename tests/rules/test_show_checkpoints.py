@@ -202,3 +202,11 @@ def test_every_field_of_every_plain_line_made_odd_reads_as_the_full_checks_read_
                 del_field = {k: v for k, v in plain.items() if k != field}
                 texts[-1] = json.dumps(del_field)
                 assert _read_all(LogReader(), texts) == _read_all(StrictReader(), texts), ("without", field)
+
+
+def test_a_pose_line_s_time_written_any_way_json_allows_reads_as_the_full_checks_read_it():
+    """The pose line as a table writes it is read by one match: any other spelling of its time reads the same."""
+    for t in ["7", "7.0", "7.25", "0", "0.0", "007", "-0", "-1", "7.", ".5", "7e0", "1E1", "7.50", "86400",
+              "86400.0000001", "86401", "1" + "0" * 400, "2.0000000000000000001", "NaN", "Infinity", "1.5 "]:
+        texts = [SETUP_TEXT, '{"t": 2, "type": "end"}', '{"t": %s, "type": "pose", "timer": "red", "pose": "side"}' % t]
+        assert _read_all(LogReader(), texts) == _read_all(StrictReader(), texts), t
