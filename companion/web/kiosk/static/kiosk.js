@@ -42,6 +42,21 @@ function accept(state) {
   show = state;
   receivedAt = performance.now();
   render();
+  turnToProgress();
+}
+
+// With no show running (a finished one's result read meanwhile), the screen turns to the group's progress,
+// which turns back as soon as a show starts. Not while a new phone's pairing code is up.
+const PROGRESS_AFTER_MS = Number(page.dataset.progressAfterMs);
+let progressTimer = null;
+function turnToProgress() {
+  clearTimeout(progressTimer);
+  if (running()) return;
+  progressTimer = setTimeout(() => {
+    const pairing = $("kiosk-pairing");
+    if (running() || (pairing && !pairing.hidden)) turnToProgress();
+    else location.assign("/kiosk/progress");
+  }, PROGRESS_AFTER_MS);
 }
 
 function render() {
