@@ -99,3 +99,25 @@ def test_a_win_and_a_loss_stay_apart_for_colour_blind_eyes(vision):
     check = colour_check()
     win, loss = (check.seen(OUTCOME[o], vision) for o in ("win", "loss"))
     assert check.ciede2000(win, loss) >= check.MIN_DELTA_E
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_what_goes_wrong_says_how_many_shows_are_counted_while_they_are_counted(client, table, clock, monkeypatch,
+                                                                                lang):
+    from companion.records import figures as figure_book
+
+    history(table, 5)
+    real = figure_book.show_figures
+
+    def slow(lines, known=None):  # a journal takes a page's whole budget to replay: one a reading
+        clock.advance(figure_book.REPLAY_BUDGET_S)
+        return real(lines, known)
+
+    monkeypatch.setattr(figure_book, "show_figures", slow)
+    client.set_cookie("lang", lang)
+    page = client.get("/progress/trouble").get_data(as_text=True)
+    assert ("figures: 1 of 5 so far." if lang == "en" else "5回のうち1回まで") in page
+    assert client.get("/api/progress/trouble").json["counting"] == {"counted": 2, "shows": 5}
+    table.progress.fill()
+    assert client.get("/api/progress/trouble").json["counting"] is None
+    assert "role=\"status\"" not in client.get("/progress/trouble").get_data(as_text=True)
