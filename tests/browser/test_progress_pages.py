@@ -110,6 +110,13 @@ def test_the_progress_pages_show_the_history_as_it_was_played(nights, launch, sh
     total_wins = sum(int(re.findall(r"\d+", cell)[-1 if lang == "ja" else 0])
                      for cell in page.locator(".players-table tbody td:nth-child(2)").all_inner_texts())
     assert total_wins == 1
+    # Head to head, ranked: the one game's winner finished ahead of both others, first of three places.
+    winner = next(row.locator("th").inner_text().split("\n")[0] for row in page.locator(".players-table tbody tr").all()
+                  if re.findall(r"\d+", row.locator("td").first.inner_text())[-1 if lang == "ja" else 0] == "1")
+    assert page.locator("#ranking-title ~ details tbody tr").count() == len(GEESE)
+    assert page.locator("#ranking-sentence").inner_text() == (
+        f"{winner} finishes ahead most often head to head: in 2 of 2 meetings." if lang == "en"
+        else f"直接対決で最もよく上位で終えているのは{winner}です：2回の対戦のうち2回。")
     shot(page, f"progress-geese-{lang}")
     page.goto(base + "/progress/flock")
     assert_inside(page, f"/progress/flock ({lang})")

@@ -121,3 +121,33 @@ def test_what_goes_wrong_says_how_many_shows_are_counted_while_they_are_counted(
     table.progress.fill()
     assert client.get("/api/progress/trouble").json["counting"] is None
     assert "role=\"status\"" not in client.get("/progress/trouble").get_data(as_text=True)
+
+
+def seat(name: str, score: int, winner: bool) -> dict:
+    return {"name": name, "score": score, "winner": winner, "values": [], "no_goose_bonus": 0}
+
+
+# ann and ben each beat the other once and both beat cho: a shared first place, explained; cho last.
+SHARED_LEAD = [{"kind": "geese", "over": True, "wall": NIGHT + i, "players": players} for i, players in enumerate([
+    [seat("ann", 30, True), seat("ben", 20, False), seat("cho", 10, False)],
+    [seat("ann", 20, False), seat("ben", 30, True), seat("cho", 10, False)]])]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_head_to_head_is_a_ranking_with_its_chart_table_and_a_shared_place_said(client, table, monkeypatch, lang):
+    from companion.progress.players import per_player
+
+    monkeypatch.setattr(table.progress, "players", lambda kind: per_player(SHARED_LEAD, kind))
+    client.set_cookie("lang", lang)
+    page = client.get("/progress/geese").get_data(as_text=True)
+    said = re.search(r'id="ranking-sentence">([^<]+)<', page)[1]
+    assert said == ("ann, ben share the lead head to head: each finished ahead in 3 of 4 meetings."
+                    if lang == "en" else
+                    "直接対決の首位はann、benが分け合っています：どちらも4回の対戦のうち3回上位で終えました。")
+    table_rows = re.findall(r"<tr><td>(\d)</td><th scope=\"row\">(\w+)</th><td>(\d)</td><td>(\d)</td>",
+                            page.split('id="ranking-title"')[1])
+    assert table_rows == [("1", "ann", "3", "1"), ("1", "ben", "3", "1"), ("3", "cho", "0", "4")]
+    assert page.count('class="help ranking-tie"') == 1
+    ranking = client.get("/api/progress/geese").json["ranking"]
+    assert [(r["place"], r["name"], r["share"]) for r in ranking["rows"]] == [(1, "ann", 75), (1, "ben", 75),
+                                                                             (3, "cho", 0)]

@@ -19,10 +19,12 @@ def counted(key: str, n: int, **params) -> str:
 
 
 def said(sentence: dict) -> str:
-    """A figure's sentence in the page's language; a glass named by its colour's word."""
+    """A figure's sentence in the page's language; a glass named by its colour's word, names listed."""
     params = dict(sentence["params"])
     if "timer" in params:
         params["timer"] = translate(f"timer.{params['timer']}")
+    if "names" in params:
+        params["names"] = listed(params["names"])
     return translate(sentence["code"], **params)
 
 
