@@ -4,9 +4,10 @@ Two databases are built (shows spread over the campaign's events and many
 nights, every pattern of run-outs in turn, journals copied from a few played
 shows; finished 帰る雁 and Über den Wolken games) and each is served by
 `companion run --mock` in a process of its own. For each: the first page, as
-after the upgrade that brought the figures (every game scored, journals
-replayed for the page's budget, the rest by the table's own thread), and how
-long until every journal is replayed (kept in the file from then on), then
+after the upgrade that brought the figures (journals replayed and games scored
+for the page's budget, the rest by the table's own thread), and how long until
+every journal is replayed and every game scored (kept in the file from then
+on), then
 each progress page and its JSON, median of --runs series
 of requests, then a page right after one more show ended (the records read
 afresh, the kept figures not recomputed). The floor is this file's own few
@@ -140,12 +141,13 @@ def floor_ms(body: bytes, runs: int) -> float:
 
 
 def counted_s(url: str) -> float:
-    """Seconds from the daemon's answer to its first page until every show's journal is replayed (its figures
-    no longer `counting`), asked every tenth of a second."""
+    """Seconds from the daemon's answer to its first page until every show's journal is replayed and every game
+    scored (the figures no longer `counting` or `scoring`), asked every tenth of a second."""
     start = time.perf_counter()
     while True:
-        with urllib.request.urlopen(url + "api/progress/trouble", timeout=600) as answer:
-            if json.loads(answer.read())["counting"] is None:
+        with urllib.request.urlopen(url + "api/progress/trouble", timeout=600) as shows, \
+                urllib.request.urlopen(url + "api/progress/geese", timeout=600) as games:
+            if json.loads(shows.read())["counting"] is None and json.loads(games.read())["scoring"] is None:
                 return time.perf_counter() - start
         time.sleep(0.1)
 
@@ -184,8 +186,8 @@ def main() -> None:
                 daemon.terminate()
                 daemon.wait()
             found[(shows, games)] = times
-            print(f"  first page (every game scored, journals replayed for the page's budget): {first:.0f} ms")
-            print(f"  every journal replayed by the table's own thread, from its start: {counted:.1f} s")
+            print(f"  first page (journals replayed and games scored for the page's budget): {first:.0f} ms")
+            print(f"  every journal replayed and game scored by the table's own thread: {counted:.1f} s")
             print(f"  a page right after one more show ended: {after:.0f} ms")
             for page, ms in times.items():
                 print(f"  {page:28} {ms:7.1f} ms")

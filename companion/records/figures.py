@@ -9,11 +9,12 @@ under the records' last change (`mark`): a page asked again before anything
 changed reads nothing from the file but that mark, and after a change only
 the records that changed are read whole.
 
-A file with many shows and no figures kept (the first reading after the
-upgrade that brought them: about a millisecond a journal) is not replayed in
-one go behind a page: a reading given a clock replays for REPLAY_BUDGET_S at
-most and says how far it got (`counting`); `fill` counts the rest, a budget at
-a time so the pages get in between, on the table's own thread.
+A file with many shows and games and no figures kept (the first reading
+after the upgrade that brought them: about a millisecond a journal or a game)
+is not replayed in one go behind a page: a reading given a clock replays and
+scores for REPLAY_BUDGET_S at most and says how far it got (`counting`,
+`scoring`); `fill` does the rest, a budget at a time so the pages get in
+between, on the table's own thread.
 
 >>> from companion.records.shows import Store
 >>> store = Store(":memory:")
@@ -49,14 +50,16 @@ MARK = ("SELECT (SELECT COUNT(*) FROM shows), (SELECT MAX(id) FROM shows),"
 
 
 class Records(NamedTuple):
-    """One reading: the records' mark, the finished shows and the board games, oldest first, and while some
-    shows' journals are still to be replayed, (the shows counted, the finished shows) (those not counted yet
-    are in `shows` with no figures)."""
+    """One reading: the records' mark, the finished shows and the board games, oldest first; while some shows'
+    journals are still to be replayed, `counting` (the shows counted, the finished shows: those not counted yet
+    are in `shows` with no figures), and while some games are still to be scored, `scoring` (the games scored,
+    the games: those not scored yet are left out of `games`)."""
 
     mark: tuple
     shows: list[dict]
     games: list[dict]
     counting: tuple[int, int] | None = None
+    scoring: tuple[int, int] | None = None
 
 
 class FigureBook:
@@ -72,6 +75,7 @@ class FigureBook:
         self._held_shows: tuple[dict[int, dict], dict[int, str]] = ({}, {})
         self._held_games: dict[int, tuple[str, dict | None]] = {}
         self._unreplayed: list[int] = []  # shows held with no figures yet, their journals left for a later reading
+        self._until: float | None = None  # when the reading under way stops replaying (the clock's monotonic)
 
     def mark(self) -> tuple:
         return tuple(self.database.read(MARK)[0])
@@ -79,23 +83,25 @@ class FigureBook:
     def read(self, known_events: dict) -> Records:
         """The records now; the reading kept if nothing changed since (`known_events`: to replay custom events)."""
         with self._lock:
+            self._until = self.clock.monotonic() + REPLAY_BUDGET_S if self.clock else None
             mark = self.mark()
             if self._kept is None or self._kept.mark != mark:
                 shows, counting = self._shows(known_events)
-                self._kept = Records(mark, shows, self._games(), counting)
+                games, scoring = self._games()
+                self._kept = Records(mark, shows, games, counting, scoring)
             elif self._unreplayed:
                 self._replay_left(known_events)
+            elif self._kept.scoring:
+                self._kept = self._kept._replace(**dict(zip(("games", "scoring"), self._games())))
             return self._kept
 
     def fill(self, known_events, stopped=None) -> None:
         """Replay every journal not replayed yet, a reading's budget at a time so pages get in between
         (`known_events()`: the custom events now; `stopped`: an Event that ends it early, as the table stops)."""
-        self.read(known_events())
         while not (stopped and stopped.is_set()):
-            with self._lock:
-                if not self._unreplayed:
-                    return
-                self._replay_left(known_events())
+            read = self.read(known_events())
+            if not (read.counting or read.scoring):
+                return
 
     def _replay_left(self, known_events: dict) -> None:
         """Replay, for a budget, the journals the reading kept left, without reading the records again."""
@@ -142,16 +148,19 @@ class FigureBook:
         pending = len(self._unreplayed)
         return list(self._held_shows[0].values()), (len(marks) - pending, len(marks)) if pending else None
 
+    def _spent(self) -> bool:
+        """Whether the reading under way has used its budget."""
+        return self._until is not None and self.clock.monotonic() >= self._until
+
     def _replay(self, missing: list[tuple[dict, str]], known_events: dict) -> int:
         """Replay and keep the shows `missing`, in order, until the budget is spent (one at least, so each
         reading gets further): how many were."""
-        began = self.clock.monotonic() if self.clock else None
         batch, done = [], 0
         for show, mark in missing:
             show["figures"] = self._replayed(show["id"], known_events)
             batch.append((show["id"], mark, show["figures"]))
             done += 1
-            spent = began is not None and self.clock.monotonic() - began >= REPLAY_BUDGET_S
+            spent = self._spent()
             if len(batch) == BATCH or spent:
                 self._keep("show", batch)
                 batch = []
@@ -169,17 +178,23 @@ class FigureBook:
             log.warning("show %s: its journal does not replay (%s): left out of the progress figures", show_id, e)
             return None
 
-    def _games(self) -> list[dict]:
-        """Every board game with figures, by when it was last saved: unchanged ones as read before."""
+    def _games(self) -> tuple[list[dict], tuple[int, int] | None]:
+        """Every board game with figures, by when it was last saved: unchanged ones as read before, the others
+        read or scored while the budget lasts (one at least); and how many are scored of how many while some
+        are not."""
         rows = self.database.read(f"SELECT id, kind, version, updated FROM games WHERE kind IN {KINDS}"
                                   " ORDER BY updated, id")
         held = self._held_games
-        games, fresh = {}, []
-        for game_id, kind, version, updated in rows:
+        games, fresh, read, left = {}, [], 0, 0
+        for game_id, kind, version, updated in reversed(rows):  # the newest first: tonight's games before others
             mark = str(version)
             if game_id in held and held[game_id][0] == mark:
                 games[game_id] = held[game_id]
                 continue
+            if left or (read and self._spent()):  # read by a later reading
+                left += 1
+                continue
+            read += 1
             kept = self.database.read("SELECT data FROM figures WHERE kind = ? AND id = ? AND mark = ?",
                                       (kind, game_id, mark))
             if kept:
@@ -191,7 +206,8 @@ class FigureBook:
         for kind in GAME_KINDS:
             self._keep(kind, [(game_id, mark, summary) for k, game_id, mark, summary in fresh if k == kind])
         self._held_games = games
-        return [game for _, game in games.values() if game is not None]
+        scoring = (len(rows) - left, len(rows)) if left else None
+        return [games[r[0]][1] for r in rows if r[0] in games and games[r[0]][1] is not None], scoring
 
     def _scored(self, game_id: int, kind: str) -> dict | None:
         rows = self.database.read("SELECT state FROM games WHERE id = ?", (game_id,))

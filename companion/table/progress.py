@@ -44,13 +44,13 @@ class TableProgress:
         self.book = FigureBook(store.database, clock)
         self._caught_up = caught_up
         self._lock = threading.Lock()
-        self._figures: tuple[tuple, dict] = ((), {})  # ((the records' mark, counting), {figure key: figures})
+        self._figures: tuple[tuple, dict] = ((), {})  # ((the records' mark, counting, scoring), {key: figures})
         self._stopped = threading.Event()
         self._filler: threading.Thread | None = None
 
     def start(self) -> None:
-        """Count the shows' figures not kept yet (after an upgrade, every show) on a thread of their own, so
-        that no page waits for them."""
+        """Count the shows' and games' figures not kept yet (after an upgrade, all of them) on a thread of their
+        own, so that no page waits for them."""
         self._filler = threading.Thread(target=self.fill, name="progress-figures", daemon=True)
         self._filler.start()
 
@@ -65,7 +65,7 @@ class TableProgress:
         return self._filler is None or not self._filler.is_alive()
 
     def fill(self) -> None:
-        """Replay every journal not replayed yet (a page's budget at a time: pages get in between)."""
+        """Replay every journal and score every game not yet (a page's budget at a time: pages get in between)."""
         try:
             self.book.fill(self.store.events, self._stopped)
         except Exception:  # the figures are a courtesy: a page counts what is left as it is read
@@ -84,7 +84,8 @@ class TableProgress:
         """One bird game's players: games, wins, average, best, scores over games, head to head."""
         if kind not in GAME_KINDS:
             raise KeyError(kind)
-        return self._figure(("players", kind), lambda r: per_player(r.games, kind))
+        return self._figure(("players", kind), lambda r: {
+            **per_player(r.games, kind), "scoring": {"scored": r.scoring[0], "games": r.scoring[1]} if r.scoring else None})
 
     def tonight(self) -> dict:
         """The current night across the three games."""
@@ -99,9 +100,9 @@ class TableProgress:
         records = self.book.read(self.store.events())
         with self._lock:
             mark, kept = self._figures
-            if mark != (records.mark, records.counting):
+            if mark != (records.mark, records.counting, records.scoring):
                 kept = {}
-                self._figures = ((records.mark, records.counting), kept)
+                self._figures = ((records.mark, records.counting, records.scoring), kept)
             if key not in kept:
                 kept[key] = compute(records)
             return kept[key]

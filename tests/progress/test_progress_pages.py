@@ -229,3 +229,24 @@ def test_movement_card_points_of_a_whole_game_are_seen_by_stage_and_card_type(cl
                          page), p
     total = sum(map(sum, movement.values()))
     assert f"Movement cards gave {total} of all {total + sum(map(sum, nests.values()))} points" in page
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_players_page_says_how_many_games_are_scored_while_they_are_scored(client, table, clock, monkeypatch, lang):
+    from companion.records import figures as figure_book
+
+    for _ in range(3):
+        client.post("/api/geese/games", json={"players": ["ann", "ben", "cho"]}, headers={"X-Table-Pin": table.door.pin})
+    real = figure_book.game_summary
+
+    def slow(kind, state):  # a game takes a page's whole budget to score: one a reading
+        clock.advance(figure_book.REPLAY_BUDGET_S)
+        return real(kind, state)
+
+    monkeypatch.setattr(figure_book, "game_summary", slow)
+    client.set_cookie("lang", lang)
+    page = client.get("/progress/geese").get_data(as_text=True)
+    assert ("Scoring the games: 1 of 3 so far." if lang == "en" else "3ゲームのうち1ゲームまで") in page
+    table.progress.fill()
+    assert client.get("/api/progress/flock").json["scoring"] is None
+    assert "role=\"status\"" not in client.get("/progress/geese").get_data(as_text=True)

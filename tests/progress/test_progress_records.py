@@ -159,3 +159,34 @@ def test_the_table_counts_the_shows_figures_on_its_own_once_started(tmp_path):
         assert kept == 1
     finally:
         table.stop()
+
+
+def test_a_first_reading_of_many_games_scores_them_within_its_budget_the_newest_first(tmp_path, monkeypatch):
+    from companion.table import demo_table
+    from companion.web import create_app
+
+    table = demo_table(tmp_path / "t.sqlite3", clock=FakeClock())
+    try:
+        client = create_app(table, testing=True).test_client()
+        made = [client.post("/api/geese/games", json={"players": ["ann", "ben", "cho"]},
+                            headers={"X-Table-Pin": table.door.pin}).json["id"] for _ in range(5)]
+        with table.store.database.transaction() as db:
+            db.execute("DELETE FROM figures")  # as the file was before the upgrade
+        clock = FakeClock()
+        scored = []
+        real = figure_book.game_summary
+
+        def slow(kind, state):  # each game takes three fifths of a page's budget to score
+            clock.advance(figure_book.REPLAY_BUDGET_S * 0.6)
+            scored.append(kind)
+            return real(kind, state)
+
+        monkeypatch.setattr(figure_book, "game_summary", slow)
+        progress = TableProgress(table.store, clock, zone=timezone.utc)
+        assert progress.players("geese")["scoring"] == {"scored": 2, "games": 5}
+        assert [g["id"] for g in progress.book.read({}).games] == made[1:]  # the next reading: the newest two more
+        progress.fill()
+        assert progress.players("geese")["scoring"] is None
+        assert [g["id"] for g in progress.book.read({}).games] == made and len(scored) == 5
+    finally:
+        table.stop()
