@@ -39,7 +39,7 @@ FINISHED = "('win', 'loss', 'aborted')"  # the outcomes of a finished show, as S
 KINDS = "(" + ", ".join(f"'{kind}'" for kind in GAME_KINDS) + ")"  # the board games with figures, as SQL
 BATCH = 50  # figures written per transaction: the journal's writer never waits long behind a first reading
 IDS_AT_ONCE = 500  # shows read by id in one query: well inside SQLite's limit of parameters
-REPLAY_BUDGET_S = 0.05  # journals a reading replays, in time: half a page's budget of 100 ms; the rest after
+REPLAY_BUDGET_S = 0.05  # how long a reading replays journals and scores games: half a page's 100 ms; the rest after
 
 # The records' last change, read through indexes and small tables only (it is read on every page): a show begun
 # moves the count and the largest id, a show ended (or set aside) the count of running shows; a game saved or
@@ -67,7 +67,7 @@ class FigureBook:
 
     def __init__(self, database, clock=None):
         self.database = database
-        self.clock = clock  # its monotonic() times a reading's replays; None: a reading replays every journal
+        self.clock = clock  # its monotonic() times a reading's work; None: a reading replays and scores everything
         self._lock = threading.Lock()  # one reading at a time: two pages never replay the same journals twice
         self._kept: Records | None = None
         # What the last reading held, so a change reads only the records that changed: each finished show by id
@@ -92,11 +92,12 @@ class FigureBook:
             elif self._unreplayed:
                 self._replay_left(known_events)
             elif self._kept.scoring:
-                self._kept = self._kept._replace(**dict(zip(("games", "scoring"), self._games())))
+                games, scoring = self._games()
+                self._kept = self._kept._replace(games=games, scoring=scoring)
             return self._kept
 
     def fill(self, known_events, stopped=None) -> None:
-        """Replay every journal not replayed yet, a reading's budget at a time so pages get in between
+        """Replay every journal and score every game not done yet, a reading's budget at a time so pages get in between
         (`known_events()`: the custom events now; `stopped`: an Event that ends it early, as the table stops)."""
         while not (stopped and stopped.is_set()):
             read = self.read(known_events())

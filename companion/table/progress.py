@@ -69,7 +69,7 @@ class TableProgress:
         try:
             self.book.fill(self.store.events, self._stopped)
         except Exception:  # the figures are a courtesy: a page counts what is left as it is read
-            log.exception("the shows' progress figures could not be counted ahead of the pages")
+            log.exception("the progress figures could not be counted ahead of the pages")
 
     def campaign(self) -> dict:
         """The 30 events as a map with each one's attempts, and stars and wins over nights."""
@@ -77,15 +77,15 @@ class TableProgress:
 
     def trouble(self) -> dict:
         """Run-outs by glass and by countdown space, how close each show came, tokens and time per show."""
-        return self._figure(("trouble",), lambda r: {
-            **trouble(r.shows), "counting": {"counted": r.counting[0], "shows": r.counting[1]} if r.counting else None})
+        return self._figure(("trouble",), lambda r: {**trouble(r.shows),
+                                                    "counting": _how_far(r.counting, "counted", "shows")})
 
     def players(self, kind: str) -> dict:
         """One bird game's players: games, wins, average, best, scores over games, head to head."""
         if kind not in GAME_KINDS:
             raise KeyError(kind)
-        return self._figure(("players", kind), lambda r: {
-            **per_player(r.games, kind), "scoring": {"scored": r.scoring[0], "games": r.scoring[1]} if r.scoring else None})
+        return self._figure(("players", kind), lambda r: {**per_player(r.games, kind),
+                                                          "scoring": _how_far(r.scoring, "scored", "games")})
 
     def tonight(self) -> dict:
         """The current night across the three games."""
@@ -106,3 +106,8 @@ class TableProgress:
             if key not in kept:
                 kept[key] = compute(records)
             return kept[key]
+
+
+def _how_far(done: tuple[int, int] | None, part: str, whole: str) -> dict | None:
+    """How far the first counting has got, as the JSON names it (None once all is counted)."""
+    return {part: done[0], whole: done[1]} if done else None

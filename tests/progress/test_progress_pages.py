@@ -206,7 +206,8 @@ def test_movement_card_points_of_a_whole_game_are_seen_by_stage_and_card_type(cl
             spaces = card_for(view["board"], turn)
             movement[turn][-1] += held_points(spaces, view["board"], turn)
             action = {"do": "card", "card": "score", "spaces": spaces}
-        elif view["display"] and view["hands"][turn] < view["hand_limit"] and view["prices"]["take"] <= view["cubes"][turn]:
+        elif (view["display"] and view["hands"][turn] < view["hand_limit"]
+              and view["prices"]["take"] <= view["cubes"][turn]):
             action = {"do": "take"}
         else:
             action = {"do": "pass"}
@@ -236,7 +237,8 @@ def test_a_players_page_says_how_many_games_are_scored_while_they_are_scored(cli
     from companion.records import figures as figure_book
 
     for _ in range(3):
-        client.post("/api/geese/games", json={"players": ["ann", "ben", "cho"]}, headers={"X-Table-Pin": table.door.pin})
+        client.post("/api/geese/games", json={"players": ["ann", "ben", "cho"]},
+                    headers={"X-Table-Pin": table.door.pin})
     real = figure_book.game_summary
 
     def slow(kind, state):  # a game takes a page's whole budget to score: one a reading

@@ -63,9 +63,10 @@ def progress():
     """The group's progress for the table's screen: the campaign map beside tonight, large, nothing to press."""
     figures = book()
     campaign, recap = figures.campaign(), figures.tonight()
+    drawn = charts.campaign_map(campaign["festivals"], map_labels(campaign["festivals"]))
     return render_template(
         "kiosk/progress.html", area="kiosk", campaign=campaign, campaign_said=said(campaign["sentence"]),
-        map=charts.campaign_map(campaign["festivals"], map_labels(campaign["festivals"])), recap=recap, recap_lines=recap_lines(recap)[1:],
+        map=drawn, recap=recap, recap_lines=recap_lines(recap)[1:],
         join=join(), pin=door().pin if from_the_table() else None, refresh_s=PROGRESS_REFRESH_S)
 
 
