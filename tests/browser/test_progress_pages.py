@@ -220,7 +220,7 @@ def test_the_tables_screen_turns_to_the_groups_progress_between_shows(nights, la
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     base = demo.url.rstrip("/")
-    page.goto(base + "/kiosk/")
+    page.goto(base + "/kiosk/", wait_until="commit")  # the screen may turn before the live page has loaded
     page.wait_for_url(base + "/kiosk/progress")
     page.wait_for_load_state()
     seen = page.evaluate(KIOSK_GEOMETRY)
