@@ -44,7 +44,7 @@ class TableProgress:
         self.book = FigureBook(store.database, clock)
         self._caught_up = caught_up
         self._lock = threading.Lock()
-        self._figures: tuple[tuple, dict] = ((), {})  # ((the records' mark, counting, scoring), {key: figures})
+        self._figures: tuple[tuple, dict] = ((), {})  # (the records' mark, {key: (the counts it read, figures)})
         self._stopped = threading.Event()
         self._filler: threading.Thread | None = None
 
@@ -78,34 +78,40 @@ class TableProgress:
     def trouble(self) -> dict:
         """Run-outs by glass and by countdown space, how close each show came, tokens and time per show."""
         return self._figure(("trouble",), lambda r: {**trouble(r.shows),
-                                                    "counting": _how_far(r.counting, "counted", "shows")})
+                                                    "counting": _how_far(r.counting, "counted", "shows")},
+                            reads=("counting",))
 
     def players(self, kind: str) -> dict:
         """One bird game's players: games, wins, average, best, scores over games, head to head."""
         if kind not in GAME_KINDS:
             raise KeyError(kind)
         return self._figure(("players", kind), lambda r: {**per_player(r.games, kind),
-                                                          "scoring": _how_far(r.scoring, "scored", "games")})
+                                                          "scoring": _how_far(r.scoring, "scored", "games")},
+                            reads=("scoring",))
 
     def tonight(self) -> dict:
         """The current night across the three games."""
         now = self.clock.wall()
-        return self._figure(("tonight", night_of(now, self.zone)), lambda r: tonight(r.shows, r.games, now, self.zone))
+        return self._figure(("tonight", night_of(now, self.zone)), lambda r: tonight(r.shows, r.games, now, self.zone),
+                            reads=("scoring",))
 
     def _names(self) -> dict[str, str]:
         return {event_id: event.name for event_id, event in self.store.events().items()}
 
-    def _figure(self, key: tuple, compute) -> dict:
+    def _figure(self, key: tuple, compute, reads: tuple[str, ...] = ()) -> dict:
+        """A figure, computed once per change of the records, and again as the first counting moves on if it
+        `reads` those counts (the reading's counting, scoring): the campaign is not drawn anew at every step."""
         self._caught_up()
         records = self.book.read(self.store.events())
         with self._lock:
             mark, kept = self._figures
-            if mark != (records.mark, records.counting, records.scoring):
+            if mark != records.mark:
                 kept = {}
-                self._figures = ((records.mark, records.counting, records.scoring), kept)
-            if key not in kept:
-                kept[key] = compute(records)
-            return kept[key]
+                self._figures = (records.mark, kept)
+            moved = tuple(getattr(records, name) for name in reads)
+            if key not in kept or kept[key][0] != moved:
+                kept[key] = (moved, compute(records))
+            return kept[key][1]
 
 
 def _how_far(done: tuple[int, int] | None, part: str, whole: str) -> dict | None:
