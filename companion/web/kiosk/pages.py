@@ -6,7 +6,7 @@ from flask import jsonify, render_template
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.web import door, setup
+from companion.web import door, figures, setup
 from companion.web.address import is_loopback
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
@@ -55,14 +55,14 @@ def index():
     return render_template(
         "kiosk/index.html", area="kiosk", colours=COLOURS, looks=LOOKS, tokens=CROWD_TOKENS,
         pin=door().pin if screen else None, join=join(), card_notes=card_notes() if screen else [],
-        progress_after_ms=int(PROGRESS_AFTER_S * 1000))
+        progress_after_ms=int(PROGRESS_AFTER_S * 1000) if figures() else None)  # none: a table keeping no progress
 
 
 @bp.get("/kiosk/progress")
 def progress():
     """The group's progress for the table's screen: the campaign map beside tonight, large, nothing to press."""
-    figures = book()
-    campaign, recap = figures.campaign(), figures.tonight()
+    shown = book()
+    campaign, recap = shown.campaign(), shown.tonight()
     drawn = charts.campaign_map(campaign["festivals"], map_labels(campaign["festivals"]))
     return render_template(
         "kiosk/progress.html", area="kiosk", campaign=campaign, campaign_said=said(campaign["sentence"]),

@@ -46,12 +46,13 @@ function accept(state) {
 }
 
 // With no show running (a finished one's result read meanwhile), the screen turns to the group's progress,
-// which turns back as soon as a show starts. Not while a new phone's pairing code is up.
-const PROGRESS_AFTER_MS = Number(page.dataset.progressAfterMs);
+// which turns back as soon as a show starts. Not while a new phone's pairing code is up, nor on a table that
+// keeps no progress (no wait given).
+const PROGRESS_AFTER_MS = Number(page.dataset.progressAfterMs ?? NaN);
 let progressTimer = null;
 function turnToProgress() {
   clearTimeout(progressTimer);
-  if (running()) return;
+  if (running() || !PROGRESS_AFTER_MS) return;
   progressTimer = setTimeout(() => {
     const pairing = $("kiosk-pairing");
     if (running() || (pairing && !pairing.hidden)) turnToProgress();
