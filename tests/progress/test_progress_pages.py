@@ -252,3 +252,12 @@ def test_a_players_page_says_how_many_games_are_scored_while_they_are_scored(cli
     table.progress.fill()
     assert client.get("/api/progress/flock").json["scoring"] is None
     assert "role=\"status\"" not in client.get("/progress/geese").get_data(as_text=True)
+
+
+def test_a_bars_value_is_drawn_inside_the_chart_however_long():
+    from companion.web.progress import charts
+
+    drawn = str(charts.bars([{"label": "1. ann", "value": 100, "fill": OUTCOME["win"], "text": "100%"},
+                             {"label": "2. ben", "value": 50, "fill": OUTCOME["win"], "text": "50%"}]))
+    x = float(re.findall(r'<text x="([\d.]+)"[^>]*>100%</text>', drawn)[0])
+    assert x + charts.DIGIT * len("100%") <= charts.WIDTH
