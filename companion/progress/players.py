@@ -16,6 +16,7 @@ species (Über den Wolken, when names were given) or the name entered (帰る雁
 """
 
 import itertools
+from fractions import Fraction
 
 from companion.flock.kind import FLOCK
 from companion.geese.kind import GEESE
@@ -71,8 +72,8 @@ def per_player(games: list[dict], kind: str) -> dict:
     sentence = ({"code": "progress.players.top", "params": {"name": top["name"], "wins": top["wins"],
                                                             "games": top["games"]}}
                 if top else {"code": "progress.players.none", "params": {}})
-    return {"kind": kind, "games": len(done), "players": players, "head_to_head": pairs, "sentence": sentence,
-            **_kind_sentence(kind, players)}
+    return {"kind": kind, "games": len(done), "players": players, "head_to_head": pairs,
+            "ranking": ranking(pairs), "sentence": sentence, **_kind_sentence(kind, players)}
 
 
 def head_to_head(games: list[dict]) -> list[dict]:
@@ -87,6 +88,52 @@ def head_to_head(games: list[dict]) -> list[dict]:
             ahead = _ahead(first, second)
             pair["a_ahead" if ahead > 0 else "b_ahead" if ahead < 0 else "level"] += 1
     return [met[key] for key in sorted(met)]
+
+
+def ranking(pairs: list[dict]) -> dict:
+    """The players who met, ranked head to head: by the share of their meetings (a game and one other player in
+    it) they finished ahead in, then by how many; the same record shares a place, and each shared place is said.
+
+    >>> pairs = [{"a": "ann", "b": "ben", "games": 2, "a_ahead": 1, "b_ahead": 1, "level": 0}]
+    >>> [(r["place"], r["name"], r["share"]) for r in ranking(pairs)["rows"]]
+    [(1, 'ann', 50), (1, 'ben', 50)]
+    >>> ranking(pairs)["sentence"]["code"]
+    'progress.h2h.top_shared'
+    """
+    record: dict[str, dict] = {}
+    for pair in pairs:
+        for me, ahead, behind in (("a", "a_ahead", "b_ahead"), ("b", "b_ahead", "a_ahead")):
+            mine = record.setdefault(pair[me], {"name": pair[me], "meetings": 0, "ahead": 0, "behind": 0, "level": 0})
+            mine["meetings"] += pair["games"]
+            mine["ahead"] += pair[ahead]
+            mine["behind"] += pair[behind]
+            mine["level"] += pair["level"]
+
+    def better(row: dict) -> tuple:
+        return Fraction(row["ahead"], row["meetings"]), row["ahead"]
+
+    rows = sorted(record.values(), key=lambda r: (-better(r)[0], -r["ahead"], r["name"]))
+    ties, first = [], 1
+    for mark, grouped in itertools.groupby(rows, key=better):
+        group = list(grouped)
+        for row in group:
+            row.update(place=first, share=round(100 * mark[0]))
+        if len(group) > 1:
+            ties.append(_said("progress.h2h.tie", names=[r["name"] for r in group], place=first,
+                              ahead=group[0]["ahead"], meetings=group[0]["meetings"]))
+        first += len(group)
+    if not rows:
+        sentence = _said("progress.h2h.none")
+    elif ties and ties[0]["params"]["place"] == 1:
+        sentence = _said("progress.h2h.top_shared", **{k: v for k, v in ties[0]["params"].items() if k != "place"})
+    else:
+        sentence = _said("progress.h2h.top", name=rows[0]["name"], ahead=rows[0]["ahead"],
+                         meetings=rows[0]["meetings"])
+    return {"rows": rows, "ties": ties, "sentence": sentence}
+
+
+def _said(code: str, **params) -> dict:
+    return {"code": code, "params": params}
 
 
 def _ahead(first: dict, second: dict) -> int:

@@ -97,9 +97,11 @@ class Table:
         self.fitted.start()
         self.journal.start()
         self.runtime.start()
+        self.progress.start()
         return self
 
     def stop(self) -> None:
+        self.progress.stop()
         self.runtime.stop()
         self.journal.stop()
         self.fitted.rig.close()

@@ -110,6 +110,13 @@ def test_the_progress_pages_show_the_history_as_it_was_played(nights, launch, sh
     total_wins = sum(int(re.findall(r"\d+", cell)[-1 if lang == "ja" else 0])
                      for cell in page.locator(".players-table tbody td:nth-child(2)").all_inner_texts())
     assert total_wins == 1
+    # Head to head, ranked: the one game's winner finished ahead of both others, first of three places.
+    winner = next(row.locator("th").inner_text().split("\n")[0] for row in page.locator(".players-table tbody tr").all()
+                  if re.findall(r"\d+", row.locator("td").first.inner_text())[-1 if lang == "ja" else 0] == "1")
+    assert page.locator("#ranking-title ~ details tbody tr").count() == len(GEESE)
+    assert page.locator("#ranking-sentence").inner_text() == (
+        f"{winner} finishes ahead most often head to head: in 2 of 2 meetings." if lang == "en"
+        else f"直接対決で最もよく上位で終えているのは{winner}です：2回の対戦のうち2回。")
     shot(page, f"progress-geese-{lang}")
     page.goto(base + "/progress/flock")
     assert_inside(page, f"/progress/flock ({lang})")
@@ -177,3 +184,69 @@ def test_tonights_picture_goes_to_the_share_sheet_as_an_svg_file(nights, launch)
     assert (name, kind) == (f"tonight-{night}.svg", "image/svg+xml")
     assert text.startswith("<svg") and "Tonight at the table" in text
     assert page.locator("#picture-status").inner_text() == "Shared."
+
+
+KIOSK_SCREENS = {"monitor": {"width": 1280, "height": 720}, "touch-display": {"width": 800, "height": 480}}
+# The progress screen's parts, whether the page scrolls, what a person could press (the skip link is the
+# keyboard's, off screen), the text's smallest size.
+KIOSK_GEOMETRY = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const screen = document.getElementById('kiosk-progress');
+  return {
+    campaign: box(screen.querySelector('.kiosk-campaign')), tonight: box(screen.querySelector('.kiosk-tonight')),
+    map: box(screen.querySelector('.kiosk-campaign svg')),
+    scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+    view: [innerWidth, innerHeight],
+    controls: [...document.querySelectorAll('a:not(.skip), button, input, select, textarea, [tabindex]')]
+      .filter((el) => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden').length,
+    smallest: Math.min(...[...screen.querySelectorAll('.kiosk-recap li, .kiosk-sentence, h2')]
+      .map((el) => parseFloat(getComputedStyle(el).fontSize))),
+  };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("size", list(KIOSK_SCREENS))
+def test_the_tables_screen_turns_to_the_groups_progress_between_shows(nights, launch, shot, monkeypatch, lang, size):
+    """With no show running the table's screen shows the campaign map beside tonight, large and with nothing
+    to press, the figures as this test played them; a show started from a phone brings the live show back."""
+    from companion.web.kiosk import pages as kiosk
+
+    demo, _, _ = nights
+    monkeypatch.setattr(kiosk, "PROGRESS_AFTER_S", 0.2)  # the screen's wait, shortened: the test waits on the URL
+    context = launch(viewport=KIOSK_SCREENS[size])
+    context.add_cookies([{"name": "lang", "value": lang, "url": demo.url}])
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    base = demo.url.rstrip("/")
+    page.goto(base + "/kiosk/", wait_until="commit")  # the screen may turn before the live page has loaded
+    page.wait_for_url(base + "/kiosk/progress")
+    page.wait_for_load_state()
+    seen = page.evaluate(KIOSK_GEOMETRY)
+    width, height = seen["view"]
+    assert seen["scroll"] == [width, height], "the progress screen scrolls"
+    assert seen["campaign"][2] <= seen["tonight"][0] and abs(seen["campaign"][1] - seen["tonight"][1]) < 2
+    assert seen["map"][2] - seen["map"][0] > width * 0.4  # the map fills its half, not a phone's width
+    assert seen["controls"] == 0
+    assert seen["smallest"] >= 0.03 * height  # as the live screen's words: read from across the table
+
+    won = {event for _, event, ran in HISTORY if len(ran) < 3}
+    best = {event: max(3 - len(ran) for _, e, ran in HISTORY if e == event and len(ran) < 3) for event in won}
+    on_map = page.locator(".kiosk-campaign svg text").all_text_contents()
+    assert sorted(int(t[:-1]) for t in on_map if t.endswith("★")) == sorted(best.values())
+    said = page.locator("#kiosk-campaign-said").inner_text()
+    assert (f"You have won {len(won)} of the 30 events, with {sum(best.values())} of 90 stars." if lang == "en"
+            else f"30のイベントのうち{len(won)}に成功し、星は90のうち{sum(best.values())}です。") == said
+    tonight = [ran for before, _, ran in HISTORY if before == 0]
+    wins = sum(len(ran) < 3 for ran in tonight)
+    stars = sum(3 - len(ran) for ran in tonight if len(ran) < 3)
+    first = page.locator(".kiosk-recap li").first.inner_text()
+    assert (f"{wins} won, {len(tonight) - wins} lost, {stars} ★" in first if lang == "en"
+            else f"成功{wins}回、失敗{len(tonight) - wins}回、★{stars}" in first)
+    assert page.locator(".kiosk-recap li").count() == 1 + len({e for b, e, _ in HISTORY if b == 0}) + 2
+    shot(page, f"progress-kiosk-{size}-{lang}")
+
+    api(demo.url, "api/show/start", {"event": "training"})
+    page.wait_for_url(base + "/kiosk/")
+    assert errors == []

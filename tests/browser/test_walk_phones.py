@@ -42,6 +42,7 @@ PAGES = {
 NOT_FOR_PHONES = {
     "/kiosk/": "the table's own screen, walked at its size by the kiosk tests",
     "/kiosk/join": "the table's own screen's join card",
+    "/kiosk/progress": "the table's own screen between shows, walked at its sizes by the progress tests",
     "/i18n/<code>.json": "a catalogue, not a page", "/lang/<code>": "a redirect, not a page",
     "/maintenance/backup.tar.gz": "a download, not a page",
     "/progress/tonight.svg": "a picture to share, not a page",

@@ -4,6 +4,7 @@ found by whole days since the epoch in a fixed offset (not by the datetime arith
 import datetime
 from collections import Counter
 from datetime import timedelta, timezone
+from fractions import Fraction
 
 from hypothesis import given, settings, strategies as st
 
@@ -165,6 +166,37 @@ def test_each_players_games_wins_average_best_and_head_to_head(games, kind):
         score = [{s["name"]: s["score"] for s in g["players"]} for g in met]
         assert pair["a_ahead"] >= sum(s[pair["a"]] > s[pair["b"]] for s in score)
         assert pair["b_ahead"] >= sum(s[pair["b"]] > s[pair["a"]] for s in score)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(a_game(), max_size=15), st.sampled_from(["flock", "geese"]))
+def test_head_to_head_ranks_the_players_by_the_share_of_their_meetings_they_finished_ahead_in(games, kind):
+    """Counted here seat by seat: a meeting is a game and one other player in it; ahead is the higher score, then
+    the winner. A better record is a larger share, then more meetings ahead; the same record shares a place."""
+    ranking = per_player(games, kind)["ranking"]
+    record: dict[str, Counter] = {}
+    for game in (g for g in games if g["kind"] == kind and g["over"]):
+        for me in game["players"]:
+            for other in game["players"]:
+                if other is not me:
+                    mine = record.setdefault(me["name"], Counter())
+                    mine["meetings"] += 1
+                    mine["ahead" if (me["score"], me["winner"]) > (other["score"], other["winner"]) else
+                         "behind" if (me["score"], me["winner"]) < (other["score"], other["winner"]) else "level"] += 1
+    better = {name: (Fraction(r["ahead"], r["meetings"]), r["ahead"]) for name, r in record.items()}
+    assert [row["name"] for row in ranking["rows"]] == sorted(record, key=lambda n: (
+        [-x for x in better[n]], n))
+    for row in ranking["rows"]:
+        mine = record[row["name"]]
+        assert (row["meetings"], row["ahead"], row["behind"], row["level"]) == (
+            mine["meetings"], mine["ahead"], mine["behind"], mine["level"])
+        assert row["place"] == 1 + sum(better[n] > better[row["name"]] for n in record)
+    shared = {frozenset(n for n in record if better[n] == mark) for mark in better.values()}
+    assert {frozenset(tie["params"]["names"]) for tie in ranking["ties"]} == {s for s in shared if len(s) > 1}
+    top = ranking["rows"][0]["name"] if record else None
+    assert ranking["sentence"]["code"] == ("progress.h2h.none" if top is None else "progress.h2h.top_shared"
+                                           if any(top in t["params"]["names"] and t["params"]["place"] == 1
+                                                  for t in ranking["ties"]) else "progress.h2h.top")
 
 
 @settings(max_examples=40, deadline=None)

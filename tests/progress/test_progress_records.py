@@ -115,3 +115,81 @@ def test_a_board_game_saved_anew_is_scored_anew(tmp_path):
         assert table.store.database.read("SELECT mark FROM figures WHERE kind = 'geese'")[0][0] != kept[0][0]
     finally:
         table.stop()
+
+
+def test_a_first_reading_of_many_journals_answers_within_its_budget_and_the_rest_are_counted_after(store,
+                                                                                                   monkeypatch):
+    """After an upgrade no figure is kept: a page replays journals for a page's budget only and says how many are
+    counted; the table counts the rest on its own, each show once, and the figures end as a whole reading's."""
+    played = [("red",), (), ("red", "orange", "yellow"), ("green",), (), ("green", "yellow", "red"), ("orange",),
+              ("yellow",), ("orange", "green", "red"), ()]
+    for i, ran_out in enumerate(played):
+        show_with_runouts(store, "event-02", ran_out, wall=NIGHT + 600 * i)
+    clock = FakeClock()
+    replayed = counting(monkeypatch)
+    real = figure_book.show_figures
+
+    def slow(lines, known=None):  # each journal takes two fifths of a page's budget to replay
+        clock.advance(figure_book.REPLAY_BUDGET_S * 0.4)
+        return real(lines, known)
+
+    monkeypatch.setattr(figure_book, "show_figures", slow)
+    progress = TableProgress(store, clock, zone=timezone.utc)
+    first = progress.trouble()
+    assert first["counting"] == {"counted": 3, "shows": len(played)}
+    assert first["shows"] == 3
+    drawn = progress.campaign()
+    assert drawn["nights"][0]["shows"] == len(played)  # the shows not counted yet are played
+    assert progress.campaign() is drawn  # the campaign needs no journal: it is not drawn anew as the counting moves
+    assert len(replayed) == 9  # each page read counts a few more
+    progress.fill()
+    whole = progress.trouble()
+    assert whole["counting"] is None and whole["shows"] == len(played)
+    assert len(replayed) == len(played)  # none twice
+    monkeypatch.setattr(figure_book, "show_figures", real)
+    assert TableProgress(store, FakeClock(), zone=timezone.utc).trouble() == whole
+
+
+def test_the_table_counts_the_shows_figures_on_its_own_once_started(tmp_path):
+    from companion.table import demo_table
+
+    table = demo_table(tmp_path / "t.sqlite3", clock=FakeClock())
+    show_with_runouts(table.store, "event-02", ("red",), wall=NIGHT)
+    table.start()
+    try:
+        assert table.progress.filled(timeout=30)  # the thread's own end, not a wait for time to pass
+        kept = table.store.database.read("SELECT COUNT(*) FROM figures WHERE kind = 'show'")[0][0]
+        assert kept == 1
+    finally:
+        table.stop()
+
+
+def test_a_first_reading_of_many_games_scores_them_within_its_budget_the_newest_first(tmp_path, monkeypatch):
+    from companion.table import demo_table
+    from companion.web import create_app
+
+    table = demo_table(tmp_path / "t.sqlite3", clock=FakeClock())
+    try:
+        client = create_app(table, testing=True).test_client()
+        made = [client.post("/api/geese/games", json={"players": ["ann", "ben", "cho"]},
+                            headers={"X-Table-Pin": table.door.pin}).json["id"] for _ in range(5)]
+        with table.store.database.transaction() as db:
+            db.execute("DELETE FROM figures")  # as the file was before the upgrade
+        clock = FakeClock()
+        scored = []
+        real = figure_book.game_summary
+
+        def slow(kind, state):  # each game takes three fifths of a page's budget to score
+            clock.advance(figure_book.REPLAY_BUDGET_S * 0.6)
+            scored.append(kind)
+            return real(kind, state)
+
+        monkeypatch.setattr(figure_book, "game_summary", slow)
+        progress = TableProgress(table.store, clock, zone=timezone.utc)
+        assert progress.players("geese")["scoring"] == {"scored": 2, "games": 5}
+        assert [g["id"] for g in progress.book.read({}).games] == made[1:]  # the next reading: the newest two more
+        progress.fill()
+        assert progress.players("geese")["scoring"] is None
+        assert [g["id"] for g in progress.book.read({}).games] == made and len(scored) == 5
+    finally:
+        table.stop()

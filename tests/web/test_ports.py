@@ -87,3 +87,11 @@ def test_a_stand_in_serves_the_ports_it_has_and_brings_its_pin():
     ports = Ports.serving(Games())
     assert isinstance(ports.games, Games) and (ports.desk, ports.ledger, ports.setup) == (None, None, None)
     assert ports.door == FixedDoor("1234")
+
+
+def test_the_tables_screen_turns_to_progress_only_on_a_table_that_keeps_it(ledger_only, table):
+    assert "data-progress-after-ms" not in ledger_only.get("/kiosk/").get_data(as_text=True)
+    assert ledger_only.get("/kiosk/progress").status_code == 404
+    kept = create_app(table.ports, testing=True).test_client()
+    assert "data-progress-after-ms" in kept.get("/kiosk/").get_data(as_text=True)
+    assert kept.get("/kiosk/progress").status_code == 200

@@ -73,7 +73,7 @@ def finish_a_show(client, table, clock):
 
 def all_pages(client, table, clock):
     show_id = finish_a_show(client, table, clock)
-    return ["/", "/scorepad", "/shows", f"/shows/{show_id}", "/pin", "/no-such-page"]
+    return ["/", "/scorepad", "/shows", f"/shows/{show_id}", "/pin", "/kiosk/", "/kiosk/progress", "/no-such-page"]
 
 
 # ---- every page ------------------------------------------------------------------

@@ -16,5 +16,6 @@ bp = Blueprint("kiosk", __name__, template_folder="templates", static_folder="st
 
 from companion.web.kiosk import pages  # noqa: E402,F401  (its routes join bp; the page only reads /api/show)
 
-# The screen shows the show's words (its glasses, countdown, roles) and the festival's progress.
-area = Area("kiosk", bp, None, 90, catalogs=Path(__file__).parent / "i18n", shares=("table", "scorepad"))
+# The screen shows the show's words (its glasses, countdown, roles), the festival's progress and, between
+# shows, the group's progress (its own page, /kiosk/progress).
+area = Area("kiosk", bp, None, 90, catalogs=Path(__file__).parent / "i18n", shares=("table", "scorepad", "progress"))

@@ -6,13 +6,20 @@ from flask import jsonify, render_template
 
 from companion.skyrockets import COLOURS
 from companion.skyrockets.show import CROWD_TOKENS
-from companion.web import door, setup
+from companion.web import door, figures, setup
 from companion.web.address import is_loopback
 from companion.web.i18n import translate
 from companion.web.looks import LOOKS
 from companion.web.security import PAIRING_S, from_the_table, open_pairing
 from companion.web.kiosk import bp
+from companion.web.progress import book, charts
+from companion.web.progress.pages import map_labels, recap_lines, said
 from companion.web.show.pages import phone_links, qr_svg
+
+# With no show running, the screen turns to the group's progress after this long (a finished show's result
+# stays up as long), and back to the live show as soon as one starts: nobody has to touch it.
+PROGRESS_AFTER_S = 120
+PROGRESS_REFRESH_S = 300  # the progress screen reads its figures again this often (a board game finished meanwhile)
 
 
 def join() -> dict:
@@ -47,7 +54,20 @@ def index():
     screen = from_the_table()  # the owner's business, as the PIN is: said on the table's own screen only
     return render_template(
         "kiosk/index.html", area="kiosk", colours=COLOURS, looks=LOOKS, tokens=CROWD_TOKENS,
-        pin=door().pin if screen else None, join=join(), card_notes=card_notes() if screen else [])
+        pin=door().pin if screen else None, join=join(), card_notes=card_notes() if screen else [],
+        progress_after_ms=int(PROGRESS_AFTER_S * 1000) if figures() else None)  # none: a table keeping no progress
+
+
+@bp.get("/kiosk/progress")
+def progress():
+    """The group's progress for the table's screen: the campaign map beside tonight, large, nothing to press."""
+    shown = book()
+    campaign, recap = shown.campaign(), shown.tonight()
+    drawn = charts.campaign_map(campaign["festivals"], map_labels(campaign["festivals"]))
+    return render_template(
+        "kiosk/progress.html", area="kiosk", campaign=campaign, campaign_said=said(campaign["sentence"]),
+        map=drawn, recap=recap, recap_lines=recap_lines(recap)[1:],
+        join=join(), pin=door().pin if from_the_table() else None, refresh_s=PROGRESS_REFRESH_S)
 
 
 @bp.get("/kiosk/join")

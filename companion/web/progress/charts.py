@@ -19,6 +19,7 @@ OUTCOME = {"win": LOOKS["blue"]["fill"], "loss": LOOKS["orange"]["fill"]}  # a w
 WIDTH = 340  # user units across a chart: the phone's width less the page's margins, so text is drawn life size
 BAR_HEIGHT = 18
 LABEL_WIDTH = 96
+DIGIT = 8  # user units a character of a bar's value takes at its 12-unit font, and a little over
 SQUARE = 9  # one attempt in a strip
 COLUMN_HEIGHT = 90
 INK = "#eef1f6"  # the pages' text colour (site.css --text)
@@ -33,7 +34,8 @@ def _svg(height: float, body: str, width: float = WIDTH) -> Markup:
 def bars(rows: list[dict]) -> Markup:
     """Horizontal bars, one a row: {"label", "value", "fill"}; the value (or the row's "text") at the bar's end."""
     top = max((r["value"] for r in rows), default=0) or 1
-    room = WIDTH - LABEL_WIDTH - 30
+    longest = max((len(str(r.get("text", r["value"]))) for r in rows), default=0)
+    room = WIDTH - LABEL_WIDTH - max(30, 4 + DIGIT * longest)  # the longest value's text fits after its bar
     parts = []
     for i, row in enumerate(rows):
         y = i * (BAR_HEIGHT + 4)

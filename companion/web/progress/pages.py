@@ -19,10 +19,12 @@ def counted(key: str, n: int, **params) -> str:
 
 
 def said(sentence: dict) -> str:
-    """A figure's sentence in the page's language; a glass named by its colour's word."""
+    """A figure's sentence in the page's language; a glass named by its colour's word, names listed."""
     params = dict(sentence["params"])
     if "timer" in params:
         params["timer"] = translate(f"timer.{params['timer']}")
+    if "names" in params:
+        params["names"] = listed(params["names"])
     return translate(sentence["code"], **params)
 
 
@@ -35,10 +37,14 @@ def _page(template: str, **values):
 @bp.get("/progress")
 def index():
     shown = book().campaign()
-    labels = [translate("progress.map.training") if f["training"] else translate("progress.map.encore")
-              if f["encore"] else f["key"] for f in shown["festivals"]]
-    return _page("campaign", campaign=shown, nights=shown["nights"][-NIGHTS_SHOWN:], map_labels=labels,
-                 page="campaign")
+    return _page("campaign", campaign=shown, nights=shown["nights"][-NIGHTS_SHOWN:],
+                 map_labels=map_labels(shown["festivals"]), page="campaign")
+
+
+def map_labels(festivals: list[dict]) -> list[str]:
+    """Each festival's short name over its column of the map."""
+    return [translate("progress.map.training") if f["training"] else translate("progress.map.encore")
+            if f["encore"] else f["key"] for f in festivals]
 
 
 @bp.get("/progress/trouble")

@@ -42,6 +42,22 @@ function accept(state) {
   show = state;
   receivedAt = performance.now();
   render();
+  turnToProgress();
+}
+
+// With no show running (a finished one's result read meanwhile), the screen turns to the group's progress,
+// which turns back as soon as a show starts. Not while a new phone's pairing code is up, nor on a table that
+// keeps no progress (no wait given).
+const PROGRESS_AFTER_MS = Number(page.dataset.progressAfterMs ?? NaN);
+let progressTimer = null;
+function turnToProgress() {
+  clearTimeout(progressTimer);
+  if (running() || !PROGRESS_AFTER_MS) return;
+  progressTimer = setTimeout(() => {
+    const pairing = $("kiosk-pairing");
+    if (running() || (pairing && !pairing.hidden)) turnToProgress();
+    else location.assign("/kiosk/progress");
+  }, PROGRESS_AFTER_MS);
 }
 
 function render() {
