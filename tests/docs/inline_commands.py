@@ -89,23 +89,33 @@ def _block(path: Path, line: int, text: str, mark) -> Block:
     return Block(path, line, text, serves=said.strip().strip('"'), inline=True)
 
 
-def inline_commands(path: Path) -> tuple[list[Block], list[str]]:
-    """The page's inline commands that are not forms, as blocks (`inline`), and what is wrong with its marks: a
-    mark that marks nothing."""
-    found, wrong = [], []
+def quoted(path: Path):
+    """(line of its paragraph, the command, its own mark) of each command a sentence quotes, forms included; and
+    for each paragraph, (its line, None, its mark) after its commands."""
     for line, mark, text in paragraphs(path):
-        marked_here = False
         for span in _SPAN.finditer(text):
             command = span.group(2).strip().replace("\\|", "|")
-            if not is_command(command.split()):
-                if span.group(3):
-                    wrong.append(f"{path.name}:{line}: a mark after `{command}`, which is not a command")
-                continue
-            if is_form(command):
-                continue
             own = (span.group(4), span.group(5)) if span.group(3) else None
-            marked_here |= own is None and mark is not None
-            found.append(_block(path, line, command, own or (mark and (mark.group(1), mark.group(2)))))
-        if mark is not None and not marked_here:
-            wrong.append(f"{path.name}:{line}: a mark before a paragraph with no unmarked command in it")
+            if is_command(command.split()):
+                yield line, command, own
+            elif own:
+                yield line, f"`{command}` (not a command)", own
+        yield line, None, mark and (mark.group(1), mark.group(2))
+
+
+def inline_commands(path: Path) -> tuple[list[Block], list[str]]:
+    """The page's inline commands that are not forms, as blocks (`inline`), and what is wrong with its marks: a
+    mark that marks no command that runs."""
+    found, wrong, pending = [], [], []
+    for line, command, own in quoted(path):
+        if command is None:  # the paragraph's end: its mark goes to its commands with none of their own
+            if own is not None and not any(mark is None for _, mark in pending):
+                wrong.append(f"{path.name}:{line}: a mark before a paragraph with no unmarked command in it")
+            found += [_block(path, line, text, mark or own) for text, mark in pending]
+            pending = []
+        elif command.startswith("`") or is_form(command):
+            if own:
+                wrong.append(f"{path.name}:{line}: a mark after {command}, which is not run")
+        else:
+            pending.append((command, own))
     return found, wrong
