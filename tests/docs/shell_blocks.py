@@ -176,12 +176,16 @@ def script(doc_blocks: list[Block], folder: Path, then: str = "", **ports: int) 
     """One bash script that runs every block not marked `needs:`, in order, as a reader would, and `then` (what
     the page says comes about) while what they serve still serves; a `serves:` block is written beside it
     (serve-N.sh) in `folder`. A command quoted in a sentence (`inline`) that serves is stopped once it is seen
-    to serve: the sentence does not leave it running."""
+    to serve (the sentence does not leave it running), and listens on a port of its own, `aside`, beside what the
+    page's blocks serve."""
     parts = [PRELUDE]
+    aside = ports.pop("aside", 0) or ports["table"]
     for number, block in enumerate(doc_blocks):
         if block.needs:
             continue
         text = local_addresses(block.text, **ports)
+        if block.inline and block.serves is not None:
+            text = local_addresses(block.text, **{**ports, "table": aside, "hall": aside})
         parts.append(f"# {block.doc.name}:{block.line}")
         if block.serves is not None:
             (folder / f"serve-{number}.sh").write_text(text + "\n")

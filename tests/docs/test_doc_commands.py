@@ -45,7 +45,7 @@ TERMINAL = ["env", "--default-signal=HUP,INT,QUIT", "bash"]
 SLOW = {
     "README.md": "makes a fresh venv and installs the project into it",
     "docs/geese.md": "plays 30 000 simulated games",
-    "hw/ASSEMBLY.md": "renders the cradle with OpenSCAD four times",
+    "hw/ASSEMBLY.md": "renders the cradle with OpenSCAD four times and measures its meshes",
 }
 
 
@@ -179,7 +179,7 @@ def run_the_page(tmp_path, doc):
             need("mosquitto")
         broker = Mosquitto(tmp_path / "broker").start()
     try:
-        ports = {"table": free_port(), "hall": free_port(), "broker": broker.port if broker else 0}
+        ports = {"table": free_port(), "hall": free_port(), "aside": free_port(), "broker": broker.port if broker else 0}
         (home / "run.sh").write_text(script(steps(doc), home, THEN.get(english(doc), ""), **ports))
         with _lock_file(f"page-{english(doc).replace('/', '-')}") as lock:  # a page may name a fixed file
             fcntl.flock(lock, fcntl.LOCK_EX)  # (the hub's /tmp/companion-hub): one reader of a page at a time
@@ -201,6 +201,7 @@ def test_the_page_runs_as_written(tmp_path, doc):
 
 
 @pytest.mark.system
+@pytest.mark.timeout(900)  # the page's own limit (run_the_page): ASSEMBLY renders and measures the cradle
 @pytest.mark.parametrize("doc", pages(slow=True))
 def test_the_slow_page_runs_as_written(tmp_path, doc):
     if english(doc) == "hw/ASSEMBLY.md":
