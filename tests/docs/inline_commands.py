@@ -24,11 +24,12 @@ from shell_blocks import _FENCE, Block
 
 PROGRAMS = ("companion", "sudo", "python", "python3", "pip", "curl", "git", "openscad", "systemctl", "journalctl",
             "mosquitto_sub", "mosquitto_pub", "ssh", "scp", "tar", "xvfb-run", "raspi-config", "nmcli", "apt",
-            "apt-get", "reboot", "npm", "cd", "rpi-imager")
+            "apt-get", "reboot", "npm", "cd", "rpi-imager", "sha256sum", "circup", "ls", "hostname", "systemd-analyze",
+            "qemu-system-aarch64", "mkfs.ext4", "dpkg", "mmdebstrap")
 _SPAN = re.compile(r"(`+)(.+?)\1(\s*<!--\s*(needs|serves):\s*(.*?)\s*-->)?")
 _MARK_LINE = re.compile(r"^\s*<!--\s*(needs|serves):\s*(.*?)\s*-->\s*$")
 # A word the reader fills in: in capitals (FILE), bracketed, elided, or in the page's own language (URL の…).
-_PLACEHOLDER = re.compile(r"(?<!\S)[\[<]|…|\.\.\.|(?<![$\w])[A-Z]{2,}(?![a-z])|[\u3040-\u30ff\u4e00-\u9fff]")
+_PLACEHOLDER = re.compile(r"(?<!\S)[\[<]|…|\.\.\.|(?<![$\w])[A-Z]{2,}(?!\w)|[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 def paragraphs(path: Path):
