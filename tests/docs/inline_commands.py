@@ -5,8 +5,9 @@ something follows it: `companion` alone names the program, `companion/web/` is a
 a line it prints. Each command is one of three kinds:
 
 - a form (`companion replay LOG`, `companion demo [--port P]`, `companion calibrate` named without its colour):
-  it holds a placeholder (a word in capitals or in Japanese, `[…]`, `<…>`, `…`) or lacks the argument its command needs. It
-  shows how a command is written, not one to copy; test_docs checks it names a real command and real options.
+  it holds a placeholder (a word in capitals or in Japanese, `[…]`, `<…>`, `…`) or lacks the argument its
+  command needs. It shows how a command is written, not one to copy; test_docs checks it names a real command
+  and real options.
 - marked, in the fenced blocks' words: right after it (`` `journalctl -u companion` <!-- needs: pi: … --> ``),
   or on the line just before its paragraph, which marks each command of the paragraph that has no mark of its
   own. `needs:` says why it cannot run here; `serves: "words"` names a command that runs until Ctrl-C, which is
@@ -16,6 +17,7 @@ a line it prints. Each command is one of three kinds:
 """
 
 import contextlib
+import functools
 import io
 import re
 from pathlib import Path
@@ -72,51 +74,52 @@ def is_form(text: str) -> bool:
     words = words[1:] if words[0] == "sudo" else words
     if words[0] != "companion":
         return False
-    from companion.cli import build_parser
-
     said = io.StringIO()
     with contextlib.redirect_stderr(said), contextlib.suppress(SystemExit):
-        build_parser().parse_args(words[1:])
+        cli_parser().parse_args(words[1:])
     return "required" in said.getvalue()
 
 
-def _block(path: Path, line: int, text: str, mark) -> Block:
-    if mark is None:
-        return Block(path, line, text, inline=True)
-    kind, said = mark
+@functools.cache
+def cli_parser():
+    from companion.cli import build_parser
+
+    return build_parser()
+
+
+def _mark(kind: str, said: str) -> dict:
     if kind == "needs":
         need, _, reason = said.partition(":")
-        return Block(path, line, text, needs=need.strip(), reason=reason.strip(), inline=True)
-    return Block(path, line, text, serves=said.strip().strip('"'), inline=True)
+        return {"needs": need.strip(), "reason": reason.strip()}
+    return {"serves": said.strip().strip('"')}
 
 
 def quoted(path: Path):
-    """(line of its paragraph, the command, its own mark) of each command a sentence quotes, forms included; and
-    for each paragraph, (its line, None, its mark) after its commands."""
+    """(line of its paragraph, its mark or None, [(span, its own mark or None)]) of each paragraph, a span being
+    each command it quotes (forms included) and each code span that carries a mark."""
     for line, mark, text in paragraphs(path):
+        spans = []
         for span in _SPAN.finditer(text):
             command = span.group(2).strip().replace("\\|", "|")
-            own = (span.group(4), span.group(5)) if span.group(3) else None
-            if is_command(command.split()):
-                yield line, command, own
-            elif own:
-                yield line, f"`{command}` (not a command)", own
-        yield line, None, mark and (mark.group(1), mark.group(2))
+            own = _mark(span.group(4), span.group(5)) if span.group(3) else None
+            if own or is_command(command.split()):
+                spans.append((command, own))
+        yield line, mark and _mark(mark.group(1), mark.group(2)), spans
 
 
 def inline_commands(path: Path) -> tuple[list[Block], list[str]]:
-    """The page's inline commands that are not forms, as blocks (`inline`), and what is wrong with its marks: a
-    mark that marks no command that runs."""
-    found, wrong, pending = [], [], []
-    for line, command, own in quoted(path):
-        if command is None:  # the paragraph's end: its mark goes to its commands with none of their own
-            if own is not None and not any(mark is None for _, mark in pending):
-                wrong.append(f"{path.name}:{line}: a mark before a paragraph with no unmarked command in it")
-            found += [_block(path, line, text, mark or own) for text, mark in pending]
-            pending = []
-        elif command.startswith("`") or is_form(command):
-            if own:
-                wrong.append(f"{path.name}:{line}: a mark after {command}, which is not run")
-        else:
-            pending.append((command, own))
+    """The page's commands that run or are marked (not forms), as blocks (`inline`), and what is wrong with its
+    marks: a mark on what is never run (a form, a word that is no command), a paragraph's mark that marks none."""
+    found, wrong = [], []
+    for line, mark, spans in quoted(path):
+        unmarked = False
+        for command, own in spans:
+            if not is_command(command.split()) or is_form(command):
+                if own:
+                    wrong.append(f"{path.name}:{line}: a mark after `{command}`, which is never run")
+                continue
+            unmarked |= own is None
+            found.append(Block(path, line, command, inline=True, **(own or mark or {})))
+        if mark and not unmarked:
+            wrong.append(f"{path.name}:{line}: a mark before a paragraph with no unmarked command in it")
     return found, wrong

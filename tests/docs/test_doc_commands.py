@@ -2,8 +2,8 @@
 would, or marked with why not.
 
 A document's blocks run in one bash process, in a folder of their own that stands for the reader's: a fresh
-HOME holding the project's docs/, hw/ and bench/, its venv as `.venv` (`companion` on PATH), a clone of the checkout beside it
-as `companion` (the folder a laptop holds it in). Each command must succeed, each HTTP answer be 2xx, each address
+HOME holding the project's docs/, hw/ and bench/, its venv as `.venv` (`companion` on PATH), a clone of the
+checkout beside it as `companion` (the folder a laptop holds it in). Each command must succeed, each HTTP answer be 2xx, each address
 a server prints answer, and the files the page makes be there. Blocks marked `needs:` (shell_blocks.NEEDS) are
 the Pi's, root's or another computer's, and are not run here. The commands quoted in sentences run in their
 place among the blocks, under the same marks (inline_commands.py). A Japanese page holds the same commands as its
@@ -64,7 +64,7 @@ def pages(slow: bool):
             and (english(doc) in SLOW) == slow]
 
 
-def test_every_shell_block_is_run_or_says_what_it_needs():
+def test_every_block_and_quoted_command_is_run_or_says_what_it_needs():
     wrong = []
     for doc in documents(ROOT):
         name = doc.relative_to(ROOT)
@@ -179,7 +179,8 @@ def run_the_page(tmp_path, doc):
             need("mosquitto")
         broker = Mosquitto(tmp_path / "broker").start()
     try:
-        ports = {"table": free_port(), "hall": free_port(), "aside": free_port(), "broker": broker.port if broker else 0}
+        ports = {"table": free_port(), "hall": free_port(), "aside": free_port(),
+                 "broker": broker.port if broker else 0}
         (home / "run.sh").write_text(script(steps(doc), home, THEN.get(english(doc), ""), **ports))
         with _lock_file(f"page-{english(doc).replace('/', '-')}") as lock:  # a page may name a fixed file
             fcntl.flock(lock, fcntl.LOCK_EX)  # (the hub's /tmp/companion-hub): one reader of a page at a time

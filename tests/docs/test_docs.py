@@ -3,7 +3,7 @@
 import re
 
 from conftest import ROOT
-from inline_commands import inline_commands, is_form, quoted
+from inline_commands import cli_parser, inline_commands, is_form, quoted
 from shell_blocks import blocks, documents
 
 
@@ -62,16 +62,14 @@ def test_every_command_the_docs_quote_is_one_the_program_takes():
 def test_every_form_the_docs_quote_names_real_commands_and_options():
     """A command's form in a sentence (`companion history export FILE [--db FILE | --config FILE]`) is not run, but
     its subcommand and each of its options are the program's."""
-    from companion.cli import build_parser
-
     wrong = []
     for path in documents(ROOT):
-        for _, command, _ in quoted(path):
-            words = (command or "").split()
+        for command in (command for _, _, spans in quoted(path) for command, _ in spans):
+            words = command.split()
             words = words[1:] if words[:1] == ["sudo"] else words
             if words[:1] != ["companion"] or words[1:] == ["…"] or not is_form(command):  # "…": any command
                 continue
-            parser = build_parser()
+            parser = cli_parser()
             for word in words[1:]:
                 commands = [a for a in parser._actions if a.choices and isinstance(a.choices, dict)]
                 if not commands or word not in commands[0].choices:
