@@ -183,13 +183,12 @@ def script(doc_blocks: list[Block], folder: Path, then: str = "", **ports: int) 
     for number, block in enumerate(doc_blocks):
         if block.needs:
             continue
-        text = local_addresses(block.text, **ports)
-        if block.inline and block.serves is not None:
-            text = local_addresses(block.text, **{**ports, "table": aside, "hall": aside})
+        briefly = block.inline and block.serves is not None
+        text = local_addresses(block.text, **({**ports, "table": aside, "hall": aside} if briefly else ports))
         parts.append(f"# {block.doc.name}:{block.line}")
         if block.serves is not None:
             (folder / f"serve-{number}.sh").write_text(text + "\n")
-            parts.append(f"{'_briefly' if block.inline else '_serve'} {number} {_quote(block.serves)}")
+            parts.append(f"{'_briefly' if briefly else '_serve'} {number} {_quote(block.serves)}")
             continue
         stopped = follows(block)
         for i, line in enumerate(text.replace("\\\n", " ").splitlines()):

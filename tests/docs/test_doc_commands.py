@@ -3,11 +3,11 @@ would, or marked with why not.
 
 A document's blocks run in one bash process, in a folder of their own that stands for the reader's: a fresh
 HOME holding the project's docs/, hw/ and bench/, its venv as `.venv` (`companion` on PATH), a clone of the
-checkout beside it as `companion` (the folder a laptop holds it in). Each command must succeed, each HTTP answer be 2xx, each address
-a server prints answer, and the files the page makes be there. Blocks marked `needs:` (shell_blocks.NEEDS) are
-the Pi's, root's or another computer's, and are not run here. The commands quoted in sentences run in their
-place among the blocks, under the same marks (inline_commands.py). A Japanese page holds the same commands as its
-English one (checked below), so the English page's run stands for both.
+checkout beside it as `companion` (the folder a laptop holds it in). Each command must succeed, each HTTP answer
+be 2xx, each address a server prints answer, and the files the page makes be there. Blocks marked `needs:`
+(shell_blocks.NEEDS) are the Pi's, root's or another computer's, and are not run here. The commands quoted in
+sentences run in their place among the blocks, under the same marks (inline_commands.py). A Japanese page holds
+the same commands as its English one (checked below), so the English page's run stands for both.
 """
 
 import fcntl
@@ -110,7 +110,8 @@ def test_a_block_neither_run_nor_marked_is_found(tmp_path):
 
 def test_a_command_in_a_sentence_runs_in_its_place_unless_marked(tmp_path):
     """A sentence's command runs where the page quotes it (after the block that makes its file, so it succeeds),
-    its mark is read as a block's is, and a mark with no reason or that marks no command is named."""
+    its mark is read as a block's is (one with no reason is left for the check above to name), and a paragraph's
+    mark that marks no command is named."""
     page = tmp_path / "page.markdown"
     page.write_text("```sh\necho made > made.txt\n```\n\nThen `tar -cf made.tar made.txt` packs it, and\n"
                     "`journalctl -u companion` <!-- needs: pi: the service's journal --> says why.\n\n"
@@ -121,8 +122,7 @@ def test_a_command_in_a_sentence_runs_in_its_place_unless_marked(tmp_path):
         ("tar -cf made.tar made.txt", None, ""), ("journalctl -u companion", "pi", "the service's journal"),
         ("companion setup --reopen", "pi", "")]
     assert wrong == ["page.markdown:12: a mark before a paragraph with no unmarked command in it"]
-    (tmp_path / "run.sh").write_text(script(sorted([*blocks(page), *found], key=lambda s: s.line), tmp_path,
-                                            table=0, hall=0, broker=0))
+    (tmp_path / "run.sh").write_text(script(steps(page), tmp_path, table=0, hall=0, broker=0))
     done = subprocess.run([*TERMINAL, "run.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "made.tar").is_file()
