@@ -10,7 +10,7 @@ out) and fails, naming the page, on:
   space between a Japanese word and a player's name put into a sentence (the
   catalogue's own joiners, 、：（）, go there);
 - unlocked, a game whose board is not all on the first screen (every move would
-  need a scroll);
+  need a scroll), or 帰る雁's hand and its two turn buttons below it;
 and, after a refusal tapped on the pages that take input, on a message outside
 the phone's screen or focus dropped on the page's body; and after a tap that
 takes its own control away (the Pass that ends a stage, the Land that ends the
@@ -417,3 +417,39 @@ def test_every_move_of_a_four_player_game_is_on_a_phones_first_screen(table, pho
     below = page.evaluate(f"""[...document.querySelectorAll({MOVES!r})].filter(b => b.offsetParent)
         .filter(b => b.getBoundingClientRect().bottom > {PHONE['height']}).map(b => b.textContent.trim())""")
     assert below == [], f"{lang}: a move needs a scroll: {below}"
+
+
+GEESE_MOVES = "#picker button, #arrive, #migrate"  # the hand's cards and the two buttons a turn ends with
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("players", [3, 5])
+def test_a_bird_migrating_or_arriving_from_the_hand_needs_no_scroll(table, phone_in, lang, players):
+    """帰る雁 on a phone: the hand's cards and Birds arrive / Birds migrate sit on the first screen, with three
+    players (five numbers) and five (six), so a migration or an arrival of one card needs no scroll (the players'
+    list put them 989 px down); with three, an arrival of two that takes a card of the ground back too."""
+    import random
+
+    from companion.geese.game import Game as GeeseGame
+
+    page = phone_in(table, lang)
+    unlock(page, table.url, "/")
+    names = ["ann", "ben", "cho", "dan", "eve"][:players]
+    game_id = api(table.url, "/api/geese/games", {"players": names})["id"]
+    for card in GeeseGame(players, random.Random(1)).setup:
+        api(table.url, f"/api/geese/games/{game_id}/setup", {"card": card.to_json()})
+    page.goto(f"{table.url}geese/games/{game_id}")
+    page.wait_for_function(SETTLED)
+    page.wait_for_selector("#arrive", state="visible")
+    below = page.evaluate(f"""[...document.querySelectorAll({GEESE_MOVES!r})].filter(b => b.offsetParent)
+        .filter(b => b.getBoundingClientRect().bottom > {PHONE['height']}).map(b => b.id || b.dataset.card)""")
+    assert below == [], f"{lang}, {players} players: a turn needs a scroll: {below}"
+    if players > 3:  # five players' six numbers and their ground's choices put Birds arrive 858 px down
+        return
+    # Two cards arriving: the ground's cards to take one back come in beside them, above the buttons.
+    for card in page.locator("#picker button").all()[:2]:
+        card.click()
+    page.wait_for_selector("#take-line .take-choices button")
+    below = page.evaluate(f"""[...document.querySelectorAll('#take-line button, #arrive')].filter(b => b.offsetParent)
+        .filter(b => b.getBoundingClientRect().bottom > {PHONE['height']}).map(b => b.id || b.textContent)""")
+    assert below == [], f"{lang}, {players} players: an arrival taking a card back needs a scroll: {below}"

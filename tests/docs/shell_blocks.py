@@ -36,6 +36,7 @@ class Block:
     needs: str | None = None  # a word of NEEDS
     reason: str = ""
     serves: str | None = None  # what it prints once it is ready
+    inline: bool = False  # a command quoted in a sentence (inline_commands.py), not a fenced block
 
     @property
     def commands(self) -> str:
@@ -105,6 +106,9 @@ def local_addresses(text: str, table: int, hall: int, broker: int) -> str:
     text = text.replace("127.0.0.1:8000", f"127.0.0.1:{table}").replace("--port 8100", f"--port {hall}")
     text = re.sub(r"(?:hall\.local|127\.0\.0\.1):1883", f"127.0.0.1:{broker}", text)
     text = text.replace("-h hall.local", f"-h 127.0.0.1 -p {broker}").replace("hall.local", "127.0.0.1")
+    text = re.sub(r"\S*companion hall\b[^#\n&|;]*?(?=\s*(?:$|#|&&|\|\||;))",
+                  lambda m: m[0] if re.search(r"--port| remove\b", m[0]) else f"{m[0]} --port {hall}", text,
+                  flags=re.M)
     return re.sub(r"\S*companion (?:demo|run)\b[^#\n&|;]*?(?=\s*(?:$|#|&&|\|\||;))",
                   lambda m: m[0] if "--port" in m[0] else f"{m[0]} --port {table} --no-mdns", text, flags=re.M)
 
@@ -152,6 +156,12 @@ _serve() {  # N WORDS: block N, as in a terminal of its own; its address (if it 
     local url; url=$(grep -o 'http://[^ ]*' "serve-$1.log" | head -n 1 || true)
     if [ -n "$url" ]; then curl -s -o /dev/null "$url"; fi
 }
+_briefly() {  # N WORDS: a server a sentence names: started as by _serve, then stopped with Ctrl-C at once
+    _serve "$1" "$2"
+    local pid=${_serving[-1]}
+    unset '_serving[-1]'
+    kill -INT -- "-$pid" 2>/dev/null || true; _gone "$pid" || exit 1
+}
 _follow() {  # a live stream: stopped with Ctrl-C once it has printed something
     local log="follow-$RANDOM.log"
     ( eval "$1" ) > "$log" 2>&1 < /dev/null & local pid=$!
@@ -165,16 +175,20 @@ _follow() {  # a live stream: stopped with Ctrl-C once it has printed something
 def script(doc_blocks: list[Block], folder: Path, then: str = "", **ports: int) -> str:
     """One bash script that runs every block not marked `needs:`, in order, as a reader would, and `then` (what
     the page says comes about) while what they serve still serves; a `serves:` block is written beside it
-    (serve-N.sh) in `folder`."""
+    (serve-N.sh) in `folder`. A command quoted in a sentence (`inline`) that serves is stopped once it is seen
+    to serve (the sentence does not leave it running), and listens on a port of its own, `aside`, beside what the
+    page's blocks serve."""
     parts = [PRELUDE]
+    aside = ports.pop("aside", 0) or ports["table"]
     for number, block in enumerate(doc_blocks):
         if block.needs:
             continue
-        text = local_addresses(block.text, **ports)
+        briefly = block.inline and block.serves is not None
+        text = local_addresses(block.text, **({**ports, "table": aside, "hall": aside} if briefly else ports))
         parts.append(f"# {block.doc.name}:{block.line}")
         if block.serves is not None:
             (folder / f"serve-{number}.sh").write_text(text + "\n")
-            parts.append(f"_serve {number} {_quote(block.serves)}")
+            parts.append(f"{'_briefly' if briefly else '_serve'} {number} {_quote(block.serves)}")
             continue
         stopped = follows(block)
         for i, line in enumerate(text.replace("\\\n", " ").splitlines()):
