@@ -164,6 +164,8 @@ def test_hub_tilt_and_emulated_glasses_share_one_table(tmp_path):
         snap = table.desk.current()
         assert {c: snap["timers"][c]["source"] for c in ("red", "yellow", "purple")} == \
             {"red": "hub", "yellow": "tilt", "purple": "emulated"}
+        assert {c: snap["timers"][c]["sensed"] for c in ("red", "yellow", "purple")} == \
+            {"red": True, "yellow": True, "purple": False}
         assert {c: snap["timers"][c]["pose"] for c in ("red", "yellow", "purple")} == \
             {"red": "b_up", "yellow": "b_up", "purple": "b_up"}
         lines = journaled(table)
