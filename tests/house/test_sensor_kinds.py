@@ -124,6 +124,20 @@ def test_a_kind_named_elsewhere_is_found(tmp_path):
         "pkg/rig.py:1 hub", "pkg/rig.py:1 tilt", "pkg/rig.py:3 emulated"]
 
 
+def test_every_kind_says_its_words_in_every_language():
+    """A kind's words are its own, in English and Japanese alike, with the same {slots}; no catalogue says them."""
+    from companion.ports import LANGUAGES
+
+    for kind in sensors.kinds():
+        assert set(kind.words) == set(LANGUAGES), kind.name
+        english = kind.words["en"]
+        for lang in LANGUAGES:
+            assert set(kind.words[lang]) == set(english), (kind.name, lang)
+            for code, text in kind.words[lang].items():
+                assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", english[code])), code
+        assert kind.label in english and (kind.title is None or kind.title in english), kind.name
+
+
 def test_every_kind_registers_its_own_section():
     """Each kind reads a section of its own, so a kind's settings are never another's."""
     sections = [kind.section for kind in sensors.kinds()]
