@@ -3,7 +3,8 @@
 The catalogs are JSON files ({"key": "text with {name} slots"}): the site's own
 in static/i18n/, and each area's in its package (companion.web.areas), so a
 message is written once; the table adds words of its own (its ports' `words`:
-each kind of sensor's), which every page is served beside them. A page's scripts load only what the page can show
+each kind of sensor's), served to every page beside them. A page's scripts
+load only what the page can show
 (/i18n/<lang>.json?area=<name>: the site's messages, the area's own and those of
 the areas it shares words with), which keeps every page light as the areas grow;
 the server's templates read every catalog, the page's own area first. The language

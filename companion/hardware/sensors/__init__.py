@@ -52,7 +52,7 @@ class PageField:
         return self.low is not None
 
     @property
-    def kind(self) -> type:
+    def sent_as(self) -> type:
         """What the page sends for it before the section's reader judges it."""
         return int if self.number else str
 
@@ -181,7 +181,7 @@ def words() -> dict[str, dict[str, str]]:
 
 def page_keys() -> dict[str, dict[str, type]]:
     """The settings of their own sections the kinds let the setup page change: {section: {key: type}}."""
-    return {k.section: {f.key: f.kind for f in k.fields} for k in kinds() if k.fields}
+    return {k.section: {f.key: f.sent_as for f in k.fields} for k in kinds() if k.fields}
 
 
 def sensor_settings(sections) -> dict:
