@@ -50,8 +50,9 @@ class Describer:
                 timers[colour] = last[1]
                 continue
             source, sensed = sources[colour]
-            shown.update(duration=duration, role=played.role, source=source, sensed=sensed, **fault_json(fault),
-                         awaiting_turn=turn, changed_while_down=moved)
+            # sensed goes last: a field added to the public state comes after those a script already reads
+            shown.update(duration=duration, role=played.role, source=source, **fault_json(fault),
+                         awaiting_turn=turn, changed_while_down=moved, sensed=sensed)
             kept[colour] = (says, shown)
         return state
 
@@ -68,8 +69,9 @@ class Describer:
         read = tuple((colour, source, (cradle := cradles.get(colour, NO_CRADLE)).physical, cradle.fault,
                       id(cradle.fault)) for colour, source in sources.items())
         if read != self._sensors[0]:
-            self._sensors = (read, {colour: {"source": source, "sensed": sensed, "pose": pose.value if pose else None,
-                                             **fault_json(fault)} for colour, (source, sensed), pose, fault, _ in read})
+            self._sensors = (read, {colour: {"source": source, "pose": pose.value if pose else None,
+                                             **fault_json(fault), "sensed": sensed}
+                                    for colour, (source, sensed), pose, fault, _ in read})
         return self._sensors[1]
 
     def _frame_of(self, show, show_id, started_wall: float) -> dict:
