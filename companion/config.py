@@ -365,13 +365,13 @@ def set_duration(config: Config, colour: str, seconds) -> Config:
 
 
 # What the setup page may change, per section: key -> what it must be before the config's own checks
-# (which judge the values and give the same one-line messages as `companion run`).
+# (which judge the values and give the same one-line messages as `companion run`). Each kind of sensor adds
+# the settings of its own section it offers (sensors.page_keys()).
 PAGE_KEYS = {
     "table": {"name": str, "language": str},
     "web": {"pin": str},
     "strip": {"enabled": bool, "driver": str},
     "buzzer": {"enabled": bool, "pin": int},
-    "hub": {"port": str},
     "mqtt": {"url": str},
 }
 TIMER_KEYS = {"source": str, "pins": list}
@@ -427,11 +427,12 @@ def _put_all(table, values: dict) -> None:
 
 def _page_settings(settings: object) -> dict:
     """The page's settings, each key known and of the right kind (values are the config's to judge)."""
+    page_keys = {**PAGE_KEYS, **sensors.page_keys()}
     # A section the setup page may not change is refused by name.
-    record(mapping(settings, "settings", expected="an object of sections"), "", (*PAGE_KEYS, "timers"))
+    record(mapping(settings, "settings", expected="an object of sections"), "", (*page_keys, "timers"))
     shaped: dict = {}
     for section, values in settings.items():
-        known = PAGE_KEYS.get(section)
+        known = page_keys.get(section)
         mapping(values, str(section), expected="a section")
         if section == "timers":
             shaped["timers"] = {}

@@ -18,7 +18,7 @@ modules, its records or its hardware.
 """
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 LANGUAGES = ("en", "ja")  # the table's languages (the web's catalogues, one per language)
@@ -168,6 +168,9 @@ class Ports:
     setup: SetupDesk | None
     door: Door
     progress: Progress | None = None
+    # The table's own words beside the site's catalogues, {language: {catalogue code: text}}: each kind of sensor
+    # brings its own (its name, its settings, its faults), so the pages' catalogues hold no kind's words.
+    words: dict = field(default_factory=dict)
 
     @classmethod
     def serving(cls, stand_in) -> "Ports":

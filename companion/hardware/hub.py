@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from companion.errors import BadInput
 from companion.hardware.hub_frames import MS_WRAP, PROTOCOL, SEQ_MOD, Message, read_message
 from companion.hardware.hub_link import BAUD, HubItem, HubLink
+from companion.hardware.sensors import PageField
 from companion.hardware.source import BeamChange, Change, Fault, FaultChange, PoseChange
 from companion.skyrockets.colours import COLOURS
 from companion.skyrockets.hourglass import Pose
@@ -42,6 +43,10 @@ UNREADABLE = Fault("the hub cannot read this glass's sensor", "faults.hub.sensor
 RESEND_WAIT_S = (0.25, 1.0)
 
 
+# The one setting of [hub] the setup page offers: where the hub is plugged in.
+PORT = PageField("port", "setup.hub_port", help="setup.hub_help", placeholder="/dev/serial/by-id/…")
+
+
 @dataclass(frozen=True)
 class HubConfig:
     """The `[hub]` config section: where the hub is plugged in."""
@@ -54,7 +59,7 @@ def hub_config(section) -> HubConfig | None:
     """Read and check the `[hub]` section (a companion.section.Section); None if the file has none."""
     if not section.keys():
         return None
-    port = section.text("port", None)
+    port = PORT.read(section)
     if not port:
         raise BadInput(f"{section.name}.port", "missing: the hub's serial device, e.g. /dev/serial/by-id/usb-...",
                        code="errors.setup.hub_port")

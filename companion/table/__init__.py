@@ -16,6 +16,7 @@ from pathlib import Path
 
 from companion.clock import SystemClock
 from companion.config import Config, demo_config, demo_config_file
+from companion.hardware import sensors
 from companion.hardware.mock import mock_pin_factory
 from companion.players import MAX_PLAYERS
 from companion.ports import Ports
@@ -74,7 +75,7 @@ class Table:
                                 watch=self.step.watch, first_run=self.first_run, door=self.door,
                                 republish=self.step.publish, reconfigured=self._reconfigured, keeping=keeping)
         self.ports = Ports(desk=self.desk, ledger=self.ledger, games=self.games, setup=self.setup, door=self.door,
-                           progress=self.progress)
+                           progress=self.progress, words=sensors.words())
         # ... then connected.
         self.live.listen(self.step)
         self.runtime.drive(self.fitted.take, self.step, self.step.next_due)

@@ -10,6 +10,7 @@ warm price: the milliseconds between two changes leave the caches cold.
 Snapshots are only read, never changed, so sharing their parts is safe.
 """
 
+from companion.hardware import sensors
 from companion.hardware.source import fault_json
 from companion.records.database import iso
 from companion.table.cradles import NO_CRADLE
@@ -20,7 +21,7 @@ class Describer:
 
     def __init__(self):
         self._frame: tuple = (None, None)  # (the show's key, what every snapshot of it shares)
-        self._sources: tuple = (None, None)  # (the config, each glass's source by colour)
+        self._sources: tuple = (None, None)  # (the config, each glass's (source, sensed) by colour)
         self._sensors: tuple = ((), None)  # (what the sensors read, their part)
         self._glasses: dict[str, tuple] = {}  # colour -> (what its part says, the part)
 
@@ -43,28 +44,34 @@ class Describer:
             turn, moved = running and played.spent, cradle.changed_while_down
             # A fault is kept by identity as well: its code and values go with it, and not with its words.
             says = (shown["pose"], shown["top_s"], shown["state"], duration, played.role, sources[colour], fault,
-                    id(fault), turn, moved)
+                    id(fault), turn, moved)  # its sensed follows its source
             last = kept.get(colour)
             if last is not None and last[0] == says:
                 timers[colour] = last[1]
                 continue
-            shown.update(duration=duration, role=played.role, source=sources[colour], **fault_json(fault),
-                         awaiting_turn=turn, changed_while_down=moved)
+            source, sensed = sources[colour]
+            # sensed goes last: a field added to the public state comes after those a script already reads
+            shown.update(duration=duration, role=played.role, source=source, **fault_json(fault),
+                         awaiting_turn=turn, changed_while_down=moved, sensed=sensed)
             kept[colour] = (says, shown)
         return state
 
-    def _sources_of(self, config) -> dict[str, str]:
+    def _sources_of(self, config) -> dict[str, tuple[str, bool]]:
+        """Each glass's source, and whether the table reads it by sensors (`sensed`): the pages ask that of the
+        glass and never which kinds are read, so a new kind of source needs nothing of them."""
         if self._sources[0] is not config:
-            self._sources = (config, {colour: timer.source for colour, timer in config.timers.items()})
+            self._sources = (config, {colour: (timer.source, sensors.physical(timer))
+                                      for colour, timer in config.timers.items()})
         return self._sources[1]
 
-    def _sensors_of(self, cradles, sources: dict[str, str]) -> dict:
-        """What each glass's sensors read now, for the page's setup check (no pose for an emulated one)."""
+    def _sensors_of(self, cradles, sources: dict[str, tuple[str, bool]]) -> dict:
+        """What each glass's sensors read now, for the page's setup check (no pose for a glass read by none)."""
         read = tuple((colour, source, (cradle := cradles.get(colour, NO_CRADLE)).physical, cradle.fault,
                       id(cradle.fault)) for colour, source in sources.items())
         if read != self._sensors[0]:
             self._sensors = (read, {colour: {"source": source, "pose": pose.value if pose else None,
-                                             **fault_json(fault)} for colour, source, pose, fault, _ in read})
+                                             **fault_json(fault), "sensed": sensed}
+                                    for colour, (source, sensed), pose, fault, _ in read})
         return self._sensors[1]
 
     def _frame_of(self, show, show_id, started_wall: float) -> dict:

@@ -97,9 +97,9 @@ class TableSetup(Bench):
                        for colour, t in c.timers.items()},
             "strip": {"enabled": c.strip.enabled, "driver": c.strip.driver},
             "buzzer": {"enabled": c.buzzer.enabled, "pin": c.buzzer.pin},
-            "hub": {"port": c.hub.port if c.hub else ""},
             "mqtt": {"url": c.mqtt.url if c.mqtt else ""},
             "saved_in": str(c.path) if c.path else None,
+            **{kind.section: kind.page_settings(c) for kind in sensors.kinds() if kind.fields},
         }
 
     def change_settings(self, settings) -> dict:

@@ -2,7 +2,9 @@
 
 The catalogs are JSON files ({"key": "text with {name} slots"}): the site's own
 in static/i18n/, and each area's in its package (companion.web.areas), so a
-message is written once. A page's scripts load only what the page can show
+message is written once; the table adds words of its own (its ports' `words`:
+each kind of sensor's), served to every page beside them. A page's scripts
+load only what the page can show
 (/i18n/<lang>.json?area=<name>: the site's messages, the area's own and those of
 the areas it shares words with), which keeps every page light as the areas grow;
 the server's templates read every catalog, the page's own area first. The language
@@ -72,6 +74,13 @@ def area_catalog(area: str | None, lang: str) -> dict[str, str]:
     return _merged(lang, [*(_AREAS[name] for name in own.shares), own])
 
 
+def table_words(lang: str) -> dict[str, str]:
+    """The words the served table brings of its own (each kind of sensor's) in `lang`, English filling any gap."""
+    ports = current_app.extensions.get("ports")
+    words = ports.words if ports else {}
+    return {**words.get(DEFAULT, {}), **words.get(lang, {})}
+
+
 def page_area() -> str | None:
     """The area whose page the request shows (None for the site's own pages, such as the PIN page)."""
     return _PAGES.get(request.blueprint) if has_request_context() else None
@@ -106,6 +115,7 @@ def translate(key: str, **params) -> str:
     page's area says it; any other area's message is still found, as a template is not weighed by the page."""
     lang = language()
     text = area_catalog(page_area(), lang).get(key)
+    text = table_words(lang).get(key) if text is None else text
     return fill(text if text is not None else own_catalog(lang).get(key, key), params)
 
 
@@ -185,7 +195,7 @@ def catalog_json(code: str):
     if area is not None and area not in {a.name for a in current_app.extensions.get("areas", ())}:
         return jsonify({"error": f"no area {area[:20]!r}", "field": "area"}), 404
     # As UTF-8 rather than \u escapes: the Japanese catalog is a third smaller, the English one a little.
-    body = json.dumps(area_catalog(area, code), ensure_ascii=False, separators=(",", ":"))
+    body = json.dumps({**area_catalog(area, code), **table_words(code)}, ensure_ascii=False, separators=(",", ":"))
     response = current_app.response_class(body, mimetype="application/json")
     response.cache_control.max_age = 3600
     return response

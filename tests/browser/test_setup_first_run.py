@@ -253,3 +253,39 @@ def test_an_led_glass_is_timed_by_taps_on_the_page_and_the_timing_can_be_given_u
     expect(page.locator("#timing-box")).to_be_hidden()
     expect(page.locator("#timing-timer")).to_be_focused()  # not the page: Cancel went away with the box
     assert page.request.get(f"{browser.url}api/setup/timing").json() == {"timing": None}
+
+
+def test_a_glass_moved_onto_the_hub_from_the_page_in_japanese(fresh, phone, expect):
+    """The hub's own settings and its status box are drawn from what the hub's module declares: the owner moves
+    red onto a hub, gives its port in the hub's own field, and the wiring check shows the hub's hello and red's
+    channel in the page's language."""
+    from companion.hardware.hub_fake import FakeHub
+    from companion.hardware.sensors import hub
+
+    hub_link = fresh.path.parent / "hub"
+    fake = FakeHub(6, link=hub_link, clock=fresh.clock, poses=["b_up"] * 6)
+    try:
+        page = phone
+        page.goto(fresh.url + "lang/ja?next=/setup/")
+        page.fill("#setup-code", fresh.table.first_run.code)
+        page.click("#code-form button[type=submit]")
+        expect(page.locator(SETTINGS)).to_be_visible()
+        words = hub.WORDS["ja"]
+        box = page.locator('fieldset[data-section="hub"]')
+        expect(box.locator("legend")).to_have_text(words["setup.hub"])
+        expect(box.locator("label[for=hub-port]")).to_have_text(words["setup.hub_port"])
+        page.select_option("#source-red", "hub")
+        page.fill("#web-pin", "2468")
+        refused(page, expect, "hub-port", "hub-error", words["errors.setup.hub_port"])
+        page.fill("#hub-port", str(hub_link))
+        page.click("#save-settings")
+        expect(page.locator("#saved")).to_be_visible()
+        assert tomllib.loads(fresh.path.read_text(encoding="utf-8"))["hub"] == {"port": str(hub_link)}
+        status = page.locator('[data-status="hub"]')
+        expect(status.locator("h3")).to_have_text(words["setup.hub"])
+        expect(status.locator(".lines")).to_contain_text(words["setup.hub_hello"].split("{")[0])
+        channel = fill(words["setup.hub_channel"], {"channel": 0, "timer": catalog("ja")["timer.red"],
+                                                    "pose": catalog("ja")["setup.pose.b_up"]})
+        expect(status.locator(".lines")).to_contain_text(channel)
+    finally:
+        fake.close()

@@ -67,7 +67,10 @@ def named_codes(tree: ast.AST) -> set[str]:
 
 
 def catalogue(lang: str) -> dict:
-    messages = {}
+    """Every message of `lang`: the catalogues' and the words each kind of sensor brings of its own."""
+    from companion.hardware import sensors
+
+    messages = dict(sensors.words().get(lang, {}))
     for folder in CATALOGUES:
         if (folder / f"{lang}.json").exists():
             messages.update(json.loads((folder / f"{lang}.json").read_text("utf-8")))

@@ -159,11 +159,20 @@ def test_hub_tilt_and_emulated_glasses_share_one_table(tmp_path):
         hands.wait(5.0)
         fake.turn("red", "b_up")
         pump_until(table, lambda s: s["timers"]["red"]["pose"] == "b_up", "red turned on the hub")
+        # The setup page's status box shows the hub in the lines it gives, in codes every language has.
+        hello, red, orange = table.setup.wiring()["hub"]["lines"]
+        assert hello["code"] == "setup.hub_hello" and hello["params"]["timers"] == 6
+        assert set(hello["params"]) == {"firmware", "protocol", "timers"}
+        assert red == {"code": "setup.hub_channel", "params": {"channel": 0, "timer": "red"},
+                       "words": {"pose": "setup.pose.b_up"}, "fault": None, "fault_code": None, "fault_params": {}}
+        assert orange["params"] == {"channel": 1, "timer": "orange"}
         hands.set("yellow", "b_up")
         hands.press("purple")
         snap = table.desk.current()
         assert {c: snap["timers"][c]["source"] for c in ("red", "yellow", "purple")} == \
             {"red": "hub", "yellow": "tilt", "purple": "emulated"}
+        assert {c: snap["timers"][c]["sensed"] for c in ("red", "yellow", "purple")} == \
+            {"red": True, "yellow": True, "purple": False}
         assert {c: snap["timers"][c]["pose"] for c in ("red", "yellow", "purple")} == \
             {"red": "b_up", "yellow": "b_up", "purple": "b_up"}
         lines = journaled(table)

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.hardware import sensors
 from companion.web.errors import STATUS_CODES
 from companion.web.i18n import CATALOG_DIR, fill
 from conftest import as_owner
@@ -46,8 +47,9 @@ OPERATOR_ONLY = {
 
 
 def raw_catalog(lang: str) -> dict:
-    """Every message written in `lang` itself (no English standing in for a missing one)."""
-    messages = {}
+    """Every message written in `lang` itself (no English standing in for a missing one), the kinds of sensor's
+    own words too."""
+    messages = dict(sensors.words().get(lang, {}))
     for folder in (CATALOG_DIR, *WEB.glob("*/i18n"), ROOT / "companion" / "mqtt" / "hall" / "i18n"):
         path = folder / f"{lang}.json"
         if path.exists():

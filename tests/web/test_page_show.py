@@ -98,7 +98,7 @@ def test_before_a_show_the_snapshot_carries_what_each_glass_reads_and_follows_it
         before = table.desk.current()
         assert before["outcome"] == "idle"
         assert set(before["sensors"]) == set(COLOURS)
-        assert before["sensors"]["red"] == {"source": "tilt", "pose": "side", "fault": None, "fault_code": None, "fault_params": {}}
+        assert before["sensors"]["red"] == {"source": "tilt", "sensed": True, "pose": "side", "fault": None, "fault_code": None, "fault_params": {}}
         Hands(table).set("red", "a_up", settle=0.5)
         after = table.desk.current()
         assert after["sensors"]["red"]["pose"] == "a_up" and after["seq"] > before["seq"]
@@ -108,7 +108,7 @@ def test_before_a_show_the_snapshot_carries_what_each_glass_reads_and_follows_it
 
 def test_emulated_glasses_say_so_and_read_nothing(table):
     sensors = table.desk.current()["sensors"]
-    assert all(s == {"source": "emulated", "pose": None, "fault": None, "fault_code": None, "fault_params": {}} for s in sensors.values())
+    assert all(s == {"source": "emulated", "sensed": False, "pose": None, "fault": None, "fault_code": None, "fault_params": {}} for s in sensors.values())
 
 
 def test_a_stuck_tilt_pair_is_a_fault_with_its_code_and_seconds_in_the_snapshot(tmp_path):

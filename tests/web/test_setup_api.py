@@ -361,6 +361,19 @@ def test_an_led_glass_is_offered_its_one_button_pin_not_a_tilt_pair(client, tabl
     assert client.get("/api/setup/settings").json["timers"]["purple"]["pins"] == [23]
 
 
+def test_the_hubs_settings_and_status_are_drawn_from_what_the_hub_declares(client, table):
+    """The hub's port field, its words and example, and its status box come from the hub's own module."""
+    enter(client, table)
+    client.set_cookie("lang", "ja")
+    page = client.get("/setup/").get_data(as_text=True)
+    hub = re.search(r'<fieldset data-section="hub">.*?</fieldset>', page, re.S)[0]
+    assert "シリアルセンサーハブ" in hub and "ハブのポート" in hub and 'placeholder="/dev/serial/by-id/…"' in hub
+    assert re.search(r'<input id="hub-port" name="hub.port" value=""[^>]*aria-describedby="hub-port-help hub-error"',
+                     hub) and 'data-error-for="hub"' in hub
+    assert re.search(r'<div class="sensor-status" data-status="hub" hidden>\s*<h3>シリアルセンサーハブ</h3>', page)
+    assert client.get("/api/setup/settings").json["hub"] == {"port": ""}
+
+
 def test_the_table_page_says_setup_is_pending_until_it_is_done_and_names_its_check_apart(client, table):
     page = client.get("/").get_data(as_text=True)
     assert 'id="setup-pending"' in page and 'href="/setup/"' in page

@@ -69,6 +69,7 @@ def test_start_answers_201_with_the_contract_fields(client):
     assert show["countdown"] == {"timer": "orange", "position": 4}
     red = show["timers"]["red"]
     assert red["state"] == "running" and red["source"] == "emulated" and red["fault"] is None
+    assert red["sensed"] is False  # the page offers its Flip: the table reads no sensor of an LED glass
     assert set(show["timers"]) == {"red", "orange", "yellow", "green", "blue", "purple"}
 
 

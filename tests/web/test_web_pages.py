@@ -288,7 +288,7 @@ def test_the_catalogs_have_the_same_keys_and_the_proper_japanese(client):  # the
 
 
 def test_every_message_the_code_asks_for_is_in_the_catalog(client):
-    known = catalog("en")
+    known = {**catalog("en"), **sensors.words()["en"]}  # the table serves its kinds' words beside the catalogs
     sources = [*WEB.glob("**/templates/**/*.html"), *WEB.glob("**/static/**/*.js"), *WEB.glob("**/*.py")]
     asked = set()
     for path in sources:
@@ -309,7 +309,10 @@ def test_every_message_the_code_asks_for_is_in_the_catalog(client):
         "status": ("running", "win", "loss"), "table": ("alerts_on",),
         "maintenance.state": ("waiting", "installing", "done", "rolled_back", "refused"),
     }.items() for x in values}
-    asked |= {word for kind in sensors.kinds() for word in kind.page_words()}  # the words each kind's page shows
+    for kind in map(sensors.SensorKind.for_page, sensors.kinds()):  # the words each kind's page shows
+        fields = [word for f in kind["fields"] for word in (f["label"], f["help"])]
+        asked |= {word for word in (kind["label"], *kind["switch_words"], kind["reads_word"], kind["title"], *fields)
+                  if word}
     missing = sorted(key for key in asked if "." in key and not key.endswith(".") and key not in known)
     assert missing == []
 

@@ -5,11 +5,12 @@ flip button under an LED glass, the serial hub. Its module says everything
 the rest of the table needs of it, in one `SensorKind`: its own config
 section and that section's reader, how its pins are checked and claimed,
 how its sources open on a rig, and how its readings read on the wiring
-check, and what the setup page shows of it (`for_page()`: its words are codes
-of the page's catalogue, which holds them in every language). No other module
-of the package, no script or template of the pages, names a kind: adding one
-is adding one module here (and its words to the catalogues), as a Klipper
-extra is one file configured by its own section.
+check, and what the pages show of it (`for_page()`: catalogue codes, and the
+settings of its own section the setup page offers, as `PageField`s), with its
+words in every language (`words`: the pages' catalogues hold none of them). No
+other module of the package, no script, template or catalogue of the pages,
+names a kind: adding one is adding one module here, as a Klipper extra is one
+file configured by its own section.
 
 >>> [kind.name for kind in kinds()]
 ['tilt', 'hub', 'emulated']
@@ -19,7 +20,7 @@ extra is one file configured by its own section.
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from companion.fields import choice
@@ -27,6 +28,48 @@ from companion.fields import choice
 
 def _nothing(*args) -> None:
     return None
+
+
+@dataclass(frozen=True)
+class PageField:
+    """One setting of a kind's own section that the setup page offers: read here, and drawn from here, so its
+    limits are written once.
+
+    >>> PageField("gain", "setup.beam_gain", default=1, low=1, high=10).for_page()["max"]
+    10
+    """
+
+    key: str  # its key in the kind's section
+    label: str  # the catalogue code of its label
+    default: object = None  # the value when the file has none (None: text, and none needed)
+    low: int | None = None  # a whole number's limits (None: the field is text)
+    high: int | None = None
+    help: str | None = None  # the catalogue code of its help line
+    placeholder: str = ""  # an example of a value, written as it is in every language
+
+    @property
+    def number(self) -> bool:
+        return self.low is not None
+
+    @property
+    def sent_as(self) -> type:
+        """What the page sends for it before the section's reader judges it."""
+        return int if self.number else str
+
+    def read(self, section):
+        """Its value in the kind's `section` (a companion.section.Section), checked by the field reader."""
+        if self.number:
+            return int(section.number(self.key, self.default, self.low, self.high, whole=True))
+        return section.text(self.key, self.default)
+
+    def shown(self, settings) -> object:
+        """Its value in a kind's settings as read (an object or a mapping; None: the section is absent)."""
+        value = settings.get(self.key) if isinstance(settings, dict) else getattr(settings, self.key, None)
+        return "" if value is None else value
+
+    def for_page(self) -> dict:
+        return {"key": self.key, "label": self.label, "help": self.help, "placeholder": self.placeholder,
+                "number": self.number, "min": self.low, "max": self.high}
 
 
 @dataclass(frozen=True)
@@ -45,7 +88,9 @@ class SensorKind:
     pins_read: int | None = None  # how many of a glass's pins it reads, from the first (None: every one)
     switch_words: tuple[str, str] = ("setup.switch_open", "setup.switch_closed")  # a switch open, closed
     reads_word: str | None = None  # what the wiring check shows in place of a pose, for a kind that reads none
-    words: tuple[str, ...] = ()  # the page's other words for it alone (its section's form, its status box)
+    words: dict = field(default_factory=dict)  # its own words, {language: {catalogue code: text}}
+    fields: tuple[PageField, ...] = ()  # the settings of its section the setup page offers
+    title: str | None = None  # the catalogue code of the heading of its settings and its status on the setup page
     check_pins: Callable = _nothing  # (colour, pins, single_switch): refuses pins it cannot use
     check_config: Callable = _nothing  # (config, colours): refuses a config its colours cannot run on
     status: Callable | None = None  # (rig) -> what the page's wiring check shows of it as a whole, or None
@@ -61,17 +106,24 @@ class SensorKind:
 
     def for_page(self) -> dict:
         """What a page shows of it: its name and words (catalogue codes), whether it is a glass turned by hand,
-        its section and how many of a glass's pins it reads.
+        its section, how many of a glass's pins it reads, the settings of its own the setup page offers.
 
         >>> kind("emulated").for_page()["reads_word"], kind("tilt").for_page()["pins_read"]
         ('setup.button', None)
         """
         return {"name": self.name, "label": self.label, "physical": self.physical, "section": self.section,
-                "pins_read": self.pins_read, "switch_words": list(self.switch_words), "reads_word": self.reads_word}
+                "pins_read": self.pins_read, "switch_words": list(self.switch_words), "reads_word": self.reads_word,
+                "title": self.title, "fields": [f.for_page() for f in self.fields],
+                "status": self.status is not None}
 
     def page_words(self) -> tuple[str, ...]:
-        """Every code of the page's catalogue that is this kind's own."""
-        return (self.label, *self.switch_words, *filter(None, [self.reads_word]), *self.words)
+        """Every catalogue code that is this kind's own (its words, in English: every language has the same)."""
+        return tuple(self.words.get("en", {}))
+
+    def page_settings(self, config) -> dict:
+        """Its section's settings the setup page offers, as they are in `config` ({} if it offers none)."""
+        settings = settings_of(config, self)
+        return {f.key: f.shown(settings) for f in self.fields}
 
 
 _KINDS: dict[str, SensorKind] = {}
@@ -116,6 +168,20 @@ def settings_of(config, kind: SensorKind):
 def pose_words(glass: dict) -> str:
     """A settled glass as the terminal's wiring check says it: its pose, and its fault if it has one."""
     return f"pose {glass['pose']:<5}" + (f"  FAULT: {glass['fault']}" if glass["fault"] else "")
+
+
+def words() -> dict[str, dict[str, str]]:
+    """Every kind's words, {language: {catalogue code: text}}: what the pages' catalogues leave to the kinds."""
+    found: dict[str, dict[str, str]] = {}
+    for k in kinds():
+        for lang, texts in k.words.items():
+            found.setdefault(lang, {}).update(texts)
+    return found
+
+
+def page_keys() -> dict[str, dict[str, type]]:
+    """The settings of their own sections the kinds let the setup page change: {section: {key: type}}."""
+    return {k.section: {f.key: f.sent_as for f in k.fields} for k in kinds() if k.fields}
 
 
 def sensor_settings(sections) -> dict:

@@ -23,6 +23,14 @@ def _readout(glass: dict) -> tuple[str, str]:
     return f"GPIO{glass['switches'][0]['pin']:<2} button", "pressed" if glass["pressed"] else "released"
 
 
+WORDS = {
+    "en": {"setup.source.emulated": "LED hourglass", "setup.pressed": "pressed", "setup.released": "released",
+           "setup.button": "flip button"},
+    "ja": {"setup.source.emulated": "LED砂時計", "setup.pressed": "押下", "setup.released": "解放",
+           "setup.button": "反転ボタン"},
+}
+
 BUTTON = register(SensorKind("emulated", rank=2, physical=False, section="buttons", read=ButtonConfig.read,
                              open=_open, describe=_describe, readout=_readout, pins_read=1,
-                             switch_words=("setup.released", "setup.pressed"), reads_word="setup.button"))
+                             switch_words=("setup.released", "setup.pressed"), reads_word="setup.button",
+                             words=WORDS))

@@ -36,5 +36,12 @@ def _readout(glass: dict) -> tuple[str, str]:
     return switches, pose_words(glass)
 
 
+WORDS = {
+    "en": {"setup.source.tilt": "Tilt cradle", "errors.setup.two_pins": "{colour}'s tilt sensor needs two pins.",
+           "faults.tilt.both_closed": "both switches closed for {seconds} s (shorted wire or stuck switch)"},
+    "ja": {"setup.source.tilt": "傾きセンサー", "errors.setup.two_pins": "{colour}の傾きセンサーにはピンが2本必要です。",
+           "faults.tilt.both_closed": "両方のスイッチが{seconds}秒間閉じたまま（配線のショートかスイッチの固着）"},
+}
+
 TILT = register(SensorKind("tilt", rank=0, physical=True, section="tilt", read=TiltConfig.read, open=_open,
-                           describe=_describe, readout=_readout, check_pins=_check_pins))
+                           describe=_describe, readout=_readout, check_pins=_check_pins, words=WORDS))

@@ -4,7 +4,7 @@
 import { formBody, ready, showError } from "/static/js/forms.js";
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { listen } from "/static/js/listen.js";
-import { faultText, listed, loadMessages, t, timerName } from "/static/js/i18n.js";
+import { faultText, listed, loadMessages, named, t, timerName } from "/static/js/i18n.js";
 
 // The catalog is awaited only where words are shown: the settings form is shown, and listens, while its
 // words are still on their way (a quick hand chose a source before, and its pins did not follow).
@@ -110,17 +110,21 @@ function showGlass(glass) {
   row.dataset.pose = glass.pose ?? "";
 }
 
-function showHub(hub) {
-  const box = document.getElementById("hub-box");
-  box.hidden = !hub;
-  if (!hub) return;
-  const hello = hub.hello
-    ? t("setup.hub_hello", { firmware: hub.hello.fw, protocol: hub.hello.proto, timers: hub.hello.timers })
-    : t("setup.hub_silent", { port: hub.port });
-  const lines = Object.entries(hub.channels).map(([colour, ch]) =>
-    t("setup.hub_channel", { channel: ch.channel, timer: timerName(colour), pose: poseText(ch.pose) })
-    + (ch.fault ? ` — ${faultText(ch)}` : ""));
-  document.getElementById("hub-hello").textContent = [hello, ...lines].join(" · ");
+// One line a kind of sensor says of itself: a catalogue code with its values, some of them codes (`words`),
+// and a fault if the line has one.
+function statusLine(line) {
+  const words = Object.fromEntries(Object.entries(line.words ?? {}).map(([name, code]) => [name, t(code)]));
+  const text = t(line.code, { ...named(line.params), ...words });
+  return line.fault ? `${text} — ${faultText(line)}` : text;
+}
+
+// Each kind's status box (the hub's hello and channels): shown while the kind has something to say.
+function showStatuses(live) {
+  for (const box of document.querySelectorAll("[data-status]")) {
+    const status = live[box.dataset.status];
+    box.hidden = !status;
+    if (status) box.querySelector(".lines").textContent = status.lines.map(statusLine).join(" · ");
+  }
 }
 
 function partName(part) {
@@ -244,7 +248,7 @@ async function poll() {
   try {
     const [live, timing] = await Promise.all([getJSON("/api/setup/wiring"), getJSON("/api/setup/timing")]);
     for (const glass of live.glasses) showGlass(glass);
-    showHub(live.hub);
+    showStatuses(live);
     showParts(live.strip);
     if (timing.timing) showTiming(timing.timing);
   } catch {

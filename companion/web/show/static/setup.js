@@ -43,7 +43,7 @@ function line(colour, symbol, event, sensor) {
 
 // Draw the check into `box` for `event` and the table's `sensors`; hidden when no glass has sensors.
 export function drawSetupCheck(box, event, sensors, looks) {
-  const physical = Object.entries(sensors ?? {}).filter(([, sensor]) => sensor.source !== "emulated");
+  const physical = Object.entries(sensors ?? {}).filter(([, sensor]) => sensor.sensed);
   box.hidden = !event || physical.length === 0;
   if (box.hidden) return;
   box.querySelector("#setup-check-event").textContent = t("table.setup_for", { event: eventName(event) });

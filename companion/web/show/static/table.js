@@ -130,7 +130,8 @@ function renderTimer(colour) {
   if (timer?.awaiting_turn) notes.appendChild(item(t("note.awaiting_turn"), "alert"));
   if (timer?.changed_while_down) notes.appendChild(item(t("note.changed_while_down"), "alert"));
   if (running() && timer?.role === "countdown" && timer.state === "empty") notes.appendChild(item(t("note.turn_countdown"), "go"));
-  flip.hidden = !(unlocked && running() && inPlay && (timer.source === "emulated" || timer.fault));
+  // Flip turns a glass the table reads no sensor of (an LED glass), or one whose sensors failed.
+  flip.hidden = !(unlocked && running() && inPlay && (!timer.sensed || timer.fault));
   lay.hidden = flip.hidden || timer.pose === "side"; // as a long press on its button lays it down
   drawTimer(colour, performance.now());
 }
