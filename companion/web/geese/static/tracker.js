@@ -162,6 +162,8 @@ function renderTurn() {
     emptied: () => pickerStop($("picker")), status: $("turn-status"), more });
   renderTake();
   $("lay-out").hidden = !settingUp(); // a full ground takes no more setup cards
+  // What a tap does at setup is said only then: in play its line would push the turn's buttons off a phone's screen.
+  $("picker-label").textContent = t(settingUp() ? "geese.turn.pick_setup" : "geese.turn.pick");
   for (const button of document.querySelectorAll("#turn-panel button, #ground button")) button.disabled = sending;
 }
 
