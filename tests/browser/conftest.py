@@ -65,11 +65,28 @@ window.fetch = (url, init) => {
 };"""
 
 
+class Held(list):
+    """The requests a page has had held so far."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.page = page
+
+    def some(self, what: str, within_ms: int = 15_000) -> None:
+        """Wait until one is held (a click returns before the page's script sends what it sends: on a busy machine
+        the checks after it can all be done first); fail saying `what` if none is."""
+        for _ in range(within_ms // 50):
+            if self:
+                return
+            self.page.wait_for_timeout(50)  # Playwright's loop turns, and hands the route over
+        raise AssertionError(f"{what}: nothing was held, so nothing was tried")
+
+
 @contextmanager
 def held_back(page, pattern):
     """The page's requests matching `pattern` wait until the block ends, as on a slow network; yields those held so
-    far, so a test can check something was held (else it tried nothing)."""
-    held = []
+    far (`Held`), so a test can check something was held (else it tried nothing)."""
+    held = Held(page)
     page.route(pattern, lambda route: held.append(route))
     try:
         yield held

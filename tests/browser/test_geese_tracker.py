@@ -131,7 +131,7 @@ def test_a_card_picked_while_a_turn_is_on_its_way_is_not_swept_away(browser, exp
         expect(keeper.locator('#picker button[data-card="3-crane"]')).to_be_disabled()
         expect(keeper.locator("#ground button").first).to_be_disabled()  # a card to take back is part of a turn
         expect(keeper.locator("#undo")).to_be_disabled()
-        assert held, "the turn was answered before the buttons were looked at: nothing was tried"
+        held.some("ann's turn was never sent")
     keeper.click('#picker button[data-card="3-crane"]')  # ben's first card, once ann's turn is in
     expect(keeper.locator("#next-turn")).to_have_text("Next turn: ben")
     expect(keeper.locator("#chosen button")).to_have_count(1)

@@ -210,7 +210,7 @@ def test_the_pairing_button_waits_for_its_script(launch, on_lan, expect):
         screen.goto(on_lan.url + "kiosk/")
         expect(screen.locator("#kiosk-pin")).to_be_visible()
         expect(screen.locator("#kiosk-pair")).to_be_disabled()
-        assert held, "the words arrived before the button was looked at: nothing was tried"
+        held.some("the screen never asked for its words")
     expect(screen.locator("#kiosk-pair")).to_be_enabled()
     screen.click("#kiosk-pair")
     expect(screen.locator("#kiosk-pair-qr svg")).to_be_visible()
