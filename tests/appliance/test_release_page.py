@@ -26,6 +26,7 @@ def installed(tmp_path):
         (home / "releases" / name).mkdir(parents=True)
     (home / "current").symlink_to("releases/0.1.0-aaa")
     (home / "previous").symlink_to("releases/0.0.9-bbb")
+    (home / "companion-update.path").write_text("[Path]\n")  # its update service enabled, as install.sh does
     return home
 
 
@@ -34,7 +35,8 @@ def table(tmp_path, installed):
     (tmp_path / "state").mkdir()
     example = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
     table = installed_table(tmp_path / "state", more="" if "\n[web]" in example else f'\n[web]\npin = "{PIN}"\n',
-                            keeping=Backups(prefix=str(installed / "current")))
+                            keeping=Backups(prefix=str(installed / "current"),
+                                            watch=installed / "companion-update.path"))
     yield table
     table.stop()
 
@@ -131,4 +133,25 @@ def test_the_page_shows_the_release_running_the_one_before_and_the_last_update(c
                                                                                  page)
     assert "update-form" in page and "0.2.0-ccc did not come up" in page
     assert client.get(API).json == {"running": "0.1.0-aaa", "previous": "0.0.9-bbb", "update": json.loads(
-        (table.configured.now.database.parent / DROP / STATUS).read_text())}
+        (table.configured.now.database.parent / DROP / STATUS).read_text()), "queued": False, "service": True}
+
+
+def test_a_release_sent_while_another_installs_is_said_to_wait_its_turn(client, table, wheelhouse):  # noqa: F811
+    state = table.configured.now.database.parent
+    (state / DROP).mkdir()
+    own(client, table)
+    assert send(client, built(wheelhouse).read_bytes()).status_code == 202
+    tell(state, "installing", "0.1.5-eee", "switched from 0.1.0-aaa to 0.1.5-eee")  # root, on the one before
+    assert client.get(API).json["queued"] is True
+    page = client.get("/maintenance/").get_data(as_text=True)
+    assert "0.1.5-eee: installing." in page and "Another release waits its turn" in page
+
+
+def test_a_table_without_the_update_service_says_so_and_takes_no_release(client, table, installed, wheelhouse):  # noqa: F811
+    (installed / "companion-update.path").unlink()  # run by hand: nothing would install an upload
+    own(client, table)
+    page = client.get("/maintenance/").get_data(as_text=True)
+    assert "update-form" not in page and "sudo companion update" in page
+    answer = send(client, built(wheelhouse).read_bytes())
+    assert answer.status_code == 409 and answer.json["code"] == "errors.update.no_service"
+    assert not dropped(table).exists() and client.get(API).json["service"] is False
