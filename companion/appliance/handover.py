@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from companion import fields, jsonin, release
+from companion.appliance.update import SAID, Said
 from companion.appliance.upload import Upload
 from companion.clock import iso
 from companion.errors import BadInput, Conflict
@@ -134,13 +135,16 @@ def take(state: Path, into: Path, limit: int) -> Path | None:
         os.close(folder)
 
 
-def tell(state: Path, what: str, release: str | None, line: str) -> None:
-    """Write the update's status for the page, whole (renamed into place), never through a link in the folder."""
+def tell(state: Path, what: str, release: str | None, line: str | Said) -> None:
+    """Write the update's status for the page, whole (renamed into place), never through a link in the folder:
+    its line in English, and the line's code and values when it has them, for the page to say in its language."""
     try:  # the daemon's folder, made by it: root never makes it (the daemon could not write in it then)
         folder = os.open(Path(state) / DROP, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except (FileNotFoundError, NotADirectoryError):
         return
-    record = {"state": what, "release": release, "line": line[:MAX_STATUS_LINE], "at": iso(time.time())}
+    record = {"state": what, "release": release, "line": str(line)[:MAX_STATUS_LINE], "at": iso(time.time())}
+    if isinstance(line, Said):
+        record.update(code=line.code, params={name: value[:MAX_STATUS_LINE] for name, value in line.params})
     scratch = f".{STATUS}.{os.getpid()}"
     try:
         try:
@@ -163,13 +167,20 @@ def told(state: Path) -> dict | None:
             raw = f.read(MAX_STATUS_BYTES + 1)
         if len(raw) > MAX_STATUS_BYTES:
             return None
-        record = fields.record(jsonin.parse(raw.decode("utf-8"), STATUS), STATUS, ("state", "release", "line", "at"),
-                               ("state", "line", "at"))
+        record = fields.record(jsonin.parse(raw.decode("utf-8"), STATUS), STATUS,
+                               ("state", "release", "line", "at", "code", "params"), ("state", "line", "at"))
         fields.choice(record["state"], fields.at(STATUS, "state"), STATES)
         if record.get("release") is not None:
             fields.line(record["release"], fields.at(STATUS, "release"), 80)
         fields.line(record["line"], fields.at(STATUS, "line"), MAX_STATUS_LINE)
         fields.instant(record["at"], fields.at(STATUS, "at"))
+        if "code" in record:
+            fields.choice(record["code"], fields.at(STATUS, "code"), SAID)
+            values = fields.mapping(record.get("params", {}), fields.at(STATUS, "params"))
+            for name, value in values.items():
+                fields.line(value, fields.at(fields.at(STATUS, "params"), name), MAX_STATUS_LINE)
+            if "why" in values:
+                fields.choice(values["why"], fields.at(fields.at(STATUS, "params"), "why"), SAID)
     except (OSError, UnicodeDecodeError, BadInput):
         return None
     return record

@@ -5,11 +5,13 @@ page shows the release running and the one before."""
 
 import json
 import re
+import string
 
 import pytest
 
 from companion.appliance.handover import DROP, STATUS, WAITING, tell
 from companion.appliance.keeping import Backups
+from companion.appliance.update import SAID, Said
 from companion.web import create_app
 from conftest import csrf_in, installed_table
 from tests.appliance.test_backup_page import PIN, ROOT
@@ -155,3 +157,32 @@ def test_a_table_without_the_update_service_says_so_and_takes_no_release(client,
     answer = send(client, built(wheelhouse).read_bytes())
     assert answer.status_code == 409 and answer.json["code"] == "errors.update.no_service"
     assert not dropped(table).exists() and client.get(API).json["service"] is False
+
+
+def catalogue(lang: str) -> dict:
+    return json.loads((ROOT / "companion/web/backup/i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def test_the_update_status_line_is_said_in_the_pages_language(client, table):
+    state = table.configured.now.database.parent
+    (state / DROP).mkdir()
+    tell(state, "installing", "0.2.0-ccc", Said.of("update.said.not_up", new="0.2.0-ccc", old="0.1.0-aaa",
+                                                   why="update.why.no_page", seconds="120"))
+    own(client, table)
+    client.set_cookie("lang", "ja")
+    ja = catalogue("ja")
+    said = ja["update.said.not_up"].format(new="0.2.0-ccc", old="0.1.0-aaa",
+                                           why=ja["update.why.no_page"].format(seconds="120"))
+    assert client.get(API).json["update"]["line"] == said
+    page = client.get("/maintenance/").get_data(as_text=True)
+    assert said in page and "did not come up" not in page
+    client.set_cookie("lang", "en")
+    assert "0.2.0-ccc did not come up: its page did not answer within 120 s" in client.get(API).json["update"]["line"]
+
+
+def test_every_line_an_update_says_is_in_the_pages_catalogues_with_the_same_values():
+    slots = lambda text: {name for _, name, _, _ in string.Formatter().parse(text) if name}  # noqa: E731
+    english, japanese = catalogue("en"), catalogue("ja")
+    for code, line in SAID.items():
+        assert english.get(code) == line, code  # the terminal's English is the page's
+        assert slots(japanese[code]) == slots(line), code
