@@ -44,7 +44,7 @@ TAKEN = ".release.taken"  # the one the root side took, for the moment it reads 
 UPDATE_WATCH = Path("/etc/systemd/system/multi-user.target.wants/companion-update.path")
 STATUS = "status.json"  # what the root side did with it, for the page
 STATES = ("waiting", "installing", "done", "rolled_back", "refused")
-MAX_STATUS_BYTES = 4096  # a state, a release name and a line
+MAX_STATUS_BYTES = 4096  # a state, a release name, a line and its values
 MAX_STATUS_LINE = 300  # the status's line: the last thing the update said
 UPLOAD_NAME = ".release-upload"  # beside the database, while its pieces come in
 
