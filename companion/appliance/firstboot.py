@@ -33,6 +33,8 @@ SSH_ERROR = "companion-ssh-error.txt"  # ssh is on and no key lets anyone in, or
 AUTHORIZED_KEYS, IMAGER_SETTINGS = bootfiles.AUTHORIZED_KEYS, bootfiles.IMAGER_SETTINGS
 SSH_NOTE = bootfiles.SSH_FILES[0]  # ssh asked for with no key that lets anyone in
 IMAGER_FILES = (imager.USER_DATA, imager.NETWORK_CONFIG, imager.FIRSTRUN)  # a hash and a Wi-Fi key inside
+ZONES = "usr/share/zoneinfo"  # tzdata's, under the root
+LAYOUTS = "usr/share/X11/xkb/symbols"  # xkb-data's, which console-setup compiles the console's keymap from
 
 
 def read_text(path: Path) -> str:
@@ -82,7 +84,7 @@ def apply(boot: Path, root: Path = Path("/"), run=subprocess.run, set_hostname=s
     done = []
     etc, notes = root / "etc", root / cardnotes.STATE
     try:
-        settings = read_imager(boot)
+        settings = read_imager(boot, root)
         if settings is not None:
             done += use_imager(boot, root, settings, run, set_hostname)
             cardnotes.drop(notes, IMAGER_SETTINGS)
@@ -142,9 +144,9 @@ def rename(etc: Path, name: str, set_hostname) -> list[str]:
     return [f"named {name}.local"]
 
 
-def read_imager(boot: Path) -> imager.ImagerSettings | None:
-    """Imager's files on the card, read and checked together (None: there are none); BadInput for the first
-    refusal, before anything is applied."""
+def read_imager(boot: Path, root: Path = Path("/")) -> imager.ImagerSettings | None:
+    """Imager's files on the card, read and checked together (None: there are none), the time zone and layout
+    against those the table has; BadInput for the first refusal, before anything is applied."""
     present = {name: read_text(boot / name) for name in (*IMAGER_FILES, imager.META_DATA) if (boot / name).exists()}
     if not present:
         return None
@@ -160,6 +162,12 @@ def read_imager(boot: Path) -> imager.ImagerSettings | None:
         country = settings.country or (imager.regulatory_domain(cmdline.read_text()) if cmdline.exists() else None)
         settings = imager.merged(settings, imager.ImagerSettings(
             wifi=imager.read_network_config(present[imager.NETWORK_CONFIG], country)))
+    if settings.timezone is not None and not (root / ZONES / settings.timezone).is_file():
+        raise BadInput(settings.where["timezone"], f"{settings.timezone}: no such time zone on the table",
+                       code="errors.imager.timezone", params={"zone": settings.timezone})
+    if settings.keyboard is not None and not (root / LAYOUTS / settings.keyboard.layout).is_file():
+        raise BadInput(settings.where["layout"], f"{settings.keyboard.layout}: no such keyboard layout on the table",
+                       code="errors.imager.keyboard", params={"layout": settings.keyboard.layout})
     return settings
 
 
@@ -176,6 +184,10 @@ def use_imager(boot: Path, root: Path, settings: imager.ImagerSettings, run, set
             raise BadInput("user-data.users[0]", f"the system did not make the account: {why[0]}",
                            code="errors.imager.account") from None
     login.password_rule(root, settings.password_login)
+    if settings.timezone is not None:
+        done.append(set_zone(root / "etc", settings.timezone))
+    if settings.keyboard is not None:
+        done.append(set_keyboard(root / "etc", settings.keyboard, run))
     if settings.wifi is not None:
         save_wifi(root / "etc", settings.wifi, run)
         done.append(f"Wi-Fi {settings.wifi.ssid!r} ({settings.wifi.country}) saved from Imager's settings")
@@ -197,6 +209,29 @@ def use_imager(boot: Path, root: Path, settings: imager.ImagerSettings, run, set
     (boot / IMAGER_USED).write_text("# Raspberry Pi Imager's settings, used by the table (their files removed):\n"
                                     + "".join(f"{note}\n" for note in notes))
     return notes
+
+
+def set_zone(etc: Path, zone: str) -> str:
+    """The table's time zone, as Debian keeps it: /etc/localtime a link into tzdata (relative, so the root reads
+    the same wherever it is mounted), its name in /etc/timezone. The daemon starts after this and reads it."""
+    scratch = etc / ".localtime.new"
+    scratch.unlink(missing_ok=True)
+    scratch.symlink_to(Path("..") / ZONES / zone)
+    scratch.replace(etc / "localtime")
+    (etc / "timezone").write_text(f"{zone}\n")
+    return f"time zone {zone}"
+
+
+def set_keyboard(etc: Path, keyboard: imager.Keyboard, run) -> str:
+    """The keyboard's layout where console-setup reads it at every boot, and loaded on the screen's console now
+    (that boot's keymap was loaded before this ran)."""
+    (etc / "default").mkdir(parents=True, exist_ok=True)
+    (etc / "default/keyboard").write_text(
+        "# The keyboard of the table's screen, from Raspberry Pi Imager's settings (console-setup reads it).\n"
+        f'XKBMODEL="{keyboard.model}"\nXKBLAYOUT="{keyboard.layout}"\nXKBVARIANT="{keyboard.variant}"\n'
+        f'XKBOPTIONS="{keyboard.options}"\n\nBACKSPACE="guess"\n')
+    run(("setupcon", "--keyboard-only", "--force", "--save"), check=False, capture_output=True)
+    return f"keyboard {keyboard}"
 
 
 def open_ssh(boot: Path, root: Path, run, asked_by_imager: bool, notes: Path) -> list[str]:

@@ -41,7 +41,15 @@ FLAGS = {"true": True, "True": True, "false": False, "False": False}
 USER_DATA_KEYS = ("hostname", "manage_etc_hosts", "packages", "apt", "timezone", "keyboard", "enable_ssh", "users",
                   "ssh_pwauth", "rpi", "runcmd")
 USER_KEYS = ("name", "groups", "shell", "lock_passwd", "passwd", "ssh_authorized_keys", "sudo")
-NOT_USED = ("timezone", "keyboard", "rpi")  # read, and left: the table keeps UTC and has its own SPI overlay
+NOT_USED = ("rpi",)  # read, and left: the table has its own SPI overlay
+KEYBOARD_KEYS = ("layout", "model", "variant", "options")  # cloud-init's keyboard module; Imager writes two
+# A time zone as tzdata names it (Europe/London, America/Argentina/Buenos_Aires, Etc/GMT+5), never a path out of it.
+ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_][A-Za-z0-9_+-]*){0,2}")
+ZONE_LIMIT = 64  # characters: tzdata's longest name is 32
+# An xkb name (a layout, model or variant: gb, jp, pc105, dvorak) and xkb options (ctrl:nocaps,compose:ralt).
+# Nothing else: console-setup's shell sources the file they are written into.
+XKB_NAME = re.compile(r"(?:[a-z0-9][a-z0-9_-]{0,31})?")
+XKB_OPTIONS = re.compile(r"(?:[a-z0-9_]+:[a-z0-9_]+(?:,[a-z0-9_]+:[a-z0-9_]+)*)?")
 # The commands Imager itself puts in runcmd: the radio unblocked, the country for crda, the keymap. Read, not run.
 IMAGER_COMMANDS = (re.compile(r"rfkill unblock wifi"),
                    re.compile(r"sh -c for f in /var/lib/systemd/rfkill/\*:wlan; do echo 0 > \"\$f\"; done"),
@@ -69,6 +77,19 @@ class Login:
 
 
 @dataclass(frozen=True)
+class Keyboard:
+    """A keyboard as console-setup reads it from /etc/default/keyboard (xkb's names)."""
+
+    layout: str
+    model: str = "pc105"
+    variant: str = ""
+    options: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.layout}{f' {self.variant}' if self.variant else ''} ({self.model})"
+
+
+@dataclass(frozen=True)
 class ImagerSettings:
     """What the card's Imager files ask for; None or empty where they say nothing."""
 
@@ -78,6 +99,9 @@ class ImagerSettings:
     ssh: bool = False
     password_login: bool = False
     country: str | None = None  # a Wi-Fi country given apart from the network (cmdline.txt, runcmd)
+    timezone: str | None = None  # tzdata's name of the owner's zone: a night on the progress pages starts in it
+    keyboard: Keyboard | None = None  # the layout of a keyboard on the table's screen
+    where: dict[str, str] = field(default_factory=dict)  # where the time zone and layout were read, for a refusal
     left: tuple[str, ...] = field(default=())  # settings read and deliberately left, for the journal
 
 
@@ -105,6 +129,32 @@ def password_hash(value, where: str) -> str:
         raise BadInput(where, "expected a password hash as Imager writes it ($6$...), never a password itself",
                        code="errors.imager.hash")
     return value
+
+
+def zone(value, where: str) -> str:
+    """A time zone's name as tzdata spells it; whether the table has it is first boot's to ask."""
+    name = line(value, where, ZONE_LIMIT)
+    if not ZONE.fullmatch(name) or ".." in name:
+        raise BadInput(where, f"expected a time zone as Imager lists it (Europe/London), got {shown(name)}",
+                       code="errors.imager.timezone", params={"zone": name})
+    return name
+
+
+def xkb(value, where: str, pattern=XKB_NAME, empty: bool = False) -> str:
+    name = line(value, where, LINE_LIMIT, empty=empty)  # a layout and a model are never empty: line() says so
+    if not pattern.fullmatch(name):
+        raise BadInput(where, f"expected a keyboard layout as Imager lists it (gb, jp, us), got {shown(name)}",
+                       code="errors.imager.keyboard", params={"layout": name})
+    return name
+
+
+def keyboard(value, where: str) -> Keyboard:
+    found = record(mapping(value, where), where, KEYBOARD_KEYS, required=("layout",))
+    return Keyboard(layout=xkb(found["layout"], at(where, "layout")),
+                    model=xkb(found.get("model", "pc105"), at(where, "model")),
+                    variant=xkb(found["variant"], at(where, "variant"), empty=True) if "variant" in found else "",
+                    options=xkb(found["options"], at(where, "options"), XKB_OPTIONS, empty=True)
+                    if "options" in found else "")
 
 
 def public_key(value, where: str) -> str:
@@ -179,8 +229,13 @@ def read_user_data(text: str, source: str = USER_DATA) -> ImagerSettings:
     if country is not None and country not in bootfiles.COUNTRIES:
         raise BadInput(at(source, "runcmd"), f"expected a two-letter country code, got {country!r}",
                        code="errors.wifi.country")
+    where = {**({"timezone": at(source, "timezone")} if "timezone" in found else {}),
+             **({"layout": at(at(source, "keyboard"), "layout")} if "keyboard" in found else {})}
     return ImagerSettings(hostname=name, user=user, ssh=asked or password_login, password_login=password_login,
                           country=country,
+                          timezone=zone(found["timezone"], where["timezone"]) if "timezone" in found else None,
+                          keyboard=keyboard(found["keyboard"], at(source, "keyboard")) if "keyboard" in found else None,
+                          where=where,
                           left=tuple(f"{source}: {key} left as it is" for key in NOT_USED if key in found))
 
 
@@ -270,8 +325,12 @@ def _helper(settings: ImagerSettings, words: list[str], where: str) -> ImagerSet
                            code="errors.imager.format")
         wifi = bootfiles.wifi_setting(dict(zip(("ssid", "password", "country"), arguments)), at(where, "wlan"))
         return replace(settings, wifi=replace(wifi, hidden=hidden))
-    if command in ("set_keymap", "set_timezone"):
-        return replace(settings, left=settings.left + (f"{command} left as it is",))
+    if command == "set_timezone" and len(arguments) == 1:
+        return replace(settings, timezone=zone(arguments[0], at(where, "timezone")),
+                       where={**settings.where, "timezone": at(where, "timezone")})
+    if command == "set_keymap" and len(arguments) == 1:
+        return replace(settings, keyboard=Keyboard(xkb(arguments[0], at(where, "layout"))),
+                       where={**settings.where, "layout": at(where, "layout")})
     raise BadInput(where, f"{command or words[0]}: not one of Imager's settings the table reads",
                    code="errors.imager.unused")
 
@@ -303,4 +362,6 @@ def merged(first: ImagerSettings, then: ImagerSettings) -> ImagerSettings:
     return ImagerSettings(hostname=first.hostname or then.hostname, wifi=first.wifi or then.wifi,
                           user=first.user or then.user, ssh=first.ssh or then.ssh,
                           password_login=first.password_login or then.password_login,
-                          country=first.country or then.country, left=first.left + then.left)
+                          country=first.country or then.country, timezone=first.timezone or then.timezone,
+                          keyboard=first.keyboard or then.keyboard, where={**then.where, **first.where},
+                          left=first.left + then.left)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from companion.appliance import cardnotes
 from companion.appliance.backup import backup_name, make_backup
-from companion.appliance.handover import ReleaseUpload, running_release, versions
+from companion.appliance.handover import UPDATE_WATCH, ReleaseUpload, running_release, versions
 from companion.appliance.upload import Upload
 
 
@@ -17,8 +17,8 @@ class Backups:
     """Download a backup of the table's files; receive one from a page, kept to be put in place at the next start;
     receive a release, handed to the root side that installs it."""
 
-    def __init__(self, wall=time.time, prefix: str = sys.prefix):
-        self._wall = wall
+    def __init__(self, wall=time.time, prefix: str = sys.prefix, watch: Path = UPDATE_WATCH):
+        self._wall, self._watch = wall, watch  # watch: there when an update service takes a release
         self._running = running_release(prefix)  # as the daemon starts: the release it runs from
 
     def back_up(self, config: Path | None, database: Path) -> tuple[str, bytes]:
@@ -36,8 +36,8 @@ class Backups:
 
     def release_receiver(self, folder: Path) -> ReleaseUpload:
         """What takes a release file's pieces as a page sends them, and hands the whole to the root side."""
-        return ReleaseUpload(folder)
+        return ReleaseUpload(folder, self._watch)
 
     def releases(self, folder: Path) -> dict:
         """The release running, the one before it, and what the last update from the page did."""
-        return versions(folder, *self._running)
+        return versions(folder, *self._running, watch=self._watch)

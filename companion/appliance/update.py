@@ -26,6 +26,57 @@ from typing import Protocol
 HEALTH_TIMEOUT_S = 120.0  # a new daemon ready and answering within this, or the update is undone
 STEADY_S = 5.0  # ... and still the same daemon, ready and answering, this long after: not one that falls over
 POLL_S = 1.0  # how often the daemon's health is asked while waiting
+# What an update says, by code, in English (the terminal, the journal). The maintenance page shows the same code
+# from its catalogue, in the page's language (companion/web/backup/i18n: a test keeps the English the same).
+# A line's `why` names another of these, filled with the same values.
+SAID = {
+    "update.said.there": "the release {release} is there already",
+    "update.said.installing": "installing {file} as the release {release}",
+    "update.said.installing_from": "installing {file} as the release {release}, its libraries from the hashed "
+                                   "wheels in {wheels}",
+    "update.said.installing_offline": "installing {file} as the release {release}, offline, from its own hashed "
+                                      "wheels",
+    "update.said.already": "{new} is the release already running: nothing to do",
+    "update.said.backed_up": "backed the table's data up to {backup}",
+    "update.said.switched": "switched from {old} to {new}; restarting the service",
+    "update.said.ready": "{new} is ready and its page answers: the update is done ({old} stays as the previous "
+                         "release)",
+    "update.said.not_up": "{new} did not come up: {why}; going back to {old}",
+    "update.said.database_back": "{new} had changed the database: put back the database from {backup}",
+    "update.said.old_down": "{old} did not come up again either: {why} (systemctl status companion says why)",
+    "update.said.old_up": "{old} is serving again",
+    "update.said.done": "{new} runs; {old} is the way back",
+    "update.said.removed": "removed the release {release}",
+    "update.why.failed": "systemd gave up on it (the unit failed)",
+    "update.why.no_page": "its page did not answer within {seconds} s",
+    "update.why.not_steady": "it did not stay up for {seconds} s",
+    "update.why.not_ready": "it was not ready within {seconds} s",
+}
+
+
+@dataclass(frozen=True)
+class Said:
+    """One line an update says: its code in SAID and its values; `str()` is the English line.
+
+    >>> str(Said.of("update.said.not_up", new="0.2.0-b", old="0.1.0-a", why="update.why.no_page", seconds=120))
+    '0.2.0-b did not come up: its page did not answer within 120 s; going back to 0.1.0-a'
+    """
+
+    code: str
+    params: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, code: str, **values) -> "Said":
+        return cls(code, tuple((name, str(value)) for name, value in values.items()))
+
+    def values(self) -> dict[str, str]:
+        return dict(self.params)
+
+    def __str__(self) -> str:
+        values = self.values()
+        if "why" in values:
+            values["why"] = SAID[values["why"]].format(**values)
+        return SAID[self.code].format(**values)
 
 
 @dataclass(frozen=True)
@@ -62,7 +113,7 @@ class System(Protocol):
     def restore_database(self, backup: str) -> None: ...
     def monotonic(self) -> float: ...
     def pause(self, seconds: float) -> None: ...
-    def say(self, line: str) -> None: ...
+    def say(self, said: Said) -> None: ...
 
 
 @dataclass
@@ -74,11 +125,12 @@ class Outcome:
     rolled_back: bool = False
     restored_database: bool = False
     backup: str | None = None
-    reason: str = ""  # why the new release was not kept
+    reason: Said | None = None  # why the new release was not kept
 
 
-def wait_until_serving(system: System, timeout: float = HEALTH_TIMEOUT_S, steady: float = STEADY_S) -> str:
-    """Wait for the service to serve steadily; "" once it does, else why not (in words for the owner)."""
+def wait_until_serving(system: System, timeout: float = HEALTH_TIMEOUT_S,
+                       steady: float = STEADY_S) -> Said | None:
+    """Wait for the service to serve steadily; None once it does, else why not (for the owner)."""
     deadline = system.monotonic() + timeout
     since, pid = None, None
     last = Health(ready=False)
@@ -86,20 +138,20 @@ def wait_until_serving(system: System, timeout: float = HEALTH_TIMEOUT_S, steady
         now = system.monotonic()
         last = system.health()
         if last.failed:
-            return "systemd gave up on it (the unit failed)"
+            return Said.of("update.why.failed")
         if last.serving and last.pid == pid and since is not None:
             if now - since >= steady:
-                return ""
+                return None
         elif last.serving:
             since, pid = now, last.pid  # a new daemon ready: it must stay so
         else:
             since, pid = None, None
         if now >= deadline:
             if last.ready and not last.page:
-                return f"its page did not answer within {timeout:g} s"
+                return Said.of("update.why.no_page", seconds=f"{timeout:g}")
             if since is not None:
-                return f"it did not stay up for {steady:g} s"
-            return f"it was not ready within {timeout:g} s"
+                return Said.of("update.why.not_steady", seconds=f"{steady:g}")
+            return Said.of("update.why.not_ready", seconds=f"{timeout:g}")
         system.pause(POLL_S)
 
 
@@ -110,33 +162,33 @@ def update(system: System, source: str, timeout: float = HEALTH_TIMEOUT_S) -> Ou
         raise NotInstalled("no release is installed yet: install the table with systemd/install.sh first")
     new = system.install(source)
     if new == old:
-        system.say(f"{new} is the release already running: nothing to do")
+        system.say(Said.of("update.said.already", new=new))
         return Outcome(release=old)
     backup = system.back_up()
-    system.say(f"backed the table's data up to {backup}")
+    system.say(Said.of("update.said.backed_up", backup=backup))
     version = system.database_version()
     system.switch(new, previous=old)
-    system.say(f"switched from {old} to {new}; restarting the service")
+    system.say(Said.of("update.said.switched", old=old, new=new))
     system.stop()
     system.start()
     reason = wait_until_serving(system, timeout)
-    if not reason:
-        system.say(f"{new} is ready and its page answers: the update is done ({old} stays as the previous release)")
+    if reason is None:
+        system.say(Said.of("update.said.ready", new=new, old=old))
         return Outcome(release=new, switched=True, backup=backup)
-    system.say(f"{new} did not come up: {reason}; going back to {old}")
+    system.say(Said.of("update.said.not_up", new=new, old=old, why=reason.code, **reason.values()))
     outcome = Outcome(release=old, rolled_back=True, backup=backup, reason=reason)
     system.stop()
     if system.database_version() != version:
         system.restore_database(backup)
         outcome.restored_database = True
-        system.say(f"{new} had changed the database: put back the database from {backup}")
+        system.say(Said.of("update.said.database_back", new=new, backup=backup))
     system.switch(old, previous=before)  # the way back stays a release that served, never the failed one
     system.start()
     again = wait_until_serving(system, timeout)
-    if again:
-        system.say(f"{old} did not come up again either: {again} (systemctl status companion says why)")
+    if again is not None:
+        system.say(Said.of("update.said.old_down", old=old, why=again.code, **again.values()))
     else:
-        system.say(f"{old} is serving again")
+        system.say(Said.of("update.said.old_up", old=old))
     return outcome
 
 
@@ -206,5 +258,5 @@ class FakeSystem:
     def pause(self, seconds: float) -> None:
         self.now += seconds
 
-    def say(self, line: str) -> None:
-        self.lines.append(line)
+    def say(self, said: Said) -> None:
+        self.lines.append(str(said))

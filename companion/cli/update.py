@@ -20,6 +20,7 @@ import urllib.request
 from pathlib import Path
 
 from companion import release
+from companion.appliance.update import Said
 from companion.cli.common import Refusal
 
 ORDER = 80  # place in `companion --help`: the owner's upkeep, last
@@ -59,10 +60,10 @@ class Machine:
             digest = release.source_digest(path) if path.is_dir() else release.file_digest(path)
             name = self.installed = f"{version}-{digest}"
             if (self.home / "releases" / name / release.RELEASE_MARK).is_file():
-                self.say(f"the release {name} is there already")
+                self.say(Said.of("update.said.there", release=name))
                 return name
-            self.say(f"installing {path.name} as the release {name}"
-                     + (f", its libraries from the hashed wheels in {wheels}" if wheels else ""))
+            self.say(Said.of("update.said.installing_from", file=path.name, release=name, wheels=wheels) if wheels
+                     else Said.of("update.said.installing", file=path.name, release=name))
             try:
                 release.make_release(self.home, name, program, python=os.path.realpath(sys.executable),
                                      wheels=wheels)
@@ -83,9 +84,9 @@ class Machine:
                 raise Refusal(f"{path}: {e}") from None
             self.installed = checked.name
             if (self.home / "releases" / checked.name / release.RELEASE_MARK).is_file():
-                self.say(f"the release {checked.name} is there already")
+                self.say(Said.of("update.said.there", release=checked.name))
                 return checked.name
-            self.say(f"installing {path.name} as the release {checked.name}, offline, from its own hashed wheels")
+            self.say(Said.of("update.said.installing_offline", file=path.name, release=checked.name))
             try:
                 release.make_release(self.home, checked.name, checked.program,
                                      python=os.path.realpath(sys.executable), wheels=checked.wheels,
@@ -117,7 +118,7 @@ class Machine:
 
     def prune(self) -> None:
         for name in release.prune(self.home):
-            self.say(f"removed the release {name}")
+            self.say(Said.of("update.said.removed", release=name))
 
     # The table's data.
     def back_up(self) -> str:
@@ -183,8 +184,8 @@ class Machine:
     def pause(self, seconds: float) -> None:
         time.sleep(seconds)
 
-    def say(self, line: str) -> None:
-        print(f"companion update: {line}", flush=True)
+    def say(self, said: Said) -> None:
+        print(f"companion update: {said}", flush=True)
 
     def _run(self, *command: str, check: bool = True) -> None:
         try:
@@ -200,11 +201,11 @@ class Machine:
 class PageMachine(Machine):
     """The machine as the update service sees it: each line it says is also the status the page shows."""
 
-    def say(self, line: str) -> None:
+    def say(self, said: Said) -> None:
         from companion.appliance.handover import tell
 
-        super().say(line)
-        tell(self.config.database.parent, "installing", self.installed, line)
+        super().say(said)
+        tell(self.config.database.parent, "installing", self.installed, said)
 
 
 def _version(checkout: Path) -> str:
@@ -268,9 +269,10 @@ def _from_page(config, args) -> int:
             tell(state, "refused", machine.installed, str(e))
             raise
         if status:
-            tell(state, "rolled_back", machine.installed, f"{machine.current()} serves again")
+            tell(state, "rolled_back", machine.installed, Said.of("update.said.old_up", old=machine.current()))
         else:
-            tell(state, "done", machine.installed, f"{machine.current()} runs; {machine.previous()} is the way back")
+            tell(state, "done", machine.installed,
+                 Said.of("update.said.done", new=machine.current(), old=machine.previous()))
         return status
 
 

@@ -1,16 +1,20 @@
 #!/bin/sh
 # Boot the arm64 card image under qemu-system-aarch64 -M virt (no Pi needed) and time the boot to the page.
 #
-#   systemd/image/qemu-boot.sh IMAGE [--port PORT] [--keep]
+#   systemd/image/qemu-boot.sh IMAGE [--port PORT] [--imager] [--keep]
 #
 # IMAGE: companion-arm64.img or .img.xz from build.sh. The card is copied and grown to 4 GiB (first boot
-# grows the root to it); a Wi-Fi file is put on its boot partition as an owner would. The kernel and initrd
-# are the image's own, read from its boot partition. The page is forwarded to 127.0.0.1:PORT (8080).
-# --keep leaves qemu running (Ctrl-A X ends it) instead of stopping it once the page answered.
+# grows the root to it); a Wi-Fi file is put on its boot partition as an owner would, or with --imager the
+# files Raspberry Pi Imager writes (user-data with a user, a key made here, a time zone and a keyboard;
+# network-config; meta-data), and the owner's ssh login is tried with that key on 127.0.0.1:PORT+1. The
+# kernel and initrd are the image's own, read from its boot partition. The page is forwarded to
+# 127.0.0.1:PORT (8080). --keep leaves qemu running (Ctrl-A X ends it) instead of stopping it once the page
+# answered.
 set -eu
 
 PORT=8080
 KEEP=no
+IMAGER=no
 IMAGE=""
 CARD_SIZE=4G
 WAIT_S=900  # under emulation on a busy machine the first boot takes minutes
@@ -24,7 +28,8 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --port) [ $# -ge 2 ] || fail "--port needs a number"; PORT=$2; shift ;;
         --keep) KEEP=yes ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --imager) IMAGER=yes ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) [ -z "$IMAGE" ] || fail "one image only"; IMAGE=$1 ;;
     esac
     shift
@@ -65,15 +70,46 @@ grep -q '^mock_pins = true' "$work/config.toml" || fail "no mock_pins line in th
 owner=$(debugfs -R "stat $config" "$root_fs" 2> /dev/null | awk '/^User:/ { print $2, $4; exit }')
 printf 'rm %s\nwrite %s %s\nsif %s uid %s\nsif %s gid %s\nsif %s mode 0100640\n' "$config" "$work/config.toml" \
     "$config" "$config" "${owner% *}" "$config" "${owner#* }" "$config" | debugfs -w -f - "$root_fs" > /dev/null 2>&1
-printf 'ssid=Test network\npassword=not a real password\ncountry=GB\n' > "$work/companion-wifi.txt"
-mcopy -i "$boot" "$work/companion-wifi.txt" ::companion-wifi.txt
+SECRET="not a real password"
+if [ "$IMAGER" = yes ]; then
+    # As Imager 2.x writes them for a custom image (docs/raspberry-pi.md, A1), with a key made for this boot.
+    ssh-keygen -q -t ed25519 -N "" -C owner@qemu -f "$work/owner"
+    cat > "$work/user-data" <<EOF
+#cloud-config
+hostname: qemu-table
+manage_etc_hosts: true
+packages:
+- avahi-daemon
+timezone: Asia/Tokyo
+keyboard:
+  model: pc105
+  layout: "jp"
+enable_ssh: true
+users:
+- name: owner
+  groups: users,adm,dialout,audio,netdev,video,plugdev,cdrom,games,input,gpio,spi,i2c,render,sudo
+  shell: /bin/bash
+  lock_passwd: true
+  ssh_authorized_keys:
+    - $(cat "$work/owner.pub")
+  sudo: ALL=(ALL) NOPASSWD:ALL
+EOF
+    printf 'network:\n  version: 2\n  wifis:\n    wlan0:\n      dhcp4: true\n      regulatory-domain: "GB"\n      access-points:\n        "Test network":\n          password: "%s"\n      optional: true\n' \
+        "$SECRET" > "$work/network-config"
+    printf 'instance-id: rpi-imager-qemu\n' > "$work/meta-data"
+    for file in user-data network-config meta-data; do mcopy -i "$boot" "$work/$file" "::$file"; done
+else
+    printf 'ssid=Test network\npassword=%s\ncountry=GB\n' "$SECRET" > "$work/companion-wifi.txt"
+    mcopy -i "$boot" "$work/companion-wifi.txt" ::companion-wifi.txt
+fi
 
 began=$(date +%s)
 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 1024 -nographic \
     -kernel "$work/vmlinuz" -initrd "$work/initrd" \
     -append "root=LABEL=companion-root rw rootwait console=ttyAMA0" \
     -drive "file=$work/card.img,format=raw,if=virtio" \
-    -netdev "user,id=net,hostfwd=tcp:127.0.0.1:$PORT-:80" -device virtio-net-pci,netdev=net \
+    -netdev "user,id=net,hostfwd=tcp:127.0.0.1:$PORT-:80,hostfwd=tcp:127.0.0.1:$((PORT + 1))-:22" \
+    -device virtio-net-pci,netdev=net \
     -serial "file:$work/console.log" -monitor none > /dev/null 2>&1 &
 qemu=$!
 echo "qemu-boot.sh: booting $IMAGE (console: $work/console.log)"
@@ -111,20 +147,31 @@ if [ -n "$code" ]; then  # typed into the setup page as a phone does: its cookie
         fail "the code from the card did not open the setup page's settings"
     fi
 fi
+if [ "$IMAGER" = yes ]; then  # the owner's way in: Imager's user, by the key Imager put on the card
+    ssh -i "$work/owner" -p $((PORT + 1)) -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+        -o ConnectTimeout=30 owner@127.0.0.1 \
+        'echo "hostname $(hostname), time zone $(cat /etc/timezone) ($(date +%Z)), $(grep XKBLAYOUT /etc/default/keyboard)"' \
+        2> /dev/null > "$work/ssh.txt" || fail "the key from Imager's user-data did not log in over ssh"
+    sed 's/^/qemu-boot.sh: ssh owner@ with the key from user-data: /' "$work/ssh.txt"
+fi
 kill "$qemu" 2> /dev/null || true
 wait "$qemu" 2> /dev/null || true
 qemu=""
 echo "qemu-boot.sh: the boot partition now holds:"
 mdir -b -i "$boot" :: | sed -n 's|^::/|  |; /companion/p'
-if mtype -i "$boot" ::companion-wifi-used.txt > "$work/used.txt" 2> /dev/null; then
-    grep -q "not a real password" "$work/used.txt" && fail "the used Wi-Fi file still holds the password"
+used=companion-wifi-used.txt
+[ "$IMAGER" = no ] || used=companion-imager-used.txt
+if mtype -i "$boot" "::$used" > "$work/used.txt" 2> /dev/null; then
+    grep -q "$SECRET" "$work/used.txt" && fail "$used still holds the Wi-Fi password"
     # FAT keeps a deleted file's bytes: the whole raw partition is read, free clusters included.
     sectors=$(sfdisk --dump "$work/card.img" | awk -F'[=,]' '/^[^#].*size=/ { gsub(/ /, "", $4); print $4; exit }')
     dd if="$work/card.img" of="$work/boot.raw" bs=512 skip="$start" count="$sectors" status=none
-    grep -aq "not a real password" "$work/boot.raw" && fail "the raw boot partition still holds the Wi-Fi password"
-    echo "qemu-boot.sh: the Wi-Fi file was read and its password removed, from the raw partition too"
+    grep -aq "$SECRET" "$work/boot.raw" && fail "the raw boot partition still holds the Wi-Fi password"
+    echo "qemu-boot.sh: the card's settings were read and the Wi-Fi password removed, from the raw partition too"
+    [ "$IMAGER" = no ] || sed 's/^/qemu-boot.sh:   /' "$work/used.txt"
 else
-    fail "the Wi-Fi file was not taken up (no companion-wifi-used.txt)"
+    mtype -i "$boot" ::companion-imager-error.txt 2> /dev/null || true
+    fail "the card's settings were not taken up (no $used)"
 fi
 [ -n "$code" ] || fail "no setup code on the boot partition within 90 s (companion-setup-code.txt)"
 echo "qemu-boot.sh: the setup code is on the card: $code"

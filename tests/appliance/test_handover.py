@@ -10,7 +10,9 @@ import sys
 
 import pytest
 
-from companion.appliance.handover import DROP, STATUS, WAITING, hand_over, take, tell, told
+from companion.appliance import handover
+from companion.appliance.handover import DROP, STATUS, WAITING, ReleaseUpload, hand_over, take, tell, told, versions
+from companion.errors import Conflict
 from conftest import ROOT
 
 LIMIT = 1000
@@ -32,6 +34,42 @@ def test_a_release_handed_over_is_taken_whole_and_only_once(state, tmp_path):
     taken = take(state, tmp_path / "root", LIMIT)
     assert taken.read_bytes() == b"release" and not (state / DROP / WAITING).exists()
     assert take(state, tmp_path / "root", LIMIT) is None  # the path unit's next start finds nothing
+
+
+def test_a_release_handed_over_while_root_takes_the_first_waits_for_the_next_start(state, tmp_path, monkeypatch):
+    first = state / ".release-upload.whole"
+    first.write_bytes(b"first")
+    hand_over(first, state, "0.2.0-abc")
+    real_open, landed = os.open, []
+
+    def open_then_land(path, flags, *args, **kw):  # the second upload lands just as root has the first open
+        fd = real_open(path, flags, *args, **kw)
+        if kw.get("dir_fd") is not None and not landed:
+            landed.append(path)
+            second = state / ".release-upload.whole"
+            second.write_bytes(b"second")
+            hand_over(second, state, "0.3.0-def")
+        return fd
+
+    monkeypatch.setattr(handover.os, "open", open_then_land)
+    (tmp_path / "root").mkdir()
+    assert take(state, tmp_path / "root", LIMIT).read_bytes() == b"first" and landed
+    monkeypatch.undo()
+    assert (state / DROP / WAITING).read_bytes() == b"second"  # the path unit starts the service again for it
+    tell(state, "installing", "0.2.0-abc", "switched")  # root's next line, over the second's "waiting"
+    assert versions(state, "0.2.0-abc", None)["queued"] is True
+    (tmp_path / "root2").mkdir()
+    assert take(state, tmp_path / "root2", LIMIT).read_bytes() == b"second"
+    assert versions(state, "0.3.0-def", None)["queued"] is False
+
+
+def test_without_the_update_service_a_release_is_refused_before_a_byte_is_kept(state, tmp_path):
+    receiver = ReleaseUpload(state, watch=tmp_path / "companion-update.path")  # not enabled: nothing would take it
+    with pytest.raises(Conflict) as refused:
+        receiver.receive(b"x" * 10, 1, 3, 30, None)
+    assert refused.value.error_code == "errors.update.no_service" and "sudo companion update" in str(refused.value)
+    assert list((state / DROP).iterdir()) == [] and not list(state.glob(".release-upload*"))
+    assert versions(state, None, None, watch=tmp_path / "companion-update.path")["service"] is False
 
 
 @pytest.mark.parametrize("planted", ["link", "fifo", "too big", "folder link"])

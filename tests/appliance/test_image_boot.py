@@ -166,7 +166,7 @@ def test_the_owner_enters_the_setup_code_from_the_card_and_reaches_the_settings(
     box, boot = table
     card = boot / "companion-setup-code.txt"
     code = until("the table's setup code on the card",
-                 lambda: is_code(text := card.read_text().strip()) and text)
+                 lambda: card.exists() and is_code(text := card.read_text().strip()) and text)
     script = SETUP_WALK.replace("CODE", code)
     assert box.run("python3", "-c", script).stdout.split() == ["open", "settings"]
 

@@ -27,8 +27,8 @@ def user_data(key: str | None, password_hash: str) -> str:
     a password, ssh on."""
     keys = f"  ssh_authorized_keys:\n    - {key}\n  sudo: ALL=(ALL) NOPASSWD:ALL\n" if key else ""
     return (f"#cloud-config\nhostname: red-table\nmanage_etc_hosts: true\npackages:\n- avahi-daemon\napt:\n"
-            f"  conf: |\n    Acquire {{\n      Check-Date \"false\";\n    }};\ntimezone: Europe/London\n"
-            f"enable_ssh: true\nusers:\n- name: ann\n"
+            f"  conf: |\n    Acquire {{\n      Check-Date \"false\";\n    }};\ntimezone: Asia/Tokyo\n"
+            f"keyboard:\n  model: pc105\n  layout: \"jp\"\nenable_ssh: true\nusers:\n- name: ann\n"
             f"  groups: users,adm,dialout,audio,netdev,video,plugdev,cdrom,games,input,gpio,spi,i2c,render,sudo\n"
             f"  shell: /bin/bash\n  lock_passwd: false\n  passwd: {password_hash}\n{keys}"
             + ("" if key else "ssh_pwauth: true\n"))
@@ -121,6 +121,15 @@ def test_imagers_name_wifi_and_user_are_the_tables(table):
     used = (boot / firstboot.IMAGER_USED).read_text()
     assert "user ann: 1 key(s), a password from Imager" in used and password_hash not in used and PSK not in used
     assert not (boot / firstboot.IMAGER_ERROR).exists()
+
+
+def test_imagers_time_zone_and_keyboard_are_the_cards_with_debians_own_data(table):
+    box, _, _ = table
+    assert box.run("cat", "/etc/timezone").stdout == "Asia/Tokyo\n"
+    assert box.run("date", "+%Z").stdout.strip() == "JST"  # tzdata's zone, as the daemon's night reads it
+    assert box.run("python3", "-c", "import time; print(time.timezone)").stdout.strip() == str(-9 * 3600)
+    assert 'XKBLAYOUT="jp"' in box.run("cat", "/etc/default/keyboard").stdout
+    assert box.run("systemctl", "is-enabled", "keyboard-setup.service").stdout.strip() == "enabled"
 
 
 def test_the_users_key_logs_in_and_a_password_is_not_even_offered(table):

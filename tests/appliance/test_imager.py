@@ -138,6 +138,12 @@ def card(tmp_path, **files) -> tuple[Path, Path]:
     (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\n"
                                      "companion:x:999:999::/var/lib/companion:/usr/sbin/nologin\n")
     (boot / "cmdline.txt").write_text(CMDLINE + "\n")
+    for zone in ("Etc/UTC", "Europe/London", "Asia/Tokyo"):  # tzdata's zones and xkb-data's layouts, as on the card
+        (root / "usr/share/zoneinfo" / zone).parent.mkdir(parents=True, exist_ok=True)
+        (root / "usr/share/zoneinfo" / zone).write_bytes(b"TZif2")
+    for layout in ("us", "gb", "jp"):
+        (root / "usr/share/X11/xkb/symbols").mkdir(parents=True, exist_ok=True)
+        (root / "usr/share/X11/xkb/symbols" / layout).write_text("xkb_symbols\n")
     for name, text in files.items():
         (boot / ("firstrun.sh" if name == "firstrun" else name.replace("_", "-"))).write_text(text)
     return boot, root
@@ -161,7 +167,7 @@ def test_imagers_cloud_init_files_name_the_table_join_its_wifi_and_make_the_owne
     assert not (root / login.PASSWORDS_DROP_IN).exists()  # keys only
     assert not any((boot / f).exists() for f in ("user-data", "network-config", "meta-data"))
     used = (boot / firstboot.IMAGER_USED).read_text()
-    assert "user ann: 2 key(s), no password" in used and "timezone left as it is" in used and PSK not in used
+    assert "user ann: 2 key(s), no password" in used and "time zone Europe/London" in used and PSK not in used
     assert not (boot / firstboot.IMAGER_ERROR).exists() and not (boot / firstboot.SSH_ERROR).exists()
     assert "ssh switched on" in done
     assert firstboot.apply(boot, root, run=Commands(), set_hostname=names.append) == []  # read once
@@ -181,6 +187,21 @@ def test_imager_18s_password_user_gets_its_hash_on_chpasswds_input_and_sshd_take
     assert HASH not in (boot / firstboot.IMAGER_USED).read_text()
 
 
+def test_imagers_time_zone_and_keyboard_become_the_tables_own_and_the_consoles_layout(tmp_path):
+    boot, root = card(tmp_path, user_data=USER_DATA)
+    run = Commands()
+    firstboot.apply(boot, root, run=run, set_hostname=lambda n: None)
+    localtime = root / "etc/localtime"
+    assert localtime.is_symlink() and localtime.resolve() == (root / "usr/share/zoneinfo/Europe/London").resolve()
+    assert os.readlink(localtime) == "../usr/share/zoneinfo/Europe/London"  # within the card, wherever it is mounted
+    assert (root / "etc/timezone").read_text() == "Europe/London\n"
+    keyboard = (root / "etc/default/keyboard").read_text()
+    assert 'XKBLAYOUT="gb"\n' in keyboard and 'XKBMODEL="pc105"\n' in keyboard and 'XKBVARIANT=""\n' in keyboard
+    assert ("setupcon", "--keyboard-only", "--force", "--save") in run.commands()  # the screen's console, now
+    used = (boot / firstboot.IMAGER_USED).read_text()
+    assert "time zone Europe/London" in used and "keyboard gb (pc105)" in used and "left as it is" not in used
+
+
 def test_firstrun_sh_is_read_as_words_and_never_run(tmp_path):
     boot, root = card(tmp_path, firstrun=FIRSTRUN.replace("MARKER", str(tmp_path / "ran")))
     (boot / "cmdline.txt").write_text(CMDLINE + " systemd.run=/boot/firstrun.sh systemd.run_success_action=reboot "
@@ -195,6 +216,7 @@ def test_firstrun_sh_is_read_as_words_and_never_run(tmp_path):
     assert "ssid=Cat's net\nhidden=true\n" in profile
     assert not (root / login.PASSWORDS_DROP_IN).exists()  # enable_ssh -k: keys only
     assert (boot / "cmdline.txt").read_text() == CMDLINE + "\n" and not (boot / "firstrun.sh").exists()
+    assert (root / "etc/timezone").read_text() == "Asia/Tokyo\n" and 'XKBLAYOUT="jp"' in (root / "etc/default/keyboard").read_text()
 
 
 @pytest.mark.parametrize("files, field", [
@@ -209,6 +231,12 @@ def test_firstrun_sh_is_read_as_words_and_never_run(tmp_path):
     ({"user_data": USER_DATA.replace("  sudo: ALL=(ALL) NOPASSWD:ALL\n", "  sudo: &s x\n")}, "user-data:24"),
     ({"firstrun": "/usr/lib/raspberrypi-sys-mods/imager_custom set_wlan 'Home' 'short' 'GB'\n"},
      "firstrun.sh:1.wlan.password"),
+    ({"user_data": USER_DATA.replace("Europe/London", "Europe/Atlantis")}, "user-data.timezone"),
+    ({"user_data": USER_DATA.replace("Europe/London", "../../etc/shadow")}, "user-data.timezone"),
+    ({"user_data": USER_DATA.replace('layout: "gb"', 'layout: "klingon"')}, "user-data.keyboard.layout"),
+    ({"user_data": USER_DATA.replace('layout: "gb"', 'layout: "../gb"')}, "user-data.keyboard.layout"),
+    ({"firstrun": "/usr/lib/raspberrypi-sys-mods/imager_custom set_timezone 'Mars/Olympus'\n"},
+     "firstrun.sh:1.timezone"),
 ])
 def test_one_refused_setting_applies_none_and_says_which_on_the_card(tmp_path, files, field):
     boot, root = card(tmp_path, **{"network_config": NETWORK_CONFIG, **files})

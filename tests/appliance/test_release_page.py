@@ -5,11 +5,13 @@ page shows the release running and the one before."""
 
 import json
 import re
+import string
 
 import pytest
 
 from companion.appliance.handover import DROP, STATUS, WAITING, tell
 from companion.appliance.keeping import Backups
+from companion.appliance.update import SAID, Said
 from companion.web import create_app
 from conftest import csrf_in, installed_table
 from tests.appliance.test_backup_page import PIN, ROOT
@@ -26,6 +28,7 @@ def installed(tmp_path):
         (home / "releases" / name).mkdir(parents=True)
     (home / "current").symlink_to("releases/0.1.0-aaa")
     (home / "previous").symlink_to("releases/0.0.9-bbb")
+    (home / "companion-update.path").write_text("[Path]\n")  # its update service enabled, as install.sh does
     return home
 
 
@@ -34,7 +37,8 @@ def table(tmp_path, installed):
     (tmp_path / "state").mkdir()
     example = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8")
     table = installed_table(tmp_path / "state", more="" if "\n[web]" in example else f'\n[web]\npin = "{PIN}"\n',
-                            keeping=Backups(prefix=str(installed / "current")))
+                            keeping=Backups(prefix=str(installed / "current"),
+                                            watch=installed / "companion-update.path"))
     yield table
     table.stop()
 
@@ -131,4 +135,54 @@ def test_the_page_shows_the_release_running_the_one_before_and_the_last_update(c
                                                                                  page)
     assert "update-form" in page and "0.2.0-ccc did not come up" in page
     assert client.get(API).json == {"running": "0.1.0-aaa", "previous": "0.0.9-bbb", "update": json.loads(
-        (table.configured.now.database.parent / DROP / STATUS).read_text())}
+        (table.configured.now.database.parent / DROP / STATUS).read_text()), "queued": False, "service": True}
+
+
+def test_a_release_sent_while_another_installs_is_said_to_wait_its_turn(client, table, wheelhouse):  # noqa: F811
+    state = table.configured.now.database.parent
+    (state / DROP).mkdir()
+    own(client, table)
+    assert send(client, built(wheelhouse).read_bytes()).status_code == 202
+    tell(state, "installing", "0.1.5-eee", "switched from 0.1.0-aaa to 0.1.5-eee")  # root, on the one before
+    assert client.get(API).json["queued"] is True
+    page = client.get("/maintenance/").get_data(as_text=True)
+    assert "0.1.5-eee: installing." in page and "Another release waits its turn" in page
+
+
+def test_a_table_without_the_update_service_says_so_and_takes_no_release(client, table, installed, wheelhouse):  # noqa: F811
+    (installed / "companion-update.path").unlink()  # run by hand: nothing would install an upload
+    own(client, table)
+    page = client.get("/maintenance/").get_data(as_text=True)
+    assert "update-form" not in page and "sudo companion update" in page
+    answer = send(client, built(wheelhouse).read_bytes())
+    assert answer.status_code == 409 and answer.json["code"] == "errors.update.no_service"
+    assert not dropped(table).exists() and client.get(API).json["service"] is False
+
+
+def catalogue(lang: str) -> dict:
+    return json.loads((ROOT / "companion/web/backup/i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def test_the_update_status_line_is_said_in_the_pages_language(client, table):
+    state = table.configured.now.database.parent
+    (state / DROP).mkdir()
+    tell(state, "installing", "0.2.0-ccc", Said.of("update.said.not_up", new="0.2.0-ccc", old="0.1.0-aaa",
+                                                   why="update.why.no_page", seconds="120"))
+    own(client, table)
+    client.set_cookie("lang", "ja")
+    ja = catalogue("ja")
+    said = ja["update.said.not_up"].format(new="0.2.0-ccc", old="0.1.0-aaa",
+                                           why=ja["update.why.no_page"].format(seconds="120"))
+    assert client.get(API).json["update"]["line"] == said
+    page = client.get("/maintenance/").get_data(as_text=True)
+    assert said in page and "did not come up" not in page
+    client.set_cookie("lang", "en")
+    assert "0.2.0-ccc did not come up: its page did not answer within 120 s" in client.get(API).json["update"]["line"]
+
+
+def test_every_line_an_update_says_is_in_the_pages_catalogues_with_the_same_values():
+    slots = lambda text: {name for _, name, _, _ in string.Formatter().parse(text) if name}  # noqa: E731
+    english, japanese = catalogue("en"), catalogue("ja")
+    for code, line in SAID.items():
+        assert english.get(code) == line, code  # the terminal's English is the page's
+        assert slots(japanese[code]) == slots(line), code

@@ -5,7 +5,7 @@ would write it)."""
 
 from pathlib import Path
 
-from companion.appliance.handover import DROP, WAITING, tell
+from companion.appliance.handover import DROP, WAITING, take, tell
 from companion.appliance.keeping import Backups
 from companion.clock import FakeClock
 from companion.config import load_or_fresh
@@ -24,6 +24,7 @@ def test_the_owner_updates_the_table_from_the_phone(serve, phone, expect, tmp_pa
         (home / "releases" / name).mkdir(parents=True)
     (home / "current").symlink_to("releases/0.1.0-aaa")
     (home / "previous").symlink_to("releases/0.0.9-bbb")
+    (home / "companion-update.path").write_text("[Path]\n")  # its update service enabled, as install.sh does
     text = (ROOT / "docs" / "config.example.toml").read_text(encoding="utf-8").replace("mock_pins = false",
                                                                                       "mock_pins = true")
     text = text.replace("/var/lib/companion/companion.sqlite3", str(tmp_path / "state" / "companion.sqlite3"))
@@ -31,7 +32,7 @@ def test_the_owner_updates_the_table_from_the_phone(serve, phone, expect, tmp_pa
     (tmp_path / "config.toml").write_text(text, encoding="utf-8")
     config = load_or_fresh(tmp_path / "config.toml")
     table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock(),
-                  keeping=Backups(prefix=str(home / "current")))
+                  keeping=Backups(prefix=str(home / "current"), watch=home / "companion-update.path"))
     served = serve(table)
     release = built(wheelhouse)
 
@@ -50,7 +51,9 @@ def test_the_owner_updates_the_table_from_the_phone(serve, phone, expect, tmp_pa
     state = tmp_path / "state"
     assert (state / DROP / WAITING).read_bytes() == release.read_bytes()
 
-    # The update service's side: it installed the release and the table restarted on it.
+    # The update service's side: it took the release, installed it, and the table restarted on it.
+    (tmp_path / "root").mkdir()
+    assert take(state, tmp_path / "root", release.stat().st_size).read_bytes() == release.read_bytes()
     name = page.evaluate("() => document.getElementById('update-status').textContent.split(':')[0]")
     (home / "releases" / name).mkdir()
     (home / "previous").unlink()

@@ -23,6 +23,7 @@ from companion import fields
 from companion.web import setup
 from companion.web.backup import bp
 from companion.web.errors import coded
+from companion.web.i18n import translate
 from companion.web.owner import needs_owner
 
 RESTART_EXIT_STATUS = 75  # the daemon's exit to be started again on a restored backup (the unit's RestartForceExitStatus)
@@ -80,7 +81,19 @@ def upload_release():
 def releases():
     """The release running, the one before it, the last update's status: open to look at, as the show is, so a
     page that waits through the restart an update makes (its session ends with the daemon) still hears it."""
-    return jsonify(_desk("releases")())
+    return jsonify(said_here(_desk("releases")()))
+
+
+def said_here(versions: dict) -> dict:
+    """The versions with the last update's line in the page's language, from its code (the English line as it was
+    written when it has none: a refusal's words are the system's)."""
+    update = versions.get("update")
+    if update and "code" in update:
+        values = dict(update.get("params", {}))
+        if "why" in values:
+            values["why"] = translate(values["why"], **values)
+        versions = {**versions, "update": {**update, "line": translate(update["code"], **values)}}
+    return versions
 
 
 def _restart() -> None:

@@ -6,7 +6,7 @@ from flask import render_template, request
 from companion.errors import Conflict
 from companion.web import owner, setup
 from companion.web.backup import bp
-from companion.web.backup.api import PIECE_BYTES
+from companion.web.backup.api import PIECE_BYTES, said_here
 
 
 @bp.get("/maintenance/")
@@ -15,7 +15,7 @@ def index():
     versions = None
     if unlocked:
         try:
-            versions = setup().releases()
+            versions = said_here(setup().releases())
         except (AttributeError, Conflict):  # a stand-in table, or one that keeps no files (the demo): no updates
             pass
     return render_template("backup/index.html", area="maintenance", unlocked=unlocked, next=request.path,

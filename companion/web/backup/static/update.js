@@ -17,7 +17,9 @@ function show(versions) {
   document.getElementById("version-running").textContent = versions.running ?? t("maintenance.no_release");
   document.getElementById("version-previous").textContent = versions.previous ?? t("maintenance.no_release");
   const update = versions.update;
-  if (update) status.textContent = t(`maintenance.state.${update.state}`, { release: update.release ?? "", line: update.line });
+  if (!update) return;
+  const said = t(`maintenance.state.${update.state}`, { release: update.release ?? "", line: update.line });
+  status.textContent = versions.queued ? `${said} ${t("maintenance.queued")}` : said;
 }
 
 async function follow(release) {
