@@ -18,6 +18,8 @@ IMAGER=no
 IMAGE=""
 CARD_SIZE=4G
 WAIT_S=900  # under emulation on a busy machine the first boot takes minutes
+CODE_WAIT_S=300  # from the page's first answer to the setup code on the card: the guest's kernel writes it out
+                 # within half a minute, but under emulation the keyboard's first set-up can come first
 
 fail() {
     echo "qemu-boot.sh: $*" >&2
@@ -128,11 +130,11 @@ if [ "$KEEP" = yes ]; then
     wait "$qemu"
     exit 0
 fi
-# The card as the owner would read it in a computer: the setup code written (the guest's kernel writes it out
-# within half a minute: looked for until then), and, once qemu is stopped, the Wi-Fi file used, its password gone.
+# The card as the owner would read it in a computer: the setup code written (looked for up to CODE_WAIT_S),
+# and, once qemu is stopped, the Wi-Fi file used, its password gone.
 code=""
 looked=$(date +%s)
-while [ -z "$code" ] && [ $(( $(date +%s) - looked )) -lt 90 ]; do
+while [ -z "$code" ] && [ $(( $(date +%s) - looked )) -lt "$CODE_WAIT_S" ]; do
     code=$(mtype -i "$boot" ::companion-setup-code.txt 2> /dev/null | tr -d '\r' | grep -Eo '[A-Z2-9]{10}' | head -n 1 || true)
     [ -n "$code" ] || sleep 2
 done
@@ -173,5 +175,5 @@ else
     mtype -i "$boot" ::companion-imager-error.txt 2> /dev/null || true
     fail "the card's settings were not taken up (no $used)"
 fi
-[ -n "$code" ] || fail "no setup code on the boot partition within 90 s (companion-setup-code.txt)"
+[ -n "$code" ] || fail "no setup code on the boot partition within $CODE_WAIT_S s (companion-setup-code.txt)"
 echo "qemu-boot.sh: the setup code is on the card: $code"
