@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from companion.clock import FakeClock
 from companion.config import Config, TiltConfig, default_timers
 from companion.hardware.mock import POSES, Hands, mock_pin_factory
 from companion.records import Store
@@ -202,11 +203,15 @@ def test_a_double_tap_on_flip_flips_the_glass_once(serve, phone, expect, tmp_pat
 
 
 def test_low_sand_is_a_sign_with_a_symbol_on_the_glass(serve, phone, expect, tmp_path):
-    table = serve(demo_table(tmp_path / "demo.sqlite3", speed=2.0))
+    clock = FakeClock()
+    table = serve(demo_table(tmp_path / "demo.sqlite3", clock=clock))
     page = phone(table.url)
     api(table.url, "/api/show/start", {"event": "training"})
     red = page.locator("#timer-red")
-    expect(red).to_have_class("timer low", timeout=20_000)  # 10 s of sand left: at 10 s show time
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
+    expect(red).not_to_have_class("timer low")
+    clock.advance(20.001)  # red (30 s) has 10 s of sand left
+    expect(red).to_have_class("timer low")
     expect(red.locator(".low-sign")).to_have_text("⚠ Low sand")
     api(table.url, "/api/show/abort", {})
     expect(red.locator(".low-sign")).to_be_hidden()
