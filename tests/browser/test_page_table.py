@@ -186,6 +186,21 @@ def test_a_glass_is_laid_down_from_the_page(serve, phone, expect, tmp_path):
     expect(page.locator("#timer-red .flip")).to_be_visible()
 
 
+def test_start_waits_for_the_events_it_starts(serve, phone, expect, tmp_path):
+    """A Start tapped while the list of events was still on its way sent no event, and the table refused it: on a
+    busy machine the test of laying a glass down tapped it so and never saw a show."""
+    table = serve(demo_table(tmp_path / "demo.sqlite3", clock=FakeClock()))
+    page = phone(table.url)
+    unlock(page, expect)
+    with held_back(page, "**/api/events") as held:
+        page.reload()  # the PIN is in: the page loads its events again, held
+        held.some("the page never asked for its events")
+        expect(page.locator("#start-form")).to_be_hidden()
+    expect(page.locator("#start-event option")).to_have_count(1)
+    page.click("#start-form button[type=submit]")
+    expect(page.locator("#show-status")).to_have_text("Training: the show is running")
+
+
 def test_a_double_tap_on_flip_flips_the_glass_once(serve, phone, expect, tmp_path):
     """On a slow phone a double tap sent two flips, and the glass stood as it was: the button is off while its
     flip is on its way."""

@@ -301,16 +301,18 @@ function offerWanted(select) {
   }
 }
 
-loadEvents();
+const eventsIn = loadEvents();
 if (unlocked) {
   $("start-event").addEventListener("change", () => { if (show) renderSetupCheck(); });
-  enhance($("start-form"), {
+  // Start is shown once the events are in: tapped before, it sent an empty choice and was refused. A list that
+  // fails to come still shows it, refusing with its field's words.
+  eventsIn.finally(() => enhance($("start-form"), {
     done(state) {
       accept(state, { answer: true });
       showGlasses();
       keepFocus();
     },
-  });
+  }));
   enhance($("event-form"), {
     shape: eventShape,
     done(state, form) {
