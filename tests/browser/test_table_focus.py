@@ -24,6 +24,7 @@ def table_page(serve, phone, tmp_path):
     served = serve(demo_table(tmp_path / "demo.sqlite3", clock=clock))
     page = phone(served.url)
     unlock(page, served.url, "/")
+    page.wait_for_selector("#start-form", state="visible")  # its script works it once the events are in
     return page, clock
 
 
