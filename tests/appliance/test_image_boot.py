@@ -20,6 +20,7 @@ MACHINE = "cardtest"  # the host's end of the container's network is ve-cardtest
 HOST_ADDRESS, TABLE_ADDRESS = "10.213.7.1", "10.213.7.2"
 FAKE = "/run/companion-fake-network.json"
 WAIT_S = 120  # the longest any one step of the boot may take on a loaded machine
+BOOT_S = 600  # the whole boot: with Imager's keyboard, first boot compiles its layout, minutes on a busy machine
 SETUP_CODE = "482913"
 WIFI = "ssid=Our home\npassword=correct horse\ncountry=JP\n"
 # A phone on the setup page: its cookie, the page's CSRF token, the code, then the page again.
@@ -63,9 +64,13 @@ class Table:
             assert self.process.poll() is None, log.read_text()[-3000:]
             children = open(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read().split()
             return int(children[0]) if children else None
-        self.leader = until("the container's systemd", leader)
-        until("the boot", lambda: self.run("systemctl", "is-system-running", check=False).stdout.strip()
-              in ("running", "degraded"))
+        try:
+            self.leader = until("the container's systemd", leader)
+            until("the boot", lambda: self.run("systemctl", "is-system-running", check=False).stdout.strip()
+                  in ("running", "degraded"), timeout=BOOT_S)
+        except BaseException:
+            self.close()  # a boot that failed its wait is no fixture's to stop: it kept running, and its veth
+            raise  # then refused the next boot of the same machine name
 
     def run(self, *command, check=True, stdin=None) -> subprocess.CompletedProcess:
         done = subprocess.run(["nsenter", "-t", str(self.leader), "-a", "--", *command], capture_output=True,
