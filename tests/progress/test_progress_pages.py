@@ -101,19 +101,24 @@ def test_a_win_and_a_loss_stay_apart_for_colour_blind_eyes(vision):
     assert check.ciede2000(win, loss) >= check.MIN_DELTA_E
 
 
+def take_the_whole_budget(monkeypatch, clock, name: str) -> None:
+    """Each call of the figure book's `name` takes a page's whole replay budget on the table's clock."""
+    from companion.records import figures as figure_book
+
+    real = getattr(figure_book, name)
+
+    def slow(*args, **kwargs):
+        clock.advance(figure_book.REPLAY_BUDGET_S)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(figure_book, name, slow)
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_what_goes_wrong_says_how_many_shows_are_counted_while_they_are_counted(client, table, clock, monkeypatch,
                                                                                 lang):
-    from companion.records import figures as figure_book
-
     history(table, 5)
-    real = figure_book.show_figures
-
-    def slow(lines, known=None):  # a journal takes a page's whole budget to replay: one a reading
-        clock.advance(figure_book.REPLAY_BUDGET_S)
-        return real(lines, known)
-
-    monkeypatch.setattr(figure_book, "show_figures", slow)
+    take_the_whole_budget(monkeypatch, clock, "show_figures")  # a journal's replay: one a reading
     client.set_cookie("lang", lang)
     page = client.get("/progress/trouble").get_data(as_text=True)
     assert ("figures: 1 of 5 so far." if lang == "en" else "5回のうち1回まで") in page
@@ -234,18 +239,10 @@ def test_movement_card_points_of_a_whole_game_are_seen_by_stage_and_card_type(cl
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_players_page_says_how_many_games_are_scored_while_they_are_scored(client, table, clock, monkeypatch, lang):
-    from companion.records import figures as figure_book
-
     for _ in range(3):
         client.post("/api/geese/games", json={"players": ["ann", "ben", "cho"]},
                     headers={"X-Table-Pin": table.door.pin})
-    real = figure_book.game_summary
-
-    def slow(kind, state):  # a game takes a page's whole budget to score: one a reading
-        clock.advance(figure_book.REPLAY_BUDGET_S)
-        return real(kind, state)
-
-    monkeypatch.setattr(figure_book, "game_summary", slow)
+    take_the_whole_budget(monkeypatch, clock, "game_summary")  # a game's scoring: one a reading
     client.set_cookie("lang", lang)
     page = client.get("/progress/geese").get_data(as_text=True)
     assert ("Scoring the games: 1 of 3 so far." if lang == "en" else "3ゲームのうち1ゲームまで") in page
