@@ -107,3 +107,30 @@ def test_a_new_geese_game_refused_is_heard(serve, phone, tmp_path, expect):
     expect(field).to_be_focused()
     expect(field).to_have_attribute("aria-invalid", "true")
     assert page.locator('#new-game [data-error-for=""]').get_attribute("role") == "alert"
+
+
+def test_the_start_form_has_the_focus_back_while_its_start_is_still_answered(table_page, expect):
+    """On a busy table the answer to Start can come after the stream has shown the show, and after the show has
+    been aborted: the start form is back while its button still waits for that answer. Its button takes the focus
+    all the same (a disabled one could not, and the focus fell to the page body)."""
+    page, _ = table_page
+    status = page.locator("#show-status")
+    answered = []
+    # The table starts the show at once; only its answer to this phone waits, as on a slow network.
+    page.route("**/api/show/start", lambda route: answered.append((route, route.fetch())))
+    expect(page.locator("#start-event option")).to_have_count(1)
+    page.focus("#start-form button[type=submit]")
+    page.keyboard.press("Enter")
+    expect(status).to_have_text("Training: the show is running")  # from the stream
+    assert answered, "the start was not sent"
+    expect(page.locator("#show-title")).to_be_focused()
+    page.focus("#abort")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(status).to_have_text("No show is running.")
+    expect(page.locator("#start-form button[type=submit]")).to_be_focused()
+    for route, response in answered:
+        route.fulfill(response=response)
+    page.unroute("**/api/show/start")
+    expect(status).to_have_text("No show is running.")  # the late answer does not bring the show back
+    expect(page.locator("#start-form button[type=submit]")).to_be_focused()

@@ -1,5 +1,6 @@
 // Restoring a backup: the file goes to the table in pieces; the table checks it whole, then restarts on it.
 
+import { whileBusy } from "/static/js/busy.js";
 import { ready } from "/static/js/forms.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { sendInPieces } from "./pieces.js";
@@ -25,9 +26,8 @@ form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const file = form.elements.file.files[0];
   if (!file) return;
-  form.querySelector("button").disabled = true;
-  const answer = await sendInPieces(form, file, status);
-  form.querySelector("button").disabled = false;
+  const answer = await whileBusy(form.querySelector("button"), () => sendInPieces(form, file, status));
+  if (!answer) return; // a second tap while the first file is on its way
   const kept = answer.config === "kept" ? ` ${t("maintenance.config_kept")}` : "";
   if (answer.error) {
     status.textContent = answer.error;

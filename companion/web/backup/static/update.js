@@ -2,6 +2,7 @@
 // to its update service, which installs it and restarts the table. The page follows the update's status
 // through that restart (its answer is open to look at: the session ends with the daemon).
 
+import { whileBusy } from "/static/js/busy.js";
 import { ready } from "/static/js/forms.js";
 import { loadMessages, t } from "/static/js/i18n.js";
 import { sendInPieces } from "./pieces.js";
@@ -41,15 +42,14 @@ form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const file = form.elements.file.files[0];
   if (!file) return;
-  form.querySelector("button").disabled = true;
-  const answer = await sendInPieces(form, file, status);
-  if (answer.error) {
-    status.textContent = answer.error;
-    form.querySelector("button").disabled = false;
-    return;
-  }
-  status.textContent = t("maintenance.state.waiting", { release: answer.release, line: "" });
-  await follow(answer.release);
-  form.querySelector("button").disabled = false;
+  await whileBusy(form.querySelector("button"), async () => {
+    const answer = await sendInPieces(form, file, status);
+    if (answer.error) {
+      status.textContent = answer.error;
+      return;
+    }
+    status.textContent = t("maintenance.state.waiting", { release: answer.release, line: "" });
+    await follow(answer.release);
+  });
 });
 ready(form); // a submit before now would have gone to the page as a plain form

@@ -1,6 +1,7 @@
 // The setup page: sends the settings (the table judges them and names the key it refuses), shows
 // every glass live for the wiring check, lights the strip's parts and beeps on a tap, times a glass.
 
+import { isBusy, whileBusy } from "/static/js/busy.js";
 import { formBody, ready, showError } from "/static/js/forms.js";
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
 import { listen } from "/static/js/listen.js";
@@ -65,11 +66,10 @@ for (const select of settingsForm.querySelectorAll('select[name$=".source"]')) {
 }
 settingsForm.addEventListener("submit", async (event) => {
   event.preventDefault();
-  clearMessages(settingsForm);
   const button = document.getElementById("save-settings");
-  button.disabled = true;
-  const answer = await postJSON(settingsForm.dataset.api, settingsBody(settingsForm));
-  button.disabled = false;
+  if (isBusy(button)) return;
+  clearMessages(settingsForm);
+  const answer = await whileBusy(button, () => postJSON(settingsForm.dataset.api, settingsBody(settingsForm)));
   if (answer.ok) {
     window.location.assign(`${window.location.pathname}?saved=1#wiring`);
     return;

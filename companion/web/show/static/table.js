@@ -4,6 +4,7 @@
 // What happened since the last state goes into the live log, and sounds and is said on phones that opted in.
 
 import { errorText, getJSON, postJSON } from "/static/js/api.js";
+import { whileBusy } from "/static/js/busy.js";
 import { enhance } from "/static/js/forms.js";
 import { listen } from "/static/js/listen.js";
 import { eventName, faultText, loadMessages, t, timerName } from "/static/js/i18n.js";
@@ -259,14 +260,8 @@ async function send(url, body) {
   }
 }
 
-// A glass's button is off while its change is on its way: a double tap on a slow phone flipped the glass twice.
-async function sendFrom(button, url, body) {
-  const hadFocus = document.activeElement === button;
-  button.disabled = true; // which takes the focus from it: given back below
-  await send(url, body);
-  button.disabled = false;
-  if (hadFocus && document.activeElement === document.body && !button.hidden) button.focus();
-}
+// A glass's button is busy while its change is on its way: a double tap on a slow phone flipped the glass twice.
+const sendFrom = (button, url, body) => whileBusy(button, () => send(url, body));
 
 async function loadEvents() {
   events = await getJSON("/api/events");

@@ -3,6 +3,7 @@
 // answers appears next to the field it names, and is heard: the field is focused, or the slot is live.
 
 import { errorText, postJSON } from "./api.js";
+import { isBusy, whileBusy } from "./busy.js";
 import { t } from "./i18n.js";
 
 // The named controls as a JSON body: "a.b" names nest, numbers stay numbers, checkboxes are booleans.
@@ -92,6 +93,8 @@ export function enhance(form, { shape, done } = {}) {
   announceLoneSlots(form);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    const button = form.querySelector('[type="submit"]');
+    if (isBusy(button)) return; // sent once already: its answer is still on its way
     clearMessages(form);
     const fieldProblems = [...form.elements].filter((el) => el.willValidate && el.name)
       .map((el) => [el, problem(el)]).filter(([, message]) => message);
@@ -105,12 +108,7 @@ export function enhance(form, { shape, done } = {}) {
     const ruleProblems = shape?.check ? shape.check(body, form) : [];
     showErrors(form, ruleProblems);
     if (ruleProblems.length) return;
-    const button = form.querySelector('[type="submit"]');
-    const hadFocus = document.activeElement === button;
-    button.disabled = true; // which takes the focus from it: given back below
-    const answer = await postJSON(form.dataset.api, body);
-    button.disabled = false;
-    if (hadFocus && document.activeElement === document.body) button.focus();
+    const answer = await whileBusy(button, () => postJSON(form.dataset.api, body));
     if (answer.ok) done?.(answer.data, form);
     else showErrors(form, [[answer.data.field ?? "", errorText(answer.data)]]);
   });
