@@ -96,6 +96,18 @@ def held_back(page, pattern):
         page.unroute(pattern)
 
 
+def until(page, script: str, arg=None, within_ms: int = 15_000) -> None:
+    """Wait until `script` (an expression or function, as page.evaluate takes it) is true on the page.
+
+    Playwright's own wait_for_function looks again by evaluating a string in the page, which the pages' CSP
+    forbids: it passed only when its first look was already true, and failed on a busy machine."""
+    for _ in range(within_ms // 50):
+        if page.evaluate(script, arg):
+            return
+        page.wait_for_timeout(50)  # Playwright's loop turns, and the page's script runs
+    assert page.evaluate(script, arg), f"never true on the page: {script}"
+
+
 def unlock(page, url: str, next_path: str, pin: str = "1234") -> None:
     """Enter the table PIN on the PIN page and wait for the page it leads to: a field filled while the
     next page is still on its way can be filled on a page that is then replaced (seen on a busy machine)."""

@@ -18,7 +18,7 @@ from companion.table import Table, demo_table
 from companion.web import create_app
 from companion.web.i18n import catalog
 
-from .conftest import COUNT_POSTS, PHONE, api, held_back
+from .conftest import COUNT_POSTS, PHONE, api, held_back, until
 
 TABLET = {"width": 768, "height": 1024}
 TRAINING_SETUP = {"red": "a_up", "yellow": "a_up", "purple": "a_up", "orange": "a_up", "green": "side", "blue": "side"}
@@ -84,7 +84,7 @@ def test_the_setup_check_ticks_each_glass_as_the_players_set_it(serve, phone, ex
     expect(check).to_be_hidden()
     # Once the page has drawn the running show (on a busy machine a state or two after the status line): the
     # glasses in the top half of the screen.
-    page.wait_for_function(f"document.getElementById('timers').getBoundingClientRect().top < {viewport['height'] / 2}")
+    until(page, f"document.getElementById('timers').getBoundingClientRect().top < {viewport['height'] / 2}")
 
 
 def test_a_run_out_is_a_banner_until_the_glass_is_turned(serve, phone, expect, shot, tmp_path):
@@ -122,19 +122,19 @@ def test_the_sound_toggle_is_one_tap_kept_on_this_phone_and_sounds_each_moment(s
     expect(toggle).to_contain_text("on")
     assert page.evaluate("window.__tones") == [523, 784]  # the advance tune, so the player hears it works
     api(table.url, "/api/show/start", {"event": "training"})
-    page.wait_for_function("window.__locks.includes('screen')")  # a show runs: the screen stays on
+    until(page, "window.__locks.includes('screen')")  # a show runs: the screen stays on
     expect(page.locator("#tokens .token.turned")).to_have_count(1)  # red ran out
     # Red's run-out (A5, E5, three times) can reach the page in the same update as another glass's low sand,
     # so the test waits for the tune itself, not for a count of notes.
     runout = [880, 659] * 3
-    page.wait_for_function(f"window.__tones.join(',').includes('{','.join(map(str, runout))}')")
+    until(page, f"window.__tones.join(',').includes('{','.join(map(str, runout))}')")
     tones = page.evaluate("window.__tones")
     start = next(i for i in range(2, len(tones)) if tones[i:i + 6] == runout)
     assert tones[2] == 659, tones  # red low on sand at 20 s: one E5
     assert set(tones[2:start]) == {659}, tones  # before the run-out, only low-sand notes
     assert page.evaluate("window.__vibrations")[-2:] == [[80], [300, 100, 300, 100, 300]]
     api(table.url, "/api/show/abort", {})
-    page.wait_for_function("window.__locks.includes('released')")  # no show: the screen may sleep again
+    until(page, "window.__locks.includes('released')")  # no show: the screen may sleep again
 
     page.reload()  # the choice is kept on this phone
     expect(page.locator("#alerts")).to_have_attribute("aria-pressed", "true")
