@@ -37,9 +37,9 @@ def assert_inside(page, where: str) -> None:
     assert outside == [], f"{where}: outside the {page.viewport_size['width']} px screen: {outside[:8]}"
 
 
-# The site's top bar on a phone: its links in one row (the bar no taller than one link and its own padding), the
-# current page's link and the language link wholly on the screen. A page without a current link (the PIN page, an
-# error) is checked for the row and the language link only.
+# The site's top bar on a phone: its links in one row (the bar no taller than one link and its own padding), each a
+# 44 px touch target, the current page's link and the language link wholly on the screen. A page without a current
+# link (the PIN page, an error) is checked for the rest.
 TOP_BAR = """() => {
   const bar = document.querySelector("header.top");
   if (!bar || !bar.getClientRects().length) return [];
@@ -51,6 +51,8 @@ TOP_BAR = """() => {
     + parseFloat(style.borderTopWidth) + parseFloat(style.borderBottomWidth);
   const height = bar.getBoundingClientRect().height;
   if (height > line + 0.5) faults.push(`the top bar takes ${Math.round(height)} px, more than one line (${Math.round(line)} px)`);
+  const small = links.filter((a) => a.getBoundingClientRect().height < 43.5).map((a) => a.textContent.trim());
+  if (small.length) faults.push(`links under a 44 px touch target: ${small}`);
   const rows = new Set(links.map((a) => Math.round(a.getBoundingClientRect().top)));
   if (rows.size > 1) faults.push(`the top bar's links lie on ${rows.size} rows`);
   const nav = bar.querySelector("nav").getBoundingClientRect();
