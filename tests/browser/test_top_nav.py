@@ -11,7 +11,6 @@ languages, by test_walk_phones.py (layout.TOP_BAR).
 
 import pytest
 
-from .conftest import PHONE
 from .layout import OUTSIDE, TOP_BAR
 
 WIDE = {"width": 1280, "height": 800}
@@ -84,12 +83,10 @@ def test_the_row_fades_on_the_side_where_more_links_lie(demo, phone, expect, lan
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_on_a_wide_screen_every_link_shows_with_no_fade(demo, phone, lang):
+    """Where every link fits, the row neither scrolls nor fades: the bar looks as it did before it could scroll."""
     page = phone(demo.url, viewport=WIDE, lang=lang)
     page.goto(demo.url + "setup/")
     row = page.evaluate(ROW)
     assert (row["overflows"], row["left"], row["more"], row["mask"]) == (False, 0, None, "none"), row
     assert page.evaluate(TOP_BAR) == []
 
-
-def test_the_phone_viewport_is_the_one_the_walk_uses():
-    assert PHONE["width"] == 390  # the width the row was sized against: a wider phone only shows more links

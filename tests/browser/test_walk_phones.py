@@ -5,8 +5,9 @@ Wolken game and a 帰る雁 game under way: the walk opens every page the web se
 to phones (the route list is read from the app, so a new page cannot be left
 out) and fails, naming the page, on:
 - a page wider than the phone (it would scroll sideways);
-- a top bar taller than one line of links, or the current page's link or the
-  language link out of sight (the bar took 157 px, three rows, on every page);
+- a top bar taller than one line of links, a link in it under a 44 px touch
+  target, or the current page's link or the language link out of sight (the bar
+  took 157 px, three rows, on every page);
 - in Japanese, an English word outside a short list of names, or a word the
   glossary rules out; ASCII punctuation (`,` `:` `(` `)`) beside Japanese text, or a
   space between a Japanese word and a player's name put into a sentence (the
