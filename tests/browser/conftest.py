@@ -251,12 +251,13 @@ def serve():
 
 @pytest.fixture
 def phone(launch):
-    """open(url, viewport, lang, init) -> a page at that size, its sound (and `init`, a script run before the
-    page's own) watched, recording requests and script errors, checked at the end."""
+    """open(url, viewport, lang, init, **options) -> a page at that size (options: Playwright's, such as
+    reduced_motion), its sound (and `init`, a script run before the page's own) watched, recording requests and
+    script errors, checked at the end."""
     opened = []
 
-    def open_page(url, viewport=PHONE, lang=None, init=""):
-        context = launch(viewport)
+    def open_page(url, viewport=PHONE, lang=None, init="", **options):
+        context = launch(viewport, **options)
         if lang:
             context.add_cookies([{"name": "lang", "value": lang, "url": url}])
         context.add_init_script(WATCH + init)

@@ -5,6 +5,9 @@ Wolken game and a 帰る雁 game under way: the walk opens every page the web se
 to phones (the route list is read from the app, so a new page cannot be left
 out) and fails, naming the page, on:
 - a page wider than the phone (it would scroll sideways);
+- a top bar taller than one line of links, a link in it under a 44 px touch
+  target, or the current page's link or the language link out of sight (the bar
+  took 157 px, three rows, on every page);
 - in Japanese, an English word outside a short list of names, or a word the
   glossary rules out; ASCII punctuation (`,` `:` `(` `)`) beside Japanese text, or a
   space between a Japanese word and a player's name put into a sentence (the
@@ -24,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import PHONE, SPEED, api, unlock, until
-from .layout import OUTSIDE
+from .layout import OUTSIDE, TOP_BAR
 from .plays import finished_flock_game, finished_geese_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -260,6 +263,7 @@ def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang,
         page.goto(demo.url.rstrip("/") + path)
         until(page, SETTLED)
         faults += [f"{path}: {fault}" for fault in page.evaluate(OUTSIDE)[:3]]
+        faults += [f"{path}: {fault}" for fault in page.evaluate(TOP_BAR)]
         if lang == "ja":
             text = page.evaluate(VISIBLE_TEXT)
             english = english_words(text, allowed)
