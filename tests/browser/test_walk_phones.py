@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PHONE, SPEED, api, unlock
+from .conftest import PHONE, api, unlock
 from .layout import OUTSIDE
 from .plays import finished_flock_game, finished_geese_game
 
@@ -174,10 +174,11 @@ def table(tmp_path):
     """`companion demo`'s table (its settings in a file of its own, not set up yet), served on 127.0.0.1."""
     from types import SimpleNamespace
 
+    from companion.clock import FakeClock
     from companion.table import demo_table
     from companion.web.server import ServerThread, make_server
 
-    demo = demo_table(tmp_path / "demo.sqlite3", speed=SPEED, pin="1234", config_path=tmp_path / "demo.toml").start()
+    demo = demo_table(tmp_path / "demo.sqlite3", clock=FakeClock(), pin="1234", config_path=tmp_path / "demo.toml").start()
     server = ServerThread(make_server(demo, "127.0.0.1", 0))
     yield SimpleNamespace(table=demo, url=server.url)
     server.close()
@@ -231,11 +232,12 @@ def test_every_page_for_phones_is_walked():
     """A page added to the web is walked too, or said here why a phone never opens it."""
     import tempfile
 
+    from companion.clock import FakeClock
     from companion.table import demo_table
     from companion.web import create_app
 
     with tempfile.TemporaryDirectory() as folder:
-        table = demo_table(Path(folder) / "db.sqlite3")
+        table = demo_table(Path(folder) / "db.sqlite3", clock=FakeClock())
         try:
             rules = {r.rule for r in create_app(table).url_map.iter_rules()
                      if "GET" in r.methods and not r.rule.startswith(("/api/", "/static/"))
