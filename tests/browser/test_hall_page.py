@@ -20,6 +20,7 @@ from conftest import cannot_run
 
 from .accessibility import assert_symbols, no_axe_violations
 
+
 @pytest.fixture
 def hall_world(tmp_path):
     """A broker, two demo tables ("alpha", "beta") bridged to it, and the hall served on 127.0.0.1."""
@@ -61,7 +62,7 @@ def phone(launch, hall_world):
 def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phone, shot):
     from playwright.sync_api import expect
 
-    phone.clock.install()  # the page counts the sand down by its own clock, which runs on when the test says
+    phone.clock.install()  # the page counts the sand down on its own clock, which the test moves on below
     phone.goto(hall_world.url)
     alpha = phone.locator('.hall-card[data-table="alpha"]')
     beta = phone.locator('.hall-card[data-table="beta"]')

@@ -97,7 +97,8 @@ def test_the_setup_check_ticks_each_glass_as_the_players_set_it(serve, phone, ex
     expect(check).to_be_hidden()
     # Once the page has drawn the running show (on a busy machine a state or two after the status line): the
     # glasses in the top half of the screen.
-    page.wait_for_function(f"() => document.getElementById('timers').getBoundingClientRect().top < {viewport['height'] / 2}")
+    top_half = viewport["height"] / 2
+    page.wait_for_function(f"() => document.getElementById('timers').getBoundingClientRect().top < {top_half}")
 
 
 def test_a_run_out_is_a_banner_until_the_glass_is_turned(serve, phone, expect, shot, tmp_path):
@@ -238,8 +239,9 @@ def test_a_double_tap_on_flip_flips_the_glass_once(serve, phone, expect, tmp_pat
     page.context.add_init_script(COUNT_POSTS)  # from the next page on: the PIN's answer loads the table page again
     unlock(page, expect)
     page.click("#start-form button[type=submit]")
-    with held_back(page, "**/api/show/flip"):  # the first flip stays on its way
+    with held_back(page, "**/api/show/flip") as held:  # the first flip stays on its way
         page.click("#timer-red .flip")
+        held.some("the first tap sent no flip")  # sent, and so the button is off: not counted before it went
         page.locator("#timer-red .flip").click(force=True)
         assert page.evaluate("window.posts['/api/show/flip']") == 1, "the second tap sent a second flip"
     expect(page.locator("#timer-red .flip")).to_be_enabled()

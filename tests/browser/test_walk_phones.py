@@ -178,7 +178,8 @@ def table(tmp_path):
     from companion.table import demo_table
     from companion.web.server import ServerThread, make_server
 
-    demo = demo_table(tmp_path / "demo.sqlite3", clock=FakeClock(), pin="1234", config_path=tmp_path / "demo.toml").start()
+    demo = demo_table(tmp_path / "demo.sqlite3", clock=FakeClock(), pin="1234",
+                      config_path=tmp_path / "demo.toml").start()
     server = ServerThread(make_server(demo, "127.0.0.1", 0))
     yield SimpleNamespace(table=demo, url=server.url)
     server.close()
