@@ -64,7 +64,8 @@ class Table:
                          speed=speed, changes=changes, step=self.step)
         self.first_run = FirstRun(config.set_up or config.path is None, path=config.path,
                                   kept=kept_code_file(config), shown=config.setup_code_file)
-        self._games = GameShelf(store.database, KINDS)  # the board games' records, beside the shows
+        # The board games' records, beside the shows and on the same clock: tonight's games are tonight's shows'.
+        self._games = GameShelf(store.database, KINDS, wall=self.clock.wall)
         self.door = TableDoor(self.configured, pin)
         self.ledger = TableLedger(store, self.clock, self._games,
                                   caught_up=lambda: self.journal.caught_up(DURABLE_WAIT_S))

@@ -6,6 +6,8 @@ Every test gets a fresh demo table served on 127.0.0.1, a fresh browser
 context (in the one Chromium of its test process), and a check at the end that no request left 127.0.0.1 and no script
 failed; `serve` and `phone` do the same for a table the test builds itself (on
 tilt pins, or a clock the test moves), with the phone's sound watched.
+Show time passes only when a test moves a table's clock (`demo.clock.advance`), never by waiting: a test that
+waited for a glass to run out failed on a busy machine.
 Screenshots go to tests/artifacts/.
 """
 
@@ -19,6 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from companion.clock import FakeClock
 from companion.table import demo_table
 from companion.web.server import ServerThread, make_server
 
@@ -26,7 +29,6 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 390, "height": 844}
-SPEED = 10.0  # show seconds per wall second: a 30 s glass runs out in 3 s
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 # Wrap Web Audio, vibration and the wake lock so the test sees what the page asks of them.
@@ -96,18 +98,6 @@ def held_back(page, pattern):
         page.unroute(pattern)
 
 
-def until(page, script: str, arg=None, within_ms: int = 15_000) -> None:
-    """Wait until `script` (an expression or function, as page.evaluate takes it) is true on the page.
-
-    Playwright's own wait_for_function looks again by evaluating a string in the page, which the pages' CSP
-    forbids: it passed only when its first look was already true, and failed on a busy machine."""
-    for _ in range(within_ms // 50):
-        if page.evaluate(script, arg):
-            return
-        page.wait_for_timeout(50)  # Playwright's loop turns, and the page's script runs
-    assert page.evaluate(script, arg), f"never true on the page: {script}"
-
-
 def unlock(page, url: str, next_path: str, pin: str = "1234") -> None:
     """Enter the table PIN on the PIN page and wait for the page it leads to: a field filled while the
     next page is still on its way can be filled on a page that is then replaced (seen on a busy machine)."""
@@ -161,10 +151,11 @@ def playwright():
 
 @pytest.fixture
 def demo(tmp_path):
-    """A demo table (six emulated timers, a fake strip) at 10x speed, served on 127.0.0.1."""
-    table = demo_table(tmp_path / "demo.sqlite3", speed=SPEED, pin="1234").start()
+    """A demo table (six emulated timers, a fake strip) on a fake clock, served on 127.0.0.1."""
+    clock = FakeClock()
+    table = demo_table(tmp_path / "demo.sqlite3", clock=clock, pin="1234").start()
     server = ServerThread(make_server(table, "127.0.0.1", 0))
-    yield SimpleNamespace(table=table, url=server.url, app=server.server.flask_app)
+    yield SimpleNamespace(table=table, clock=clock, url=server.url, app=server.server.flask_app)
     server.close()
     table.stop()
 

@@ -8,6 +8,7 @@ import re
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
+from companion.clock import FakeClock
 from companion.flock.game import Game as FlockGame
 from companion.geese.game import Game as GeeseGame
 from companion.geese.strategies import STRATEGIES
@@ -34,7 +35,7 @@ def page_play(client, path: str) -> dict:
 @contextmanager
 def second_table(tmp_path):
     """A fresh demo table of its own file: a test client on its app."""
-    table = demo_table(tmp_path / "second.sqlite3", speed=1.0, pin="1234").start()
+    table = demo_table(tmp_path / "second.sqlite3", clock=FakeClock(), pin="1234").start()
     try:
         yield make_server(table, "127.0.0.1", 0).flask_app.test_client()
     finally:

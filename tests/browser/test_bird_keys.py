@@ -10,7 +10,7 @@ reached on the way.
 
 
 from .accessibility import no_axe_violations
-from .conftest import unlock, until
+from .conftest import unlock
 from .test_flock_game import SEED as FLOCK_SEED
 from .test_geese_game import NAMES as GEESE_NAMES
 
@@ -55,7 +55,7 @@ class Keys:
 
 def focus_is(page, selector: str) -> None:
     """The focus is on `selector` now or once the page has drawn it (never on the page itself)."""
-    until(page, "s => document.activeElement && document.activeElement.matches(s)", arg=selector)
+    page.wait_for_function("s => document.activeElement && document.activeElement.matches(s)", arg=selector)
 
 
 def spoken(page, selector: str) -> str:

@@ -10,6 +10,7 @@ import json
 import re
 from datetime import datetime
 
+from companion.clock import FakeClock
 from companion.records.fakes import played_show
 from companion.skyrockets.festivals import event_id
 from companion.table import demo_table
@@ -190,7 +191,7 @@ def test_export_then_import_into_a_fresh_table_gives_the_same_score_pad(browser,
     old_pad = page.locator("#festivals details").all_inner_texts()
     old_events = events.inner_text()
 
-    fresh = demo_table(tmp_path / "fresh.sqlite3", speed=1.0, pin="1234").start()
+    fresh = demo_table(tmp_path / "fresh.sqlite3", clock=FakeClock(), pin="1234").start()
     server = ServerThread(make_server(fresh, "127.0.0.1", 0))
     context = launch()  # a phone on the new table
     try:
@@ -232,7 +233,7 @@ def test_a_history_larger_than_a_request_goes_in_from_the_page_whole(launch, dem
     assert any(0xD800 <= int.from_bytes(units[2 * cut - 2:2 * cut], "little") <= 0xDBFF  # a cut meets a pair
                for cut in range(length, len(units) // 2, length))
 
-    fresh = demo_table(tmp_path / "fresh.sqlite3", speed=1.0, pin="1234").start()
+    fresh = demo_table(tmp_path / "fresh.sqlite3", clock=FakeClock(), pin="1234").start()
     server = ServerThread(make_server(fresh, "127.0.0.1", 0))
     context = launch()
     try:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from companion.clock import FakeClock
 from companion.table import demo_table
 from companion.web import create_app
 from companion.web.server import ServerThread, make_server
@@ -85,7 +86,7 @@ def served(tmp_path):
     running = []
 
     def start(**config):
-        table = demo_table(tmp_path / f"demo-{len(running)}.sqlite3", pin="1234").start()
+        table = demo_table(tmp_path / f"demo-{len(running)}.sqlite3", clock=FakeClock(), pin="1234").start()
         server = Served(table, {**FAST, **config})
         running.append(server)
         return server

@@ -1,10 +1,13 @@
-"""The hall page in a real browser at a phone's size: two tables on a real broker, live, one going offline."""
+"""The hall page in a real browser at a phone's size: two tables on a real broker, live, one going offline.
+
+The tables run on a fake clock, and the page on Playwright's: show time passes only when the test moves them."""
 
 import re
 from types import SimpleNamespace
 
 import pytest
 
+from companion.clock import FakeClock
 from companion.mqtt.bridge import Bridge
 from companion.mqtt.hall import Hall, create_hall_app
 from companion.mqtt.hall.board import Leaderboard
@@ -17,15 +20,14 @@ from conftest import cannot_run
 
 from .accessibility import assert_symbols, no_axe_violations
 
-SPEED = 10.0
-
 
 @pytest.fixture
 def hall_world(tmp_path):
     """A broker, two demo tables ("alpha", "beta") bridged to it, and the hall served on 127.0.0.1."""
     cannot_run(mosquitto_missing())
     broker = Mosquitto(tmp_path / "broker").start()
-    tables = {name: demo_table(tmp_path / f"{name}.sqlite3", speed=SPEED, pin="1234").start()
+    clock = FakeClock()
+    tables = {name: demo_table(tmp_path / f"{name}.sqlite3", clock=clock, pin="1234").start()
               for name in ("alpha", "beta")}
     bridges = {name: Bridge(table, from_url(broker.url, table=name), backoff=(0.05, 0.2)).start()
                for name, table in tables.items()}
@@ -33,7 +35,7 @@ def hall_world(tmp_path):
     hall = Hall(board.rows())
     listener = HallListener(from_url(broker.url, table="hall"), hall, board, backoff=(0.05, 0.2)).start()
     server = ServerThread(make_server(None, "127.0.0.1", 0, app=create_hall_app(hall)))
-    yield SimpleNamespace(tables=tables, bridges=bridges, url=server.url)
+    yield SimpleNamespace(tables=tables, clock=clock, bridges=bridges, url=server.url)
     server.close()
     listener.stop()
     board.close()
@@ -60,6 +62,7 @@ def phone(launch, hall_world):
 def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phone, shot):
     from playwright.sync_api import expect
 
+    phone.clock.install()  # the page counts the sand down on its own clock, which the test moves on below
     phone.goto(hall_world.url)
     alpha = phone.locator('.hall-card[data-table="alpha"]')
     beta = phone.locator('.hall-card[data-table="beta"]')
@@ -74,6 +77,7 @@ def test_two_tables_live_on_the_hall_page_and_one_going_offline(hall_world, phon
     expect(alpha.locator(".hall-tokens")).to_have_text("0 of 3 turned")
     expect(alpha.locator('.hall-glass[data-colour="red"]')).to_contain_text("●")
     first = alpha.locator('.hall-glass[data-colour="red"]').inner_text()
+    phone.clock.run_for(2_000)
     expect(alpha.locator('.hall-glass[data-colour="red"]')).not_to_have_text(first)  # the sand runs on the page
     assert alpha.locator('.hall-glass[data-colour="green"]').inner_text().endswith("Lying on its side")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
@@ -119,7 +123,12 @@ def test_the_hall_says_which_table_changed_and_how_and_only_then(hall_world, pho
     assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-glass', in_play, {c: c.capitalize() for c in in_play})
     assert_symbols(phone, '.hall-card[data-table="alpha"] .hall-countdown', ["orange"], {"orange": "Orange"})
     no_axe_violations(phone, "the hall during a show")
-    expect(alpha.locator(".hall-outcome")).to_have_text("Lost", timeout=60_000)
+    tokens = alpha.locator(".hall-tokens")
+    for seconds, turned in ((30.001, 1), (20.0, 2)):  # red runs out at 30 s, yellow at 50 s
+        hall_world.clock.advance(seconds)
+        expect(tokens).to_have_text(f"{turned} of 3 turned")
+    hall_world.clock.advance(10.0)  # red again at 1:00: the last crowd token
+    expect(alpha.locator(".hall-outcome")).to_have_text("Lost")
     heard = phone.evaluate("window.heard")
     runouts = [r["timer"].capitalize() for r in table.desk.snapshot()["runouts"]]
     assert len(runouts) == 3

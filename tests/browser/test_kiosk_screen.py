@@ -3,6 +3,7 @@
 import json
 import re
 import urllib.request
+from datetime import datetime
 
 import pytest
 
@@ -96,6 +97,8 @@ def test_the_screen_shows_everything_at_once_and_large(screen, expect, shot):
 
 def test_the_screen_follows_a_show(screen, expect, shot):
     page, name, demo = screen
+    page.clock.install()
+    page.clock.pause_at(datetime(2030, 1, 1))  # the page's timers run only when the test moves its clock
     page.goto(demo.url + "kiosk/")
     expect(page.locator("#kiosk-status")).to_have_text("No show")
     start(demo.url)
@@ -107,13 +110,15 @@ def test_the_screen_follows_a_show(screen, expect, shot):
 
     # The seconds count down in the browser between updates, in large digits.
     seconds = page.locator("#kiosk-red .seconds .clock")
+    page.clock.run_for(1_500)  # a second and a half of sand: the digits show the next whole second down
     expect(seconds).to_have_text(re.compile(r"^0:[0-2]\d$"))
     first = seconds.inner_text()
+    page.clock.run_for(2_000)
     expect(seconds).not_to_have_text(first)
     assert seconds.inner_text() < first
     assert page.evaluate(FONT_PX, "#kiosk-red .seconds") >= 0.06 * page.viewport_size["height"]
 
-    # Red (30 s) runs out after 3 s at 10x: a crowd token turns.
+    demo.clock.advance(30.001)  # red (30 s) runs out: a crowd token turns
     expect(page.locator("#kiosk-tokens")).to_have_text("★★☆")
     expect(page.locator("#kiosk-tokens-said")).to_have_text("2 of 3 star side up")  # what a screen reader says
     expect(page.locator("#kiosk-red .seconds .said")).to_have_text(re.compile(r"^\d+ s left$"))

@@ -8,13 +8,13 @@ on the console. A glass turned in its cradle through the mock pins must then
 show on the polling page too.
 """
 
-import time
 from types import SimpleNamespace
 
 import pytest
 
+from companion.clock import FakeClock
 from companion.config import Config, TiltConfig, default_timers
-from companion.hardware.mock import POSES, Hands, mock_pin_factory
+from companion.hardware.mock import Hands, mock_pin_factory
 from companion.records import Store
 from companion.table import Table
 from companion.web import create_app
@@ -23,7 +23,6 @@ from companion.web.server import ServerThread, make_server
 ONLY_RED = {"id": "only-red", "name": "Only red", "hand_size": 4, "countdown": "purple", "countdown_start": 4,
             "running": ["red"], "lying": ["purple"], "rules": ""}
 POLL_MS = 200  # the polling page's period: short, so the test is quick
-SENSOR_WAIT_S = 10.0  # a turned glass is read within its debounce window; this only bounds a broken table
 
 
 @pytest.fixture
@@ -31,7 +30,7 @@ def capped(tmp_path):
     """A table with tilt glasses on mock pins, served with one stream slot."""
     config = Config(database=tmp_path / "tilt.sqlite3", timers=default_timers("tilt"),
                     tilt=TiltConfig(start_window_s=0.0))
-    table = Table(config, Store(config.database), mock_pin_factory(), pin="1234").start()
+    table = Table(config, Store(config.database), mock_pin_factory(), clock=FakeClock(), pin="1234").start()
     app = create_app(table, config={"SSE_MAX_STREAMS": 1, "SSE_POLL_MS": POLL_MS})
     server = ServerThread(make_server(table, "127.0.0.1", 0, app=app))
     yield SimpleNamespace(table=table, url=server.url, streams=app.extensions["streams"])
@@ -64,14 +63,9 @@ def pages(launch, capped):
 
 
 def turn(table: Table, colour: str, pose: str) -> None:
-    """Set a glass in its cradle as hands would, and wait until the table's sensors read it (debounced)."""
-    hands = Hands(table)
-    for pin, closed in zip(table.rig.pins_of(colour), POSES[pose]):
-        hands.close(pin, closed)
-    snapshot, ends = table.desk.snapshot(), time.monotonic() + SENSOR_WAIT_S
-    while snapshot["sensors"][colour]["pose"] != pose:
-        assert time.monotonic() < ends, f"the sensors never read {colour} as {pose}"
-        snapshot = table.desk.wait_for_change(snapshot["seq"], ends - time.monotonic())
+    """Set a glass in its cradle as hands would, and let its switches settle on the table's clock."""
+    Hands(table).set(colour, pose)
+    assert table.desk.snapshot()["sensors"][colour]["pose"] == pose, f"the sensors never read {colour} as {pose}"
 
 
 def test_a_page_past_the_stream_cap_follows_the_show_by_polling(capped, pages, expect):

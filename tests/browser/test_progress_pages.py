@@ -10,7 +10,7 @@ import pytest
 
 from companion.records.fakes import show_with_runouts
 
-from .conftest import api, until
+from .conftest import api
 from .layout import assert_inside
 from .plays import finished_flock_game, finished_geese_game
 
@@ -181,7 +181,7 @@ def test_tonights_picture_goes_to_the_share_sheet_as_an_svg_file(nights, launch)
     page = context.new_page()
     page.goto(demo.url.rstrip("/") + "/progress/tonight")
     page.click("#picture-button:enabled")
-    until(page, "() => window.__shared !== undefined")
+    page.wait_for_function("() => window.__shared !== undefined")
     ((name, kind, text),) = page.evaluate("window.__shared")
     night = demo.table.progress.tonight()["night"]
     assert (name, kind) == (f"tonight-{night}.svg", "image/svg+xml")

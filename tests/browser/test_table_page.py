@@ -131,7 +131,7 @@ def test_a_training_show_from_a_phone(serve, phone, expect, shot, tmp_path):
     assert shows_read == []
 
 
-def test_winning_a_show_shows_three_stars(browser, expect, shot):
+def test_winning_a_show_shows_three_stars(browser, demo, expect, shot):
     page = browser.page
     page.goto(browser.url)
     unlock(page, expect)
@@ -162,7 +162,9 @@ def test_winning_a_show_shows_three_stars(browser, expect, shot):
     page.click("#event-form button[type=submit]")
     expect(page.locator("#show-title")).to_have_text("Solo red")
 
-    expect(page.locator("#timer-red .state")).to_have_text("Empty")  # 30 s at 10x
+    expect(page.locator("#timer-red .state")).to_have_text("Running")
+    demo.clock.advance(30.001)  # red's 30 s of sand
+    expect(page.locator("#timer-red .state")).to_have_text("Empty")
     expect(page.locator("#timer-red .notes")).to_contain_text("turn it to advance")
     page.click("#timer-red .flip")
     expect(page.locator("#result")).to_be_visible()

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PHONE, SPEED, api, unlock, until
+from .conftest import PHONE, api, unlock
 from .layout import OUTSIDE, TOP_BAR
 from .plays import finished_flock_game, finished_geese_game
 
@@ -177,10 +177,12 @@ def table(tmp_path):
     """`companion demo`'s table (its settings in a file of its own, not set up yet), served on 127.0.0.1."""
     from types import SimpleNamespace
 
+    from companion.clock import FakeClock
     from companion.table import demo_table
     from companion.web.server import ServerThread, make_server
 
-    demo = demo_table(tmp_path / "demo.sqlite3", speed=SPEED, pin="1234", config_path=tmp_path / "demo.toml").start()
+    demo = demo_table(tmp_path / "demo.sqlite3", clock=FakeClock(), pin="1234",
+                      config_path=tmp_path / "demo.toml").start()
     server = ServerThread(make_server(demo, "127.0.0.1", 0))
     yield SimpleNamespace(table=demo, url=server.url)
     server.close()
@@ -234,11 +236,12 @@ def test_every_page_for_phones_is_walked():
     """A page added to the web is walked too, or said here why a phone never opens it."""
     import tempfile
 
+    from companion.clock import FakeClock
     from companion.table import demo_table
     from companion.web import create_app
 
     with tempfile.TemporaryDirectory() as folder:
-        table = demo_table(Path(folder) / "db.sqlite3")
+        table = demo_table(Path(folder) / "db.sqlite3", clock=FakeClock())
         try:
             rules = {r.rule for r in create_app(table).url_map.iter_rules()
                      if "GET" in r.methods and not r.rule.startswith(("/api/", "/static/"))
@@ -261,7 +264,7 @@ def test_every_page_fits_a_phone_and_speaks_its_language(in_use, phone_in, lang,
     for rule in list(PAGES) + over + [MISSING_PAGE]:
         path = page_path(rule, records) if rule in PAGES else rule
         page.goto(demo.url.rstrip("/") + path)
-        until(page, SETTLED)
+        page.wait_for_function(SETTLED)
         faults += [f"{path}: {fault}" for fault in page.evaluate(OUTSIDE)[:3]]
         faults += [f"{path}: {fault}" for fault in page.evaluate(TOP_BAR)]
         if lang == "ja":
@@ -324,9 +327,11 @@ def test_a_refusal_is_seen_on_the_screen_and_keeps_the_focus(table, phone_in, ex
     assert outside == [], f"{refusal}: a message outside the {PHONE['height']} px screen: {outside}"
     # A refusal that comes as a new page focuses its field by autofocus, which the browser applies once it has
     # drawn the page: the focus is looked for until then, not at the first instant the message is there.
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     try:
-        until(page, f"() => !({FOCUS})()", within_ms=5000)
-    except AssertionError:
+        page.wait_for_function(f"() => !({FOCUS})()", timeout=5000)
+    except PlaywrightTimeout:
         raise AssertionError(f"{refusal}: the focus fell to the page's body") from None
     assert page.evaluate(OUTSIDE) == []
 
@@ -369,12 +374,12 @@ def test_a_stage_or_a_game_that_ends_on_a_tap_leaves_the_focus_on_the_page_not_i
         if stages == 3:  # the last stage's passes too: the tap is its Land
             api(table.url, f"/api/flock/games/{game_id}/actions", {"action": {"do": "pass"}})
         page.goto(f"{table.url}flock/games/{game_id}")
-        until(page, SETTLED)
+        page.wait_for_function(SETTLED)
         if stages == 3:
             page.fill("#stage-entry .nest-points", "3, 7, 11, 14, 16")
             page.fill("#stage-entry .nest-pair", "3")
         page.click(tap)
-        until(page, "() => !document.querySelector('#flock[aria-busy]')")
+        page.wait_for_function("() => !document.querySelector('#flock[aria-busy]')")
         if stages == 3:  # the game's end brings its result to share: the focus may go there once it is in
             try:
                 page.wait_for_selector("#share-button:enabled", timeout=10_000)
@@ -396,7 +401,7 @@ def test_a_four_player_board_is_all_on_a_phones_first_screen(table, phone_in, la
     unlock(page, table.url, "/")
     game_id = api(table.url, "/api/flock/games", {"players": list(SPECIES), "seed": 5})["id"]
     page.goto(f"{table.url}flock/games/{game_id}")
-    until(page, SETTLED)
+    page.wait_for_function(SETTLED)
     bottom = page.evaluate(f"document.querySelector({BOARDS['flock']!r}).getBoundingClientRect().bottom")
     assert bottom <= PHONE["height"], f"{lang}: the board ends {bottom:.0f} px down a {PHONE['height']} px screen"
 
@@ -414,7 +419,7 @@ def test_every_move_of_a_four_player_game_is_on_a_phones_first_screen(table, pho
     unlock(page, table.url, "/")
     game_id = api(table.url, "/api/flock/games", {"players": list(SPECIES), "seed": 5})["id"]
     page.goto(f"{table.url}flock/games/{game_id}")
-    until(page, SETTLED)
+    page.wait_for_function(SETTLED)
     page.wait_for_selector("#pass", state="visible")
     below = page.evaluate(f"""[...document.querySelectorAll({MOVES!r})].filter(b => b.offsetParent)
         .filter(b => b.getBoundingClientRect().bottom > {PHONE['height']}).map(b => b.textContent.trim())""")
@@ -442,7 +447,7 @@ def test_a_bird_migrating_or_arriving_from_the_hand_needs_no_scroll(table, phone
     for card in GeeseGame(players, random.Random(1)).setup:
         api(table.url, f"/api/geese/games/{game_id}/setup", {"card": card.to_json()})
     page.goto(f"{table.url}geese/games/{game_id}")
-    until(page, SETTLED)
+    page.wait_for_function(SETTLED)
     page.wait_for_selector("#arrive", state="visible")
     below = page.evaluate(f"""[...document.querySelectorAll({GEESE_MOVES!r})].filter(b => b.offsetParent)
         .filter(b => b.getBoundingClientRect().bottom > {PHONE['height']}).map(b => b.id || b.dataset.card)""")

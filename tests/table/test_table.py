@@ -303,3 +303,20 @@ def test_a_table_handed_no_backups_refuses_them_by_their_code(table):
         with pytest.raises(Conflict) as refused:
             refuse()
         assert refused.value.error_code == "errors.backup.none"
+
+
+def test_a_board_game_is_kept_at_the_tables_own_time(tmp_path):
+    """The board games were stamped by the machine's clock and the shows by the table's: on a table whose clock
+    is not the machine's, the games finished tonight were counted on another night."""
+    from companion.web import create_app
+
+    clock = FakeClock(wall=1_700_000_000.0)
+    table = demo_table(tmp_path / "t.sqlite3", clock=clock)
+    try:
+        clock.advance(60.0)
+        answer = create_app(table).test_client().post("/api/geese/games", json={"players": ["ann", "ben", "cho"]},
+                                                       headers={"X-Table-Pin": "1234"})
+        assert answer.status_code == 201, answer.json
+        assert table.games.game("geese", answer.json["id"])["updated"] == clock.wall()
+    finally:
+        table.stop()

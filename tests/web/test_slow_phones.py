@@ -22,6 +22,7 @@ from companion.web.security import HEADERS
 from companion.web.server import MAX_BODY_BYTES, MAX_HEADER_BYTES, ServerThread, make_server, shut_down, unsent
 
 TINY = 4096  # a socket buffer: the kernel doubles it, and holds little more than one state
+STOP_WAIT_S = 20.0  # for the server's threads to end: far longer than they take, far shorter than a stalled phone
 BOUND = 32 * 1024  # what a phone that is behind may hold of the table: a state (some 2 KB) and the kernel's buffers
 
 
@@ -130,15 +131,16 @@ def test_a_phone_that_reads_late_gets_the_newest_state_without_the_ones_it_misse
         slow.close()
 
 
-def test_the_server_stops_within_a_second_however_its_phones_read(served):
+def test_the_server_stops_however_its_phones_read(served):
     table = served(SSE_STALL_S=60.0)
     stalled = [phone(table.port) for _ in range(3)]
     try:
         fast_show(table.table, 100)
         assert until(lambda: held(table.server) > 0)  # bytes wait for the stalled phones
-        started = time.monotonic()
-        shut_down(table.server.server)
-        assert time.monotonic() - started < 1.0
+        # Every worker thread ends, none left behind writing to a phone that will not read for a minute. Its own
+        # ending is waited for, not timed: a busy machine takes longer, and a stuck thread outlasts any wait.
+        shut_down(table.server.server, timeout=STOP_WAIT_S)
+        assert table.server.server.task_dispatcher.threads == set(), "a thread still writes to a stalled phone"
     finally:
         for sock in stalled:
             sock.close()

@@ -22,9 +22,12 @@ from companion.leds import LOOK, strip_inputs
 from companion.table import demo_table
 from companion.web import create_app
 from companion.skyrockets.snapshot import carried as at
-from companion.web.server import PushingTask, ServerThread, make_server
+from companion.web.server import PushingTask, ServerThread, make_server, shut_down
 
 KEEPALIVE_S = 0.2
+# The longest what happens at once may take on a busy machine: a stream that waits for its next look (a minute,
+# in `asleep`) or a thread that never ends takes longer. Nothing is timed: each wait ends as soon as it holds.
+WAIT_S = 20.0
 PIN = {"X-Table-Pin": "1234", "Content-Type": "application/json"}
 
 
@@ -300,10 +303,10 @@ def test_a_quiet_stream_sends_keep_alive_comments(served):
     client = EventStream(served.port, "/api/show/events")
     try:
         client.next_state()
-        started = time.monotonic()
+        # Each within the read's 5 s (at the default 15 s apart the read gives up): never long silent. That they
+        # come keepalive_s apart is tested on the stream's own clock (test_strip_stream), not timed here.
         comments = [client.next() for _ in range(3)]
         assert comments == [{"comment": "keep-alive"}] * 3
-        assert time.monotonic() - started < 3 * KEEPALIVE_S + 2.0  # never long silent
     finally:
         client.close()
 
@@ -365,11 +368,10 @@ def test_plain_requests_are_answered_while_many_streams_are_open(served):
     try:
         for client in clients:
             client.next_state()
-        started = time.monotonic()
+        # Answered at all: a request left without a thread by the streams would wait past the read's 5 s.
         status, body = get(served.port, "/api/show")
         assert status == 200 and json.loads(body)["outcome"] == "idle"
         assert get(served.port, "/")[0] == 200
-        assert time.monotonic() - started < 2.0
     finally:
         for client in clients:
             client.close()
@@ -382,10 +384,10 @@ def test_the_server_stops_with_streams_still_open(tmp_path):
     clients = [EventStream(urlsplit(server.url).port, "/api/show/events") for _ in range(3)]
     for client in clients:
         client.next_state()
-    started = time.monotonic()
+    shut_down(server.server, timeout=WAIT_S)
+    assert server.server.task_dispatcher.threads == set(), "a stream's thread did not end"
     server.close()
     table.stop()
-    assert time.monotonic() - started < 5.0
     assert not server._thread.is_alive()
 
 
@@ -405,7 +407,7 @@ def asleep(tmp_path, monkeypatch):
     table.stop()
 
 
-def held_within(streams, count: int, seconds: float = 5.0) -> bool:
+def held_within(streams, count: int, seconds: float = WAIT_S) -> bool:
     deadline = time.monotonic() + seconds
     while streams.held() != count and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -463,9 +465,8 @@ def test_the_server_stops_at_once_with_sleeping_streams_open(asleep):
     clients = [EventStream(asleep.port, path) for path in paths]
     clients[0].next_state()
     assert held_within(asleep.streams, 3)
-    started = time.monotonic()
-    asleep.server.close()
-    assert time.monotonic() - started < 5.0 and asleep.streams.held() == 0
+    shut_down(asleep.server.server, timeout=WAIT_S)
+    assert asleep.server.server.task_dispatcher.threads == set() and asleep.streams.held() == 0
     for client in clients:
         client.close()
 
@@ -488,7 +489,7 @@ def test_a_page_asks_whether_a_stream_would_be_let_in_without_keeping_a_slot(tmp
     try:
         answer = head(port, "/api/show/events")
         assert answer.status == 200 and answer.getheader("Content-Type").startswith("text/event-stream")
-        ends = time.monotonic() + 5
+        ends = time.monotonic() + WAIT_S
         while streams.held():  # given back as soon as waitress closes the answer
             assert time.monotonic() < ends, "a HEAD kept its stream's slot"
             streams.closing.wait(0.01)
