@@ -1,12 +1,16 @@
 """A command imports only what it uses: `companion replay` (and the parser every command goes through) never
 loads the table, the web, the config or Flask, so a log replays as fast as the rules allow."""
 
+import argparse
 import json
+import pkgutil
 import socket
 import subprocess
 import sys
 
 from conftest import ROOT
+
+import companion.cli
 
 HEAVY = ("companion.table", "companion.web", "companion.config", "companion.hardware", "flask", "waitress",
          "gpiozero")
@@ -61,3 +65,23 @@ def test_a_table_without_a_broker_starts_without_loading_the_mqtt_client(tmp_pat
     modules = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("[")))
     assert "companion.table" in modules  # the table did start
     assert [m for m in modules if m == "paho" or m.startswith("paho.")] == []
+
+
+def test_each_command_is_registered_by_the_module_named_for_it():
+    """The table of owners a command loads by is the modules' own registration: a command added, moved or renamed
+    without it would lose its parser, or load another module's."""
+    registered = {}
+    for info in pkgutil.iter_modules(companion.cli.__path__):
+        parser = companion.cli.build_parser([info.name])
+        commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        registered |= {command: info.name for command in commands.choices}
+    assert registered == companion.cli.OWNERS
+
+
+def test_a_named_command_builds_only_its_own_parser():
+    parser = companion.cli.parser_for(["replay", "log.jsonl"])
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(commands.choices) == ["replay"]
+    full = companion.cli.parser_for(["--help"])
+    assert set(next(a for a in full._actions if isinstance(a, argparse._SubParsersAction)).choices) == \
+        set(companion.cli.OWNERS)
