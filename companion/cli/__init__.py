@@ -61,7 +61,7 @@ def build_parser(owners: list[str] | None = None) -> argparse.ArgumentParser:
     parser = Parser(prog="companion", description="The hourglass table companion.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     if owners is None:
-        import pkgutil  # here: listing the package costs the one-command start some milliseconds
+        import pkgutil  # here: only the whole list needs it, and it loads `inspect` (milliseconds of a start)
 
         owners = [info.name for info in pkgutil.iter_modules(__path__)]
     modules = [importlib.import_module(f"{__name__}.{name}") for name in owners]
