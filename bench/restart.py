@@ -100,6 +100,10 @@ def fresh_copy(pristine: Path, db: Path) -> None:
         last_t = records.execute("SELECT json_extract(line, '$.t') FROM journal ORDER BY show_id DESC, n DESC"
                                  " LIMIT 1").fetchone()[0] or 0
         records.execute("UPDATE shows SET started_wall = ?", (time.time() - last_t,))
+    # On the disk, as a table's journal (full sync) leaves it: else the first server to sync a write of its own
+    # (the product counts its boots) waits for the copy's megabytes too, and the floor, which writes nothing, never.
+    with open(db, "rb+") as copied:
+        os.fsync(copied.fileno())
 
 
 def unfinished(db: Path) -> bool:

@@ -13,7 +13,6 @@ import argparse
 import importlib
 import logging
 import os
-import pkgutil
 import signal
 import sys
 
@@ -46,19 +45,42 @@ class Parser(argparse.ArgumentParser):
         return namespace, extras
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The module of this package that registers each command. A command named on the command line loads its own
+# module and no other, nor the other commands' parsers: a table's restart waits for every import, and `companion
+# run` needs none of the geese tools or the updater. `companion --help` and a mistyped command load them all.
+# tests/house/test_lean_commands.py holds this to what the modules register.
+OWNERS = {
+    "demo": "table", "run": "table", "backup": "backup", "restore": "backup", "check-hw": "wiring",
+    "calibrate": "wiring", "geese": "geese", "hall": "hall", "history": "history", "hub": "hub",
+    "replay": "replay", "score": "score", "setup": "setup", "update": "update",
+}
+
+
+def build_parser(owners: list[str] | None = None) -> argparse.ArgumentParser:
+    """The `companion` parser with the commands of the modules `owners` names (every module's by default)."""
     parser = Parser(prog="companion", description="The hourglass table companion.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    modules = [importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)]
+    if owners is None:
+        import pkgutil  # here: only the whole list needs it, and it loads `inspect` (milliseconds of a start)
+
+        owners = [info.name for info in pkgutil.iter_modules(__path__)]
+    modules = [importlib.import_module(f"{__name__}.{name}") for name in owners]
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 50), m.__name__)):  # the table's first
         if hasattr(module, "register"):
             module.register(sub)
     return parser
 
 
+def parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser `argv` needs: only its command's module when it names a known command first."""
+    owner = OWNERS.get(argv[0]) if argv else None
+    return build_parser([owner]) if owner else build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = parser_for(argv)
     args = parser.parse_args(argv)
     try:
         status = args.func(args)

@@ -10,6 +10,7 @@ from companion.cli.common import MOCK_HELP, Refusal, checked_option
 from companion.clock import MAX_SPEED, MIN_SPEED
 from companion import fields
 from companion.errors import BadInput
+from companion.startup import collector_paused, settled
 
 ORDER = 10  # place in `companion --help`
 SERVICE_STOP = "sudo systemctl stop companion stops it."
@@ -49,6 +50,11 @@ def _config_of(db: Path) -> Path:
 
 
 def _demo(args, db: Path) -> int:
+    with collector_paused():  # until the table serves (companion.startup)
+        return _demo_table(args, db)
+
+
+def _demo_table(args, db: Path) -> int:
     from companion.appliance.keeping import Backups
     from companion.table import demo_table
 
@@ -65,6 +71,11 @@ def _demo(args, db: Path) -> int:
 
 
 def cmd_run(args) -> int:
+    with collector_paused():  # until the table serves (companion.startup)
+        return _run(args)
+
+
+def _run(args) -> int:
     from companion.appliance.backup import apply_pending
     from companion.appliance.keeping import Backups
     from companion.config import load_config, load_or_fresh
@@ -165,6 +176,7 @@ def _serve(table, host: str, port: int, mqtt=None, *, mdns: bool = True, named: 
         table.announce()  # a table not set up yet: the setup code, for the phone that sets it up
         notify("READY=1")
         keep_watchdog_fed(table.alive, stop)
+        settled()
         server.run()
     except KeyboardInterrupt:
         pass

@@ -13,9 +13,9 @@ import sys
 import tempfile
 import tomllib
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 
+import companion.data
 from companion.errors import BadInput
 from companion.fields import items, mapping, whole
 from companion.skyrockets.colours import COLOURS, check_colour
@@ -141,7 +141,9 @@ def load_pinout(path: Path | str | None = None) -> dict:
     "hw/pinout.toml: timers.red.pins: GPIO 40 does not exist (valid 2-27)".
     """
     if path is None:
-        label, source = "hw/pinout.toml", files("companion.data").joinpath("pinout.toml")
+        # A file beside the package's own modules (pip installs it unzipped): importlib.resources would load its
+        # zip readers for it at every start.
+        label, source = "hw/pinout.toml", Path(companion.data.__file__).with_name("pinout.toml")
     else:
         label, source = str(path), Path(path)
     try:

@@ -115,7 +115,8 @@ class Schema:
                                " update the program")
         for number in range(version + 1, self.latest + 1):
             self.steps[number - 1](db)
-        db.execute(f"PRAGMA user_version = {self.latest}")  # a pragma takes no parameter: a whole number of ours
+        if version != self.latest:  # written again unchanged, it would still cost a page on the disk at every open
+            db.execute(f"PRAGMA user_version = {self.latest}")  # a pragma takes no parameter: a whole number of ours
         if problem := difference(shape(db), self.shape()):
             raise WrongShape(f"the file is not a version {self.latest} file as this program makes it: {problem}")
         return self.latest

@@ -9,7 +9,6 @@ its memory flat. Elsewhere than glibc this does nothing.
 """
 
 import ctypes
-import ctypes.util
 import logging
 
 log = logging.getLogger(__name__)
@@ -21,7 +20,9 @@ ARENAS = 2
 def few_arenas(arenas: int = ARENAS) -> bool:
     """Ask glibc to share `arenas` malloc arenas among all threads (True if it agreed)."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        # The interpreter's own symbols, its C library's among them: finding the library by name would run
+        # `ldconfig -p`, a second process at every start.
+        libc = ctypes.CDLL(None)
         return bool(libc.mallopt(M_ARENA_MAX, arenas))
     except (OSError, AttributeError):  # not glibc (musl, macOS): its allocator does not keep arenas per thread
         return False

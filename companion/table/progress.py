@@ -10,7 +10,6 @@ import os
 import threading
 from datetime import datetime, tzinfo
 from pathlib import Path
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from companion.progress.campaign import campaign_map
 from companion.progress.nights import night_of
@@ -26,6 +25,8 @@ LOCALTIME = Path("/etc/localtime")
 
 def local_zone() -> tzinfo:
     """The system's time zone with its daylight-saving rules (TZ, else /etc/localtime), else its offset now."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # here: it reads the interpreter's build settings
+
     try:
         if os.environ.get("TZ"):
             return ZoneInfo(os.environ["TZ"].lstrip(":"))
@@ -40,13 +41,21 @@ class TableProgress:
 
     def __init__(self, store, clock, *, caught_up=lambda: True, zone: tzinfo | None = None):
         self.store, self.clock = store, clock
-        self.zone = zone or local_zone()
+        self._zone = zone
         self.book = FigureBook(store.database, clock)
         self._caught_up = caught_up
         self._lock = threading.Lock()
         self._figures: tuple[tuple, dict] = ((), {})  # (the records' mark, {key: (the counts it read, figures)})
         self._stopped = threading.Event()
         self._filler: threading.Thread | None = None
+
+    @property
+    def zone(self) -> tzinfo:
+        """The time zone nights are counted in: the one given, else the system's, read when first asked for (a
+        restart does not wait for it)."""
+        if self._zone is None:
+            self._zone = local_zone()
+        return self._zone
 
     def start(self) -> None:
         """Count the shows' and games' figures not kept yet (after an upgrade, all of them) on a thread of their

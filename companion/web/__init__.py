@@ -26,6 +26,7 @@ from flask import Flask, current_app
 
 from companion.ports import BoardGames, Door, Ledger, Ports, Progress, SetupDesk, ShowDesk
 from companion.web import compiled
+from companion.web.routing import Site
 from companion.skyrockets.show import CROWD_TOKENS
 
 PAGE_BUDGET = 100_000  # bytes a phone downloads for a page and all it loads: quick at the edge of the Wi-Fi
@@ -52,7 +53,7 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
                config: Mapping | None = None) -> Flask:
     """A Flask app serving `table`: a companion.table.Table (its `ports`), its Ports, or a stand-in of a test
     that serves the ports it has itself."""
-    app = Flask(__name__)
+    app = Site(__name__)  # its rules write no URL before one is asked for: a start does not wait for them
     compiled.init_app(app)  # first: before anything builds the app's Jinja environment
     app.config.update(
         DEFAULTS,

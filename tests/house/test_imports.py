@@ -21,7 +21,7 @@ LAYERS = (
     ("companion.skyrockets", "companion.flock", "companion.geese"),             # the rules, pure
     ("companion.progress",),                                                    # figures over the rules, pure
     ("companion.calibration", "companion.leds", "companion.hardware", "companion.section",
-     "companion.records", "companion.notify"),                                  # the parts of the shell
+     "companion.records", "companion.notify", "companion.startup"),             # the parts of the shell
     ("companion.mqtt", "companion.mqtt.settings", "companion.mqtt.topics", "companion.mqtt.client",
      "companion.mqtt.discovery", "companion.mqtt.pacer"),                       # the broker's pieces
     ("companion.config",),                                                      # every section, read

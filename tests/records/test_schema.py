@@ -100,3 +100,17 @@ def test_a_file_from_a_newer_program_is_refused_not_rewritten(tmp_path):
     db.close()
     with pytest.raises(NewerFile, match="newer than this program"):
         Store(path)
+
+
+def test_a_file_at_the_latest_version_opens_without_a_write(tmp_path):
+    """Opening a current file writes nothing: a table's restart does not wait for the disk to take a page that
+    says the version it already says."""
+    path = tmp_path / "table.sqlite3"
+    Store(path).close()  # made, and its log folded back into the file as the last connection closes
+    wal = tmp_path / "table.sqlite3-wal"
+    store = Store(path)
+    try:
+        assert not wal.exists() or wal.stat().st_size == 0
+        assert store.database.read("PRAGMA user_version")[0][0] == TABLE_FILE.latest
+    finally:
+        store.close()

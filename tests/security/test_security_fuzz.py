@@ -166,7 +166,7 @@ def replay_once(data: bytes) -> tuple[int, str]:
     sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out), \
-                mock.patch("companion.cli.build_parser", lambda: PARSER):
+                mock.patch("companion.cli.parser_for", lambda argv: PARSER):
             code = main(["replay", "-"])
     finally:
         sys.stdin = stdin

@@ -10,7 +10,6 @@ address for the other phones.
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-import segno
 from flask import current_app, render_template, request
 
 from companion.skyrockets import COLOURS
@@ -78,6 +77,8 @@ def table_url(share: dict | None = None) -> str:
 @lru_cache(maxsize=8)
 def qr_svg(url: str, title: str) -> str:
     """The address as a QR code, inline SVG (no script, no style attribute)."""
+    import segno  # here, not at the top: the first page drawn waits for it, a table's restart does not
+
     return segno.make(url, error="m").svg_inline(
         scale=1, border=2, dark="#000", light="#fff", omitsize=True, svgclass="qr-code", lineclass=None,
         title=title)
