@@ -60,14 +60,14 @@ def hub_config(section) -> HubConfig | None:
     if not section.keys():
         return None
     port = PORT.read(section)
+    baud = section.number("baud", BAUD, 1, 1e7, whole=True)
+    section.done()  # a mistyped key is named, not the port it seems to leave out
     if not port:
         raise BadInput(f"{section.name}.port", "missing: the hub's serial device, e.g. /dev/serial/by-id/usb-...",
                        code="errors.setup.hub_port")
-    baud = section.number("baud", BAUD, 1, 1e7, whole=True)
     if baud not in BAUDS:
         raise BadInput(f"{section.name}.baud", f"{baud} is not a serial speed ({', '.join(map(str, BAUDS))})",
                        code="errors.choice")
-    section.done()
     return HubConfig(port=port, baud=int(baud))
 
 

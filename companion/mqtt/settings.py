@@ -130,14 +130,16 @@ def read(section) -> BrokerSettings | None:
         return None
     name = section.name
     url = section.text("url", None)
-    if url is None:
-        raise BadInput(f"{name}.url", "missing (e.g. url = \"mqtt://broker.local:1883\")", code="errors.missing")
     username = section.text("username", None)
     password_file = section.text("password_file", None)
     ca_file = section.text("ca_file", None)
     table = section.text("table", None)
+    base = section.text("base", DEFAULT_BASE)
+    section.done()  # a mistyped key is named, not the url it seems to leave out
+    if url is None:
+        raise BadInput(f"{name}.url", "missing (e.g. url = \"mqtt://broker.local:1883\")", code="errors.missing")
     settings = from_url(url, f"{name}.url", table=None if table is None else check_name(table, f"{name}.table"),
-                        base=check_base(section.text("base", DEFAULT_BASE), f"{name}.base"), username=username,
+                        base=check_base(base, f"{name}.base"), username=username,
                         password_file=Path(password_file) if password_file else None,
                         ca_file=Path(ca_file) if ca_file else None)
     if settings.password_file is not None and settings.username is None:

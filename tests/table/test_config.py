@@ -54,6 +54,9 @@ pin = "2468"
     ("[timers.red]\ncolour = 1\n", "timers.red.colour: unknown key"),
     ("[table]\nwarn_lead_s = \"ten\"\n", "table.warn_lead_s: expected a number of seconds"),
     ("[tabel]\n", "tabel: unknown key"),
+    # A mistyped key is named, not the key it seems to leave out.
+    ("[hub]\nprot = \"/dev/ttyACM0\"\n", "hub.prot: unknown key"),
+    ("[mqtt]\nuri = \"mqtt://broker.local\"\n", "mqtt.uri: unknown key"),
     ("[strip]\ndriver = \"usb\"\n", "strip.driver: 'usb' is not one of spi, pwm, pi5, fake"),
     ("[strip]\nbrightness = 2\n", "strip.brightness: 2 is out of range (0.01-1)"),
     ("[buzzer]\nenabled = true\npin = 4\n", "buzzer.pin: GPIO 4 is already used by the red glass (timers.red.pins)"),
