@@ -17,6 +17,9 @@ import time
 from pathlib import Path
 
 BOOT_S = 600  # to the agent's first answer: a cold emulated boot on a loaded 2-core host takes minutes
+# The longest the agent may take over a request before it counts as hung: an emulated machine on a host loaded
+# many times over runs that much slower (a trace's buffers set up took over 120 s at a load of 22 on 2 cores).
+AGENT_WAIT_S = 600
 KVM_SIGN_S = 10  # a guest under a working KVM prints its kernel's first line within this
 AGENT, DAEMON = 7000, 8000  # the guest's ports: the agent's, and the table's page
 
@@ -119,7 +122,7 @@ class VirtualPi:
 
     # ---- asking the agent ----------------------------------------------------------------------------
 
-    def call(self, do: str, *, wait: float = 120, **request) -> dict:
+    def call(self, do: str, *, wait: float = AGENT_WAIT_S, **request) -> dict:
         with socket.create_connection(("127.0.0.1", self.agent_port), timeout=wait) as s:
             s.sendall(json.dumps({"do": do, **request}).encode() + b"\n")
             line = s.makefile("rb").readline()
