@@ -185,10 +185,13 @@ class Hands:
             return None
 
         found = shares(self.made, lines)
-        assert found is not None, f"the log's poses {lines} are not what the turns may leave: " + "; ".join(
-            f"{m.colour} {m.pose}: {m.may_leave()} (bounces held {[round(h) for h in m.held_ms[::2]]} ms, the "
-            f"machine still {m.stall.most_within(SETTLE_MS):.0f} ms in a settle)" for m in self.made)
+        assert found is not None, f"the log's poses {lines} are not what the turns may leave: {self}"
         return found
+
+    def __str__(self) -> str:
+        return "; ".join(f"{m.colour} {m.pose}: may leave {m.may_leave()} (bounces held "
+                         f"{[round(h) for h in m.held_ms[::2]]} ms, the machine still "
+                         f"{m.stall.most_within(SETTLE_MS):.0f} ms in a settle)" for m in self.made)
 
 
 # ---- the table's page, as a phone reaches it --------------------------------------------------------------
@@ -450,6 +453,7 @@ def test_a_whole_show_on_the_pins_start_flips_a_run_out_and_a_win(pi):
         f"http://127.0.0.1:{pi.page_port}/api/shows/{show['id']}/log", timeout=WAIT_S).read().decode().splitlines()]
     poses = [(line["timer"], line["pose"]) for line in log if line["type"] == "pose"]
     shares = hands.split(poses)
+    print(f"the turns, as the machine measured them: {hands}")  # shown with pytest -rP
     assert shares[0] or "yellow seen b_up within the start window" in journal(pi)
     # The flip turned orange's sand over: what had run down by the flip is on top, and runs on from there.
     if shares[1] == [("orange", "b_up")]:
