@@ -55,9 +55,9 @@ LATENCY_MS = 100
 # A bounce is kept as a rest only if its next edge reaches the table a whole settle after it: the machine stood
 # still for that settle but for the bounce itself and the ordinary latency.
 BOUNCE_KEPT_MS = SETTLE_MS - BOUNCE_MS - LATENCY_MS
-# A turn made as a show starts leaves the start window only if the machine stood still for the window but for
-# what the turn takes: its bounces, the settle and the latency.
-WINDOW_MISSED_MS = START_WINDOW_S * 1000 - 2 * BOUNCES * BOUNCE_MS - SETTLE_MS - LATENCY_MS
+# The start window of the show that tests it: a loaded emulated machine's start of a show held a turn's edges
+# back past 2 s at a load of 8 on 2 cores (its table busy with the start itself, not standing still).
+SETUP_WINDOW_S = 10.0
 STOPPED_MS = 500  # a stall made on purpose: longer than the debounce, as a busy host's are
 STRIP_TRACE_KB = 4096  # per CPU: the newest dozen frames of the strip, at three events a bit
 
@@ -140,7 +140,7 @@ class Made:
 
     colour: str
     pose: str
-    in_window: bool  # made as the show started: the table being set up, which the show's log does not keep
+    window_s: float | None  # made as the show started, inside a start window this long: the table being set up
     held_ms: list[float]
     stall: Stall
 
@@ -151,9 +151,11 @@ class Made:
         side, pose = (self.colour, "side"), (self.colour, self.pose)
         bounce_kept = (max(self.held_ms[::2]) + LATENCY_MS >= SETTLE_MS
                        or self.stall.most_within(SETTLE_MS) >= BOUNCE_KEPT_MS)
-        if not self.in_window:
+        if self.window_s is None:
             return [[pose], [side, pose]] if bounce_kept else [[pose]]
-        if self.stall.most_within(START_WINDOW_S * 1000) >= WINDOW_MISSED_MS:
+        # It leaves the window only if the machine stood still for the window but for what the turn takes.
+        missed_ms = self.window_s * 1000 - 2 * BOUNCES * BOUNCE_MS - SETTLE_MS - LATENCY_MS
+        if self.stall.most_within(self.window_s * 1000) >= missed_ms:
             return [[], [pose], [side, pose]]
         return [[]]
 
@@ -165,13 +167,13 @@ class Hands:
         self.pi, self.made = pi, []
 
     @contextlib.contextmanager
-    def turn(self, colour: str, pose: str, *, first: dict | None = None, in_window: bool = False):
+    def turn(self, colour: str, pose: str, *, first: dict | None = None, window_s: float | None = None):
         """Turn a glass and watch the machine until the block ends (the block waits until the turn is seen);
         yields the machine's answer (with `first`'s `status` and `body`)."""
         with self.pi.watch() as stall:
             answer = turn(self.pi, colour, pose, first)
             yield answer
-        self.made.append(Made(colour, pose, in_window, answer["held_ms"], stall))
+        self.made.append(Made(colour, pose, window_s, answer["held_ms"], stall))
 
     def split(self, lines: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
         """The show's pose lines, each turn's share, as each may leave them; AssertionError if they cannot be."""
@@ -422,14 +424,14 @@ def show_poses(pi, show_id: int) -> tuple[list[dict], list[tuple[str, str]]]:
 def test_a_glass_turned_as_a_show_starts_is_the_table_being_set_up(pi):
     stand(pi, {"red": "a_up", "orange": "a_up", "yellow": "a_up", "green": "side", "blue": "side",
                "purple": "side"})
-    start_daemon(pi, TILT_TABLE)
+    start_daemon(pi, TILT_TABLE.replace(f"start_window_s = {START_WINDOW_S}", f"start_window_s = {SETUP_WINDOW_S}"))
     hands = Hands(pi)
     # The machine starts the show and turns the glass in one breath, with no wait of the host's between. A show of
     # its own: a machine that stood still for most of the window may see the turn after it, as a flip.
     start = {"method": "POST", "path": "/api/show/start", "headers": PHONE, "body": {"event": EVENT}}
-    with hands.turn("yellow", "b_up", first=start, in_window=True) as started:
+    with hands.turn("yellow", "b_up", first=start, window_s=SETUP_WINDOW_S) as started:
         assert started["status"] == 201, started["body"]
-        until_show_time(pi, START_WINDOW_S + 0.5)
+        until_show_time(pi, SETUP_WINDOW_S + 0.5)
     assert api(pi, "POST", "/api/show/abort", {})[0] == 200
     # Within the start window a glass turned is the table being set up: the log says so, the show's log keeps none.
     shares = hands.split(show_poses(pi, started["body"]["id"])[1])
