@@ -8,6 +8,7 @@ its raw bytes whenever the machine has it unmounted). Each request is one JSON l
 agent (tests/vm/guest/usr/local/sbin/companion-vm-agent) and one back.
 """
 
+import contextlib
 import json
 import os
 import socket
@@ -16,8 +17,42 @@ import time
 from pathlib import Path
 
 BOOT_S = 600  # to the agent's first answer: a cold emulated boot on a loaded 2-core host takes minutes
+# The longest the agent may take over a request before it counts as hung: an emulated machine on a host loaded
+# many times over runs that much slower (a trace's buffers set up took over 120 s at a load of 22 on 2 cores).
+AGENT_WAIT_S = 600
 KVM_SIGN_S = 10  # a guest under a working KVM prints its kernel's first line within this
 AGENT, DAEMON = 7000, 8000  # the guest's ports: the agent's, and the table's page
+
+
+class Stall:
+    """When the machine stood still while a `VirtualPi.watch` ran: `spans`, (from, to) in ms since the watch
+    began, one for each stretch in which one of its processors did not run (set when the watch ends).
+
+    >>> stall = Stall([(0, 30), (20, 50), (400, 420)])
+    >>> stall.most_within(100), stall.most_within(1000)
+    (50, 70)
+    """
+
+    def __init__(self, spans=None):
+        self.spans = spans
+
+    def most_within(self, ms: float) -> float:
+        """The most time the machine stood still in any stretch `ms` long (a processor or both)."""
+        merged = []
+        for begin, end in sorted(self.spans):
+            if merged and begin <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([begin, end])
+        most = 0
+        for i, (begin, _) in enumerate(merged):
+            still = 0
+            for other_begin, other_end in merged[i:]:
+                if other_begin >= begin + ms:
+                    break
+                still += min(other_end, begin + ms) - other_begin
+            most = max(most, still)
+        return most
 
 
 class VirtualPi:
@@ -87,7 +122,7 @@ class VirtualPi:
 
     # ---- asking the agent ----------------------------------------------------------------------------
 
-    def call(self, do: str, *, wait: float = 120, **request) -> dict:
+    def call(self, do: str, *, wait: float = AGENT_WAIT_S, **request) -> dict:
         with socket.create_connection(("127.0.0.1", self.agent_port), timeout=wait) as s:
             s.sendall(json.dumps({"do": do, **request}).encode() + b"\n")
             line = s.makefile("rb").readline()
@@ -115,14 +150,34 @@ class VirtualPi:
         """Set switches (line: closed), each bouncing for `chatter_ms` first, as a ball switch does."""
         self.call("move", lines={str(line): closed for line, closed in lines.items()}, chatter_ms=chatter_ms, seed=seed)
 
-    def steps(self, sequence: list[tuple[dict[int, bool], float]]) -> None:
-        """Set switches step by step, each step's levels (line: closed) held its ms, timed inside the machine."""
-        self.call("steps", steps=[{"lines": {str(line): closed for line, closed in lines.items()}, "ms": ms}
-                                  for lines, ms in sequence])
+    def steps(self, sequence: list[tuple[dict[int, bool], float]], first: dict | None = None) -> dict:
+        """Set switches step by step, each step's levels (line: closed) held its ms, timed inside the machine.
 
-    def press(self, line: int, held_ms: float, chatter_ms: float = 0, seed: int = 0) -> None:
-        """Press a button for `held_ms` and let it go, timed inside the machine."""
-        self.call("press", line=line, held_ms=held_ms, chatter_ms=chatter_ms, seed=seed)
+        The answer's `held_ms` is how long each step but the last was held, as the machine's clock measured it.
+        `first`, a request to the table's page (method, path, headers, body), is made by the machine itself just
+        before the first step, so no wait of the host's comes between the two; its `status` and `body` are
+        in the answer."""
+        return self.call("steps", first=first, steps=[
+            {"lines": {str(line): closed for line, closed in lines.items()}, "ms": ms} for lines, ms in sequence])
+
+    def press(self, line: int, held_ms: float, chatter_ms: float = 0, seed: int = 0) -> float:
+        """Press a button for `held_ms` and let it go, timed inside the machine: how long it was held, measured there."""
+        return self.call("press", line=line, held_ms=held_ms, chatter_ms=chatter_ms, seed=seed)["held_ms"]
+
+    @contextlib.contextmanager
+    def watch(self, name: str = "turn"):
+        """Measure inside the machine when its processors stood still while the block runs (a `Stall`).
+
+        An emulated machine's processors are threads of the host: a host too busy to run them stops the
+        machine while its clock runs on, and a switch's bounce then lasts, to the program, as long as the
+        stall. What a test may expect of a debounce follows from what is measured here, not from how busy
+        the host was."""
+        stall = Stall()
+        self.call("watch_start", name=name)
+        try:
+            yield stall
+        finally:
+            stall.spans = [tuple(span) for span in self.call("watch_stop", name=name)["stalls"]]
 
     def value(self, line: int) -> int:
         return self.call("value", line=line)["value"]
