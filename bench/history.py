@@ -132,7 +132,20 @@ def served(path: Path, folder: Path):
                                "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     daemon.stdout.readline()  # "Open http://..." once it listens
-    return daemon, f"http://127.0.0.1:{port}/"
+    base = f"http://127.0.0.1:{port}/"
+    counted(base)
+    return daemon, base
+
+
+def counted(base: str) -> None:
+    """Wait until the table has counted its shows' figures: a table counts them once, in a thread of its own, after
+    it first starts on records it has not counted (10 000 shows: seconds), and an export timed meanwhile shares the
+    interpreter with that count. The export's own figure is the settled table's."""
+    while True:
+        with urllib.request.urlopen(base + "api/progress/trouble", timeout=120) as answer:
+            if json.loads(answer.read()).get("counting") is None:
+                return
+        time.sleep(0.2)
 
 
 class Peak:
