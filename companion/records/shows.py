@@ -349,14 +349,16 @@ OUTCOMES = ("win", "loss", "aborted")  # a finished show's; a running one is not
 
 
 def _show_lines(db):
-    # Each finished show's line as kept when it ended (show_text.py), streamed as it is; a show without one is
-    # built from its row and journal, in SQLite's batches, no more than a show's journal held at once.
-    for r in db.execute("SELECT shows.*, show_texts.text AS kept FROM shows LEFT JOIN show_texts"
-                        " ON show_texts.show_id = shows.id WHERE outcome != 'running' ORDER BY shows.id"):
-        if r["kept"] is not None:
-            yield r["kept"]
+    # Each finished show's line as kept when it ended (show_text.py), streamed as it is: only the kept text is read
+    # (each cell read is decoded, and a show's row has seven). A show without one is built from its row and
+    # journal, in SQLite's batches, no more than a show's journal held at once.
+    for show_id, kept in db.execute("SELECT shows.id, show_texts.text FROM shows LEFT JOIN show_texts"
+                                    " ON show_texts.show_id = shows.id WHERE outcome != 'running' ORDER BY shows.id"):
+        if kept is not None:
+            yield kept
         else:
-            yield show_record(r, [json.loads(line_text(line)) for line in show_text.journal_lines(db, r["id"])])
+            r = db.execute("SELECT * FROM shows WHERE id = ?", (show_id,)).fetchone()
+            yield show_record(r, [json.loads(line_text(line)) for line in show_text.journal_lines(db, show_id)])
 
 
 def _read_show(data: dict, known: Known) -> dict:
