@@ -390,6 +390,34 @@ def test_a_stage_or_a_game_that_ends_on_a_tap_leaves_the_focus_on_the_page_not_i
     assert faults == [], f"{lang}: {faults}"
 
 
+@pytest.mark.parametrize("lang", ["en"])
+def test_a_game_ended_while_its_land_is_still_answered_leaves_the_focus_on_its_result(table, phone_in, lang):
+    """On a busy table the stream can bring the game's end, and the page its result, before the answer to the Land
+    that ended it: the page takes no taps meanwhile (inert), so the result could not take the focus, and when the
+    answer came the Land button was gone with the stage's entry: the focus fell to the page body."""
+    from companion.flock.game import Game
+
+    page = phone_in(table, lang)
+    unlock(page, table.url, "/")
+    game_id = api(table.url, "/api/flock/games", {"players": ["crane", "goose"], "seed": 5})["id"]
+    last_pass_left(table.url, game_id, Game(["crane", "goose"], 5), 3)
+    api(table.url, f"/api/flock/games/{game_id}/actions", {"action": {"do": "pass"}})
+    page.goto(f"{table.url}flock/games/{game_id}")
+    page.wait_for_function(SETTLED)
+    page.fill("#stage-entry .nest-points", "3, 7, 11, 14, 16")
+    page.fill("#stage-entry .nest-pair", "3")
+    answered = []  # the table ends the game at once; only its answer to this phone waits, as on a slow network
+    page.route("**/actions", lambda route: answered.append((route, route.fetch())))
+    page.click("#stage-entry .score-stage")
+    page.wait_for_selector("#share-button:enabled", timeout=15_000)  # the end and its result, by the stream
+    assert answered, "the Land was not sent"
+    for route, response in answered:
+        route.fulfill(response=response)
+    page.wait_for_function("() => !document.querySelector('#flock[aria-busy]')")
+    assert not page.evaluate(LOST_AFTER_A_FRAME), "the focus fell to the page's body"
+    assert page.evaluate("() => document.activeElement.closest('#share-slot') !== null")
+
+
 # ---- the fullest board: every move without a scroll -----------------------------------------------------------
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

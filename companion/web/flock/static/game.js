@@ -143,10 +143,13 @@ function focusEntry() {
     .find((control) => control.checkVisibility())?.focus();
 }
 
-// The focus back on the board, at `home`; when the board answers no taps now, on the stage's entry if open.
+// The focus back on the board, at `home`; when the board answers no taps now, on the stage's entry if open; at the
+// game's end, on its result once that is in (drawn while a move was on its way, it could not take the focus then).
 function focusBoard() {
   const board = $("game-board");
-  if (board.getAttribute("role") === "grid") tabStop(board, home).focus();
+  const result = $("share-slot")?.querySelector("h2");
+  if (result) result.focus();
+  else if (board.getAttribute("role") === "grid") tabStop(board, home).focus();
   else focusEntry();
 }
 
