@@ -26,7 +26,6 @@ from flask import Flask, current_app
 
 from companion.ports import BoardGames, Door, Ledger, Ports, Progress, SetupDesk, ShowDesk
 from companion.web import compiled
-from companion.web.routing import Site
 from companion.skyrockets.show import CROWD_TOKENS
 
 PAGE_BUDGET = 100_000  # bytes a phone downloads for a page and all it loads: quick at the edge of the Wi-Fi
@@ -53,7 +52,10 @@ def create_app(table, *, secret_key: str | None = None, testing: bool = False,
                config: Mapping | None = None) -> Flask:
     """A Flask app serving `table`: a companion.table.Table (its `ports`), its Ports, or a stand-in of a test
     that serves the ports it has itself."""
-    app = Site(__name__)  # its rules write no URL before one is asked for: a start does not wait for them
+    # Werkzeug compiles each rule's URL writers as the rule is added (about 25 ms for the site's rules). Compiled on
+    # first use instead, two of waitress's threads compiled at once, and CPython 3.11's ast module, which counts its
+    # depth for all threads together, refused one with a SystemError: a 500.
+    app = Flask(__name__)
     compiled.init_app(app)  # first: before anything builds the app's Jinja environment
     app.config.update(
         DEFAULTS,
