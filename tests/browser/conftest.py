@@ -98,6 +98,20 @@ def held_back(page, pattern):
         page.unroute(pattern)
 
 
+@contextmanager
+def answers_held_back(page, pattern):
+    """The page's requests matching `pattern` reach the table at once, but their answers wait until the block ends,
+    as on a slow way back to the phone; yields those held so far (`Held`, of (route, answer) pairs)."""
+    held = Held(page)
+    page.route(pattern, lambda route: held.append((route, route.fetch())))
+    try:
+        yield held
+    finally:
+        for route, answer in held:
+            route.fulfill(response=answer)
+        page.unroute(pattern)
+
+
 def unlock(page, url: str, next_path: str, pin: str = "1234") -> None:
     """Enter the table PIN on the PIN page and wait for the page it leads to: a field filled while the
     next page is still on its way can be filled on a page that is then replaced (seen on a busy machine)."""

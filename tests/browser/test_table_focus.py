@@ -9,7 +9,7 @@ import pytest
 from companion.clock import FakeClock
 from companion.table import demo_table
 
-from .conftest import unlock
+from .conftest import answers_held_back, unlock
 
 FOCUSED = "(() => { const el = document.activeElement; return el === document.body ? 'body' : el.id || el.className; })()"
 
@@ -115,22 +115,17 @@ def test_the_start_form_has_the_focus_back_while_its_start_is_still_answered(tab
     all the same (a disabled one could not, and the focus fell to the page body)."""
     page, _ = table_page
     status = page.locator("#show-status")
-    answered = []
-    # The table starts the show at once; only its answer to this phone waits, as on a slow network.
-    page.route("**/api/show/start", lambda route: answered.append((route, route.fetch())))
     expect(page.locator("#start-event option")).to_have_count(1)
-    page.focus("#start-form button[type=submit]")
-    page.keyboard.press("Enter")
-    expect(status).to_have_text("Training: the show is running")  # from the stream
-    assert answered, "the start was not sent"
-    expect(page.locator("#show-title")).to_be_focused()
-    page.focus("#abort")
-    page.keyboard.press("Enter")
-    page.keyboard.press("Enter")
-    expect(status).to_have_text("No show is running.")
-    expect(page.locator("#start-form button[type=submit]")).to_be_focused()
-    for route, response in answered:
-        route.fulfill(response=response)
-    page.unroute("**/api/show/start")
+    with answers_held_back(page, "**/api/show/start") as answers:  # the table starts the show at once
+        page.focus("#start-form button[type=submit]")
+        page.keyboard.press("Enter")
+        expect(status).to_have_text("Training: the show is running")  # from the stream
+        answers.some("the start")
+        expect(page.locator("#show-title")).to_be_focused()
+        page.focus("#abort")
+        page.keyboard.press("Enter")
+        page.keyboard.press("Enter")
+        expect(status).to_have_text("No show is running.")
+        expect(page.locator("#start-form button[type=submit]")).to_be_focused()
     expect(status).to_have_text("No show is running.")  # the late answer does not bring the show back
     expect(page.locator("#start-form button[type=submit]")).to_be_focused()

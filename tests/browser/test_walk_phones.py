@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PHONE, api, unlock
+from .conftest import PHONE, answers_held_back, api, unlock
 from .layout import OUTSIDE, TOP_BAR
 from .plays import finished_flock_game, finished_geese_game
 
@@ -406,13 +406,10 @@ def test_a_game_ended_while_its_land_is_still_answered_leaves_the_focus_on_its_r
     page.wait_for_function(SETTLED)
     page.fill("#stage-entry .nest-points", "3, 7, 11, 14, 16")
     page.fill("#stage-entry .nest-pair", "3")
-    answered = []  # the table ends the game at once; only its answer to this phone waits, as on a slow network
-    page.route("**/actions", lambda route: answered.append((route, route.fetch())))
-    page.click("#stage-entry .score-stage")
-    page.wait_for_selector("#share-button:enabled", timeout=15_000)  # the end and its result, by the stream
-    assert answered, "the Land was not sent"
-    for route, response in answered:
-        route.fulfill(response=response)
+    with answers_held_back(page, "**/actions") as answers:  # the table ends the game at once
+        page.click("#stage-entry .score-stage")
+        page.wait_for_selector("#share-button:enabled", timeout=15_000)  # the end and its result, by the stream
+        answers.some("the Land")
     page.wait_for_function("() => !document.querySelector('#flock[aria-busy]')")
     assert not page.evaluate(LOST_AFTER_A_FRAME), "the focus fell to the page's body"
     assert page.evaluate("() => document.activeElement.closest('#share-slot') !== null")
